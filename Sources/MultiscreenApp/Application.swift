@@ -1,0 +1,224 @@
+import Glibc
+import Logging
+import Rendering
+import Screens
+import TextRendering
+import Wayland
+
+/// Multiscreen on one Wayland connection: a fullscreen screen on every output, followed live.
+///
+/// Everything here runs on the display thread (the thread that calls ``run()``), which owns every Wayland
+/// proxy and the EGL context. Objects are created in this order and destroyed in reverse by ``shutDown()``:
+/// display → registry → singleton globals → outputs → EGL context → canvas → screens.
+public final class Application {
+    public struct Options: Sendable {
+        public var display: String?
+        public var appID = "dev.multiscreen.Multiscreen"
+        /// Seconds before a window the compositor closed is opened again.
+        public var reopenDelay = 1.0
+
+        public init(display: String? = nil) { self.display = display }
+    }
+
+    private let options: Options
+    private let logger = Logger(label: "multiscreen")
+    private let display: WaylandDisplay
+    private let registry: Registry
+    private let globals = WaylandGlobals()
+    private var outputs: [UInt32: Output] = [:]
+    private var tracker = OutputTracker()
+    private var context: GraphicsContext?
+    private var rasterizer: TextRasterizer?
+    private var canvas: Canvas?
+    private var screens: [UInt32: Screen] = [:]
+    private let loop: EventLoop
+    private let signals: SignalSource
+    private let reopenTimer: OneShotTimer
+    private var stopRequested = false
+
+    /// Connects and binds; windows are created as outputs become complete.
+    /// - Throws: ``WaylandError`` or ``RenderingError``: the caller exits with ``ExitStatus/startupFailure``.
+    public init(options: Options) throws {
+        self.options = options
+        // Before any thread exists, so every thread inherits the blocked mask.
+        signals = try SignalSource()
+        signal(SIGPIPE, SIG_IGN)
+        reopenTimer = try OneShotTimer()
+        display = try WaylandDisplay(name: options.display)
+        registry = Registry(display: display)
+        loop = EventLoop(display: display)
+        registry.onGlobal = { [unowned self] name, interface, version in
+            global(name: name, interface: interface, version: version)
+        }
+        registry.onGlobalRemove = { [unowned self] name in globalRemoved(name: name) }
+        // First roundtrip: the globals. Second: every output's first description (wl_output + xdg_output).
+        try display.roundtrip()
+        try globals.checkRequired()
+        try display.roundtrip()
+        logger.info("compositor features: \(globals.featureSummary)")
+        context = try GraphicsContext(waylandDisplay: display.pointer)
+        rasterizer = try TextRasterizer()
+        loop.watch(signals.fd) { [unowned self] in
+            for number in signals.read() {
+                logger.info("received signal \(number), shutting down")
+                stopRequested = true
+            }
+        }
+        loop.watch(reopenTimer.fd) { [unowned self] in
+            reopenTimer.acknowledge()
+            reopenClosedScreens()
+        }
+        loop.beforeSleep = { [unowned self] in renderDirtyScreens() }
+        syncScreens()
+    }
+
+    /// The outputs known right now.
+    public var currentOutputs: [OutputInfo] { tracker.outputs }
+
+    /// Runs until SIGINT/SIGTERM or a fatal connection error.
+    /// - Returns: the process exit status (see ``ExitStatus``).
+    public func run() -> ExitStatus {
+        var status = ExitStatus.success
+        do {
+            try loop.run { stopRequested }
+        } catch let error as WaylandError {
+            logger.critical("\(error)")
+            if case .protocolError = error { status = .protocolError } else { status = .compositorLost }
+        } catch {
+            logger.critical("\(error)")
+            status = .compositorLost
+        }
+        shutDown(connectionAlive: status == .success)
+        return status
+    }
+
+    // MARK: - Globals and outputs
+
+    private func global(name: UInt32, interface: String, version: UInt32) {
+        if globals.bindIfSingleton(registry, name: name, interface: interface) {
+            if interface == "zxdg_output_manager_v1", let manager = globals.xdgOutputManager {
+                // The manager came after some outputs: describe those now.
+                for output in outputs.values {
+                    tracker.expectXDGOutput(registryName: output.registryName)
+                    output.describe(with: manager)
+                }
+            }
+            return
+        }
+        guard interface == "wl_output", let output = Output(registry: registry, name: name) else { return }
+        output.onEvent = { [unowned self] (event: OutputEvent) in
+            if let change = tracker.handle(event, registryName: name) { apply(change) }
+        }
+        outputs[name] = output
+        tracker.begin(registryName: name, waitsForXDGOutput: globals.xdgOutputManager != nil)
+        if let manager = globals.xdgOutputManager { output.describe(with: manager) }
+    }
+
+    private func globalRemoved(name: UInt32) {
+        guard let output = outputs.removeValue(forKey: name) else { return }
+        if let change = tracker.remove(registryName: name) { apply(change) }
+        // After its window is gone (apply tore it down): wl_output.release last, as created first.
+        output.destroy()
+    }
+
+    private func apply(_ change: OutputChange) {
+        switch change {
+        case .added(let info):
+            logger.info("output added: \(info.displayName) \(info.modeText) scale \(info.scale)")
+        case .changed(let old, let new):
+            logger.info(
+                "output changed: \(new.displayName) \(old.modeText) scale \(old.scale) → \(new.modeText) scale \(new.scale)"
+            )
+        case .removed(let info):
+            logger.info("output removed: \(info.displayName)")
+        }
+        syncScreens()
+    }
+
+    /// Makes the set of screens match the set of complete outputs, and refreshes every screen's summary
+    /// (indices shift when outputs come and go).
+    private func syncScreens() {
+        guard let context else { return }
+        let current = tracker.outputs
+        for (name, screen) in screens where tracker[name] == nil {
+            screen.tearDown(context: context)
+            screens[name] = nil
+            logger.info("screen closed: \(screen.output.displayName)")
+        }
+        for (index, info) in current.enumerated() {
+            let summary = ScreenSummary(output: info, index: index, count: current.count)
+            let background = ScreenPalette.background(forScreenAt: index)
+            if let screen = screens[info.registryName] {
+                screen.update(output: info, summary: summary, background: background)
+            } else {
+                let screen = Screen(output: info, summary: summary, background: background, logger: logger)
+                screen.onClose = { [unowned self, unowned screen] in closed(screen) }
+                screens[info.registryName] = screen
+                screen.open(globals: globals, wlOutput: outputs[info.registryName]?.proxy, appID: options.appID)
+                logger.info("screen opened: \(info.displayName)")
+            }
+        }
+        if current.isEmpty { logger.info("no outputs: waiting for one") }
+    }
+
+    private func closed(_ screen: Screen) {
+        guard let context else { return }
+        logger.warning(
+            "compositor closed the window on \(screen.output.displayName); reopening in \(options.reopenDelay) s")
+        screen.tearDown(context: context)
+        reopenTimer.arm(after: options.reopenDelay)
+    }
+
+    private func reopenClosedScreens() {
+        for (name, screen) in screens where !screen.isOpen {
+            screen.open(globals: globals, wlOutput: outputs[name]?.proxy, appID: options.appID)
+            logger.info("screen reopened: \(screen.output.displayName)")
+        }
+    }
+
+    // MARK: - Rendering
+
+    private func renderDirtyScreens() {
+        guard let context else { return }
+        for screen in screens.values {
+            screen.renderIfNeeded(context: context, canvas: { try makeCanvas() }, globals: globals)
+        }
+    }
+
+    /// The canvas needs a current context to compile its programs, so it is made with the first surface.
+    private func makeCanvas() throws -> Canvas {
+        if let canvas { return canvas }
+        guard let rasterizer else { throw RenderingError.egl(call: "TextRasterizer", code: 0) }
+        let made = try Canvas(library: try ShaderLibrary(), rasterizer: rasterizer)
+        canvas = made
+        return made
+    }
+
+    /// Frame statistics per output name, for `status` and benchmarks.
+    public var statistics: [String: FrameStatistics] {
+        Dictionary(screens.values.map { ($0.output.displayName, $0.statistics) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    // MARK: - Teardown
+
+    /// Destroys everything in reverse order of creation. With a dead connection, requests are pointless but
+    /// harmless (libwayland queues them on a broken socket); EGL must still be terminated before disconnecting.
+    private func shutDown(connectionAlive: Bool) {
+        if let context {
+            for screen in screens.values { screen.tearDown(context: context) }
+            screens.removeAll()
+            if let canvas, context.makeCurrent(nil) { canvas.delete() }
+            canvas = nil
+            context.terminate()
+        }
+        context = nil
+        rasterizer = nil
+        for output in outputs.values { output.destroy() }
+        outputs.removeAll()
+        globals.destroy()
+        registry.destroy()
+        if connectionAlive { _ = try? display.flush() }
+        display.disconnect()
+        logger.info("shut down")
+    }
+}

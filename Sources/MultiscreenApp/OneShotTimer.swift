@@ -1,0 +1,30 @@
+import CLinux
+import Glibc
+
+/// A timerfd armed for one deadline at a time: the display thread's only way to wait for time to pass.
+/// Disarmed, it never wakes the loop (an idle Multiscreen makes no wakeups).
+final class OneShotTimer {
+    let fd: Int32
+
+    init() throws {
+        fd = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
+        guard fd >= 0 else { throw SystemError.call("timerfd_create", errno) }
+    }
+
+    deinit { close(fd) }
+
+    /// Fires once after `seconds`, replacing any earlier deadline.
+    func arm(after seconds: Double) {
+        let whole = Int(seconds)
+        var spec = itimerspec()
+        spec.it_value.tv_sec = whole
+        spec.it_value.tv_nsec = max(Int((seconds - Double(whole)) * 1e9), 1)
+        timerfd_settime(fd, 0, &spec, nil)
+    }
+
+    /// Consumes the expiry so poll stops reporting it.
+    func acknowledge() {
+        var expirations: UInt64 = 0
+        _ = read(fd, &expirations, 8)
+    }
+}

@@ -1,0 +1,197 @@
+import Glibc
+import Logging
+import Rendering
+import Screens
+import Wayland
+
+/// One output's fullscreen window and everything needed to draw it.
+///
+/// Owns, in order of creation: the ``ToplevelWindow``, the ``WindowSurface`` (after the first configure),
+/// the outstanding frame callback and presentation feedbacks. ``tearDown(context:)`` destroys them in reverse.
+final class Screen {
+    private(set) var output: OutputInfo
+    private(set) var summary: ScreenSummary
+    private(set) var background: RGBColor
+    private(set) var window: ToplevelWindow?
+    private var surface: WindowSurface?
+    private var frameCallback: FrameCallback?
+    private var feedbacks: [ObjectIdentifier: PresentationFeedback] = [:]
+    private(set) var scheduler = FrameScheduler()
+    private(set) var statistics = FrameStatistics()
+    private(set) var geometry: SurfaceGeometry?
+    private var configuredWidth: Int32 = 0
+    private var configuredHeight: Int32 = 0
+    private var fractionalScale120: UInt32?
+    private var lastCommittedBuffer: (Int32, Int32, Int32)?
+    private var compositorSendsPresented = false
+    private var lastCommitMonotonic: UInt64 = 0
+    private let logger: Logger
+
+    /// Asked to close by the compositor; the application reopens it later.
+    var onClose: () -> Void = {}
+
+    /// More feedback objects than this in flight means the compositor is not answering them (sway 1.7 headless
+    /// never sends `presented` for some frames): stop asking rather than pile them up.
+    static let maximumOutstandingFeedbacks = 4
+
+    init(output: OutputInfo, summary: ScreenSummary, background: RGBColor, logger: Logger) {
+        self.output = output
+        self.summary = summary
+        self.background = background
+        self.logger = logger
+    }
+
+    var isOpen: Bool { window != nil }
+
+    /// Creates the fullscreen window on `wlOutput`.
+    func open(globals: WaylandGlobals, wlOutput: OpaquePointer?, appID: String) {
+        let window = ToplevelWindow(
+            globals: globals, output: wlOutput, appID: appID, title: ScreenSummary.windowTitle(for: output))
+        window.onConfigure = { [unowned self] width, height, serial in
+            configure(width: width, height: height, serial: serial)
+        }
+        window.onClose = { [unowned self] in onClose() }
+        window.onPreferredScale = { [unowned self] scale in
+            guard fractionalScale120 != scale else { return }
+            fractionalScale120 = scale
+            resolveGeometry()
+        }
+        self.window = window
+        scheduler.reset()
+    }
+
+    /// Output properties or the screen's place among screens changed.
+    func update(output: OutputInfo, summary: ScreenSummary, background: RGBColor) {
+        let titleChanged = output.displayName != self.output.displayName
+        let changed = output != self.output || summary != self.summary || background != self.background
+        self.output = output
+        self.summary = summary
+        self.background = background
+        if titleChanged { window?.setTitle(ScreenSummary.windowTitle(for: output)) }
+        if changed {
+            // A scale change may not come with a configure (same logical size): resolve the buffer again here.
+            resolveGeometry()
+            scheduler.invalidate()
+        }
+    }
+
+    private var pendingSerial: UInt32?
+
+    private func configure(width: Int32, height: Int32, serial: UInt32) {
+        configuredWidth = width
+        configuredHeight = height
+        pendingSerial = serial
+        resolveGeometry()
+        // Answer every configure with a commit right away (the ack alone leaves sway waiting for its 200 ms
+        // transaction timeout, shared/design.md): drawing now, ignoring a pending frame callback, is that commit.
+        scheduler.reset()
+    }
+
+    private func resolveGeometry() {
+        let fractional = window?.viewport != nil ? fractionalScale120 : nil
+        let new = SurfaceGeometry.resolve(
+            configuredWidth: configuredWidth, configuredHeight: configuredHeight, output: output,
+            fractionalScale120: fractional)
+        if new != geometry {
+            geometry = new
+            scheduler.invalidate()
+        }
+    }
+
+    /// Draws and commits a frame if the scheduler says so (or a configure waits for its commit).
+    func renderIfNeeded(context: GraphicsContext, canvas: () throws -> Canvas, globals: WaylandGlobals) {
+        guard let window, let geometry, scheduler.shouldRender || pendingSerial != nil else { return }
+        if let serial = pendingSerial {
+            window.acknowledge(serial: serial)
+            pendingSerial = nil
+        }
+        do {
+            if surface == nil {
+                surface = try WindowSurface(
+                    context: context, surface: window.surface, width: geometry.bufferWidth,
+                    height: geometry.bufferHeight)
+            }
+            guard let surface else { return }
+            surface.resize(width: geometry.bufferWidth, height: geometry.bufferHeight)
+            window.setBufferScale(geometry.bufferScale)
+            if geometry.usesViewport {
+                window.setViewportDestination(width: geometry.logicalWidth, height: geometry.logicalHeight)
+            }
+            guard context.makeCurrent(surface.eglSurface) else {
+                logger.error("eglMakeCurrent failed for \(output.displayName)")
+                window.commit()
+                return
+            }
+            let canvas = try canvas()
+            InfoScene.draw(on: canvas, geometry: geometry, summary: summary, background: background)
+            requestFrameAndFeedback(window: window, globals: globals)
+            if !surface.swap(context: context) {
+                logger.error("eglSwapBuffers failed for \(output.displayName)")
+            }
+            scheduler.didRender()
+            let buffer = (geometry.bufferWidth, geometry.bufferHeight, geometry.bufferScale)
+            if lastCommittedBuffer.map({ $0 != buffer }) ?? true {
+                let first = lastCommittedBuffer == nil ? "first frame " : ""
+                lastCommittedBuffer = buffer
+                logger.info(
+                    "\(first)committed on \(output.displayName): buffer \(buffer.0)x\(buffer.1) scale \(buffer.2)")
+            }
+        } catch {
+            logger.error("cannot draw \(output.displayName): \(error)")
+            // Still answer the configure, so the compositor does not wait for us.
+            window.commit()
+        }
+    }
+
+    private func requestFrameAndFeedback(window: ToplevelWindow, globals: WaylandGlobals) {
+        let committedAt = Clock.nanoseconds(globals.presentationClock)
+        let committedMonotonic = Clock.nanoseconds()
+        lastCommitMonotonic = committedMonotonic
+        frameCallback = window.requestFrame { [unowned self] _ in
+            frameCallback = nil
+            scheduler.frameDone()
+            if !compositorSendsPresented {
+                statistics.recordFrameDone(latencyNanoseconds: Clock.nanoseconds() - committedMonotonic)
+            }
+        }
+        var withFeedback = false
+        if feedbacks.count < Self.maximumOutstandingFeedbacks {
+            var created: PresentationFeedback?
+            created = PresentationFeedback(presentation: globals.presentation, surface: window.surface) {
+                [unowned self] outcome in
+                if let created { feedbacks[ObjectIdentifier(created)] = nil }
+                switch outcome {
+                case .presented(let nanoseconds, _):
+                    compositorSendsPresented = true
+                    statistics.recordPresented(
+                        latencyNanoseconds: nanoseconds > committedAt ? nanoseconds - committedAt : 0)
+                case .discarded:
+                    statistics.recordDiscarded()
+                }
+            }
+            if let created {
+                feedbacks[ObjectIdentifier(created)] = created
+                withFeedback = true
+            }
+        }
+        statistics.recordCommit(withFeedback: withFeedback && globals.presentation != nil)
+    }
+
+    /// Destroys everything in reverse order of creation; the screen can be opened again afterwards.
+    func tearDown(context: GraphicsContext) {
+        for feedback in feedbacks.values { feedback.cancel() }
+        feedbacks.removeAll()
+        frameCallback?.cancel()
+        frameCallback = nil
+        surface?.destroy(context: context)
+        surface = nil
+        window?.destroy()
+        window = nil
+        geometry = nil
+        lastCommittedBuffer = nil
+        pendingSerial = nil
+        configuredWidth = 0
+        configuredHeight = 0
+        scheduler.reset()
+    }
+}

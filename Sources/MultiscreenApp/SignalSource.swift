@@ -1,0 +1,42 @@
+import CLinux
+import Glibc
+
+/// SIGINT and SIGTERM delivered as a readable file descriptor (signalfd), so the display thread handles them in
+/// its poll like any other event, with no async-signal-safety concerns.
+///
+/// The signals are blocked for the whole process before any thread starts; threads inherit the mask.
+final class SignalSource {
+    let fd: Int32
+
+    init(signals: [Int32] = [SIGINT, SIGTERM]) throws {
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        for signal in signals { sigaddset(&mask, signal) }
+        guard pthread_sigmask(SIG_BLOCK, &mask, nil) == 0 else { throw SystemError.call("pthread_sigmask", errno) }
+        let fd = signalfd(-1, &mask, Int32(SFD_CLOEXEC | SFD_NONBLOCK))
+        guard fd >= 0 else { throw SystemError.call("signalfd", errno) }
+        self.fd = fd
+    }
+
+    deinit { close(fd) }
+
+    /// Reads pending signals; returns their numbers.
+    func read() -> [Int32] {
+        var received: [Int32] = []
+        var info = signalfd_siginfo()
+        while Glibc.read(fd, &info, MemoryLayout<signalfd_siginfo>.size) == MemoryLayout<signalfd_siginfo>.size {
+            received.append(Int32(info.ssi_signo))
+        }
+        return received
+    }
+}
+
+/// A failed system call, with its errno.
+struct SystemError: Error, CustomStringConvertible {
+    var call: String
+    var code: Int32
+
+    static func call(_ call: String, _ code: Int32) -> SystemError { SystemError(call: call, code: code) }
+
+    var description: String { "\(call) failed: \(String(cString: strerror(code)))" }
+}

@@ -1,0 +1,32 @@
+/// When a screen may draw: only when something changed, and never while the previous frame is still
+/// waiting for its `wl_surface.frame` callback.
+///
+/// This is the policy of foot's `render.c` (a dirty flag plus one outstanding frame callback): bursts of
+/// changes coalesce into one frame, the compositor paces us, and an idle screen costs nothing. A hidden screen
+/// gets no callbacks and therefore stays quietly dirty without holding up any other screen.
+public struct FrameScheduler: Equatable, Sendable {
+    public private(set) var isDirty = true
+    public private(set) var awaitsFrameCallback = false
+
+    public init() {}
+
+    /// Something visible changed.
+    public mutating func invalidate() { isDirty = true }
+
+    public var shouldRender: Bool { isDirty && !awaitsFrameCallback }
+
+    /// A frame was committed with a frame callback requested.
+    public mutating func didRender() {
+        isDirty = false
+        awaitsFrameCallback = true
+    }
+
+    /// The compositor is ready for the next frame.
+    public mutating func frameDone() { awaitsFrameCallback = false }
+
+    /// The surface was recreated or reconfigured and its callback is gone: draw as soon as possible.
+    public mutating func reset() {
+        isDirty = true
+        awaitsFrameCallback = false
+    }
+}

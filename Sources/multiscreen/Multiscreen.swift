@@ -1,0 +1,47 @@
+import ArgumentParser
+import Foundation
+import Logging
+
+/// `multiscreen`: one application across every screen of a Wayland session.
+struct Multiscreen: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "multiscreen",
+        abstract: "A fullscreen window on every Wayland output, followed live as screens come, go and change.",
+        discussion: """
+            Without a subcommand: `run` when $WAYLAND_DISPLAY is set, else `demo` (a private headless compositor \
+            and a screenshot per screen).
+            """,
+        subcommands: [Run.self, Outputs.self],
+        defaultSubcommand: nil)
+
+    @OptionGroup var logging: LoggingOptions
+
+    mutating func run() throws {
+        if ProcessInfo.processInfo.environment["WAYLAND_DISPLAY"].map({ !$0.isEmpty }) ?? false {
+            var command = Run()
+            command.logging = logging
+            try command.run()
+        } else {
+            throw ValidationError("no WAYLAND_DISPLAY")
+        }
+    }
+}
+
+/// `--log-level`, shared by every command. Logs go to standard error, one line each, flushed immediately
+/// (tests and benchmarks read them while the process runs).
+struct LoggingOptions: ParsableArguments {
+    @Option(name: .long, help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel: Logger.Level = Logger.Level(
+        rawValue: ProcessInfo.processInfo.environment["MULTISCREEN_LOG_LEVEL"] ?? "") ?? .info
+
+    func bootstrap() {
+        let level = logLevel
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+    }
+}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}

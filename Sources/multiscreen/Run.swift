@@ -1,0 +1,32 @@
+import ArgumentParser
+import Foundation
+import Logging
+import MultiscreenApp
+
+/// `multiscreen run`: attach to the Wayland session and put a screen on every output until stopped.
+struct Run: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run on $WAYLAND_DISPLAY (or --display) until SIGINT/SIGTERM.",
+        discussion: """
+            Exit status: 0 after SIGINT/SIGTERM, 1 when it cannot start (no compositor, required global \
+            missing, EGL or shaders unusable), 3 when the compositor goes away, 4 on a protocol error.
+            """)
+
+    @OptionGroup var logging: LoggingOptions
+    @Option(help: "Wayland display name or socket path (default: $WAYLAND_DISPLAY).")
+    var display: String?
+
+    mutating func run() throws {
+        logging.bootstrap()
+        let logger = Logger(label: "multiscreen")
+        let app: Application
+        do {
+            app = try Application(options: Application.Options(display: display))
+        } catch {
+            logger.critical("cannot start: \(error)")
+            throw ExitCode(ExitStatus.startupFailure.rawValue)
+        }
+        let status = app.run()
+        if status != .success { throw ExitCode(status.rawValue) }
+    }
+}
