@@ -76,7 +76,7 @@ let package = Package(
         .executableTarget(
             name: "multiscreen",
             dependencies: [
-                "MultiscreenApp", "CompositorHarness", "Benchmarks", logging,
+                "MultiscreenApp", "Screens", "CompositorHarness", "Benchmarks", logging,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // ThreadSanitizer stress run of the rings (scripts/tsan-stress), including a broken canary ring.

@@ -108,7 +108,7 @@ public struct OutputTracker: Sendable {
 
 extension String {
     /// Orders "HEADLESS-2" before "HEADLESS-10": digit runs compare by value.
-    func naturalOrder(_ other: String) -> Bool {
+    public func naturalOrder(_ other: String) -> Bool {
         var a = Substring(self)
         var b = Substring(other)
         while let ca = a.first, let cb = b.first {

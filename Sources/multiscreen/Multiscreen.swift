@@ -11,7 +11,7 @@ struct Multiscreen: ParsableCommand {
             Without a subcommand: `run` when $WAYLAND_DISPLAY is set, else `demo` (a private headless compositor \
             and a screenshot per screen).
             """,
-        subcommands: [Run.self, Outputs.self],
+        subcommands: [Run.self, Outputs.self, Demo.self],
         defaultSubcommand: nil)
 
     @OptionGroup var logging: LoggingOptions
@@ -22,7 +22,9 @@ struct Multiscreen: ParsableCommand {
             command.logging = logging
             try command.run()
         } else {
-            throw ValidationError("no WAYLAND_DISPLAY")
+            var command = Demo()
+            command.logging = logging
+            try command.run()
         }
     }
 }

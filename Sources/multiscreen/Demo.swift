@@ -1,0 +1,72 @@
+import ArgumentParser
+import CompositorHarness
+import Foundation
+import Logging
+import MultiscreenApp
+import Screens
+
+/// `multiscreen demo`: the whole product on a machine with no Wayland session.
+///
+/// Starts a private headless sway with N outputs, runs `multiscreen run` on it as a child process, waits until
+/// every screen shows its own content (checked on real pixels, not assumed), writes one PNG per screen, prints
+/// their paths and stops every process it started.
+struct Demo: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Start a private headless compositor, run Multiscreen on it and write a PNG per screen.")
+
+    @OptionGroup var logging: LoggingOptions
+    @Option(help: "Number of screens (headless outputs).")
+    var outputs = 2
+    @Option(help: "Directory for the screenshots (created if missing).")
+    var out = "multiscreen-demo"
+    @Option(help: "Width of each screen in pixels.")
+    var width = 1280
+    @Option(help: "Height of each screen in pixels.")
+    var height = 720
+    @Option(help: "Seconds to wait for every screen to show its content.")
+    var timeout = 30.0
+
+    func validate() throws {
+        guard (1...16).contains(outputs) else { throw ValidationError("--outputs must be between 1 and 16") }
+        guard width >= 64, height >= 64 else { throw ValidationError("--width and --height must be at least 64") }
+    }
+
+    mutating func run() throws {
+        logging.bootstrap()
+        let logger = Logger(label: "multiscreen.demo")
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        logger.info("starting headless sway with \(outputs) outputs of \(width)x\(height)")
+        let sway = try HeadlessSway(outputs: outputs, width: width, height: height)
+        defer { sway.stop() }
+        let app = try ChildProcess(
+            "/proc/self/exe".resolvingSymlinks, ["run", "--log-level", logging.logLevel.rawValue],
+            environment: sway.environment)
+        defer { app.kill() }
+
+        let names = try sway.outputs().map(\.name).sorted { $0.naturalOrder($1) }
+        var paths: [String] = []
+        for (index, name) in names.enumerated() {
+            let expected = ScreenPalette.background(forScreenAt: index)
+            let colour = RGB(red: expected.red, green: expected.green, blue: expected.blue)
+            do {
+                try sway.waitForScreenshot(name, timeout: timeout, "\(name) showing its screen") {
+                    $0.fraction(of: colour, tolerance: 2) > 0.5
+                }
+            } catch {
+                FileHandle.standardError.write(Data("multiscreen log:\n\(app.output)\n".utf8))
+                throw error
+            }
+            let path = (out as NSString).appendingPathComponent("\(name).png")
+            try sway.screenshotPNG(name, to: path)
+            paths.append((path as NSString).standardizingPath)
+        }
+        app.signal(SIGTERM)
+        let status = try app.waitForExit(timeout: 5)
+        if status != 0 { logger.warning("multiscreen exited with status \(status)") }
+        for path in paths { print(URL(fileURLWithPath: path).path) }
+    }
+}
+
+extension String {
+    var resolvingSymlinks: String { (try? FileManager.default.destinationOfSymbolicLink(atPath: self)) ?? self }
+}

@@ -1,0 +1,81 @@
+import Testing
+
+@testable import Screens
+
+@Suite struct FrameSchedulerTests {
+    @Test func rendersOnceThenWaitsForTheFrameCallback() {
+        var s = FrameScheduler()
+        #expect(s.shouldRender, "a new screen draws its first frame")
+        s.didRender()
+        #expect(!s.shouldRender)
+        s.invalidate()
+        s.invalidate()
+        #expect(!s.shouldRender, "changes while a frame is in flight wait for its callback")
+        s.frameDone()
+        #expect(s.shouldRender, "…and then coalesce into one frame")
+        s.didRender()
+        s.frameDone()
+        #expect(!s.shouldRender, "nothing changed: no frame (idle costs nothing)")
+    }
+
+    @Test func resetDrawsImmediately() {
+        var s = FrameScheduler()
+        s.didRender()
+        s.reset()
+        #expect(s.shouldRender)
+    }
+}
+
+@Suite struct FrameStatisticsTests {
+    @Test func countsAndRollingMedian() {
+        var stats = FrameStatistics()
+        stats.recordCommit(withFeedback: true)
+        stats.recordCommit(withFeedback: false)
+        stats.recordPresented(latencyNanoseconds: 10)
+        stats.recordPresented(latencyNanoseconds: 30)
+        stats.recordFrameDone(latencyNanoseconds: 20)
+        stats.recordDiscarded()
+        #expect(stats.committed == 2 && stats.feedbackSkipped == 1)
+        #expect(stats.presented == 2 && stats.frameDoneFallbacks == 1 && stats.discarded == 1)
+        #expect(stats.rollingMedianNanoseconds == 20)
+        #expect(stats.lastLatencyNanoseconds == 20)
+    }
+
+    @Test func windowIsBounded() {
+        var stats = FrameStatistics()
+        for i in 0..<(FrameStatistics.window * 3) { stats.recordPresented(latencyNanoseconds: UInt64(i)) }
+        #expect(stats.recentLatencies.count == FrameStatistics.window)
+        #expect(stats.recentLatencies.last == UInt64(FrameStatistics.window * 3 - 1))
+    }
+}
+
+@Suite struct PresentationTextTests {
+    @Test func summaryNamesTheOutput() {
+        var info = OutputInfo(registryName: 5)
+        info.name = "HEADLESS-2"
+        info.description = "Headless output 1"
+        info.modeWidth = 640
+        info.modeHeight = 360
+        info.refreshMilliHertz = 59_940
+        let summary = ScreenSummary(output: info, index: 1, count: 3)
+        #expect(summary.title == "HEADLESS-2")
+        #expect(summary.lines.contains("640×360 @ 59.940 Hz"))
+        #expect(summary.lines.contains("screen 2 of 3"))
+        #expect(ScreenSummary.windowTitle(for: info) == "Multiscreen — HEADLESS-2")
+    }
+
+    @Test func paletteColoursAreDistinct() {
+        let colours = ScreenPalette.backgrounds
+        for i in colours.indices {
+            for j in colours.indices where i < j {
+                #expect(colours[i].distance(to: colours[j]) >= 40, "\(colours[i]) vs \(colours[j])")
+            }
+        }
+    }
+
+    @Test func naturalOrder() {
+        #expect("HEADLESS-2".naturalOrder("HEADLESS-10"))
+        #expect(!"HEADLESS-10".naturalOrder("HEADLESS-2"))
+        #expect("DP-1".naturalOrder("HDMI-A-1"))
+    }
+}
