@@ -1,0 +1,94 @@
+/// Everything that reaches the screens, whoever sends it: the controller's Send button, a phone over the network,
+/// the CLI, a benchmark probe. The display thread applies these in order; the JSON form at the edges is
+/// ``MessageCodec``'s business, the in-ring form ``MessageSlot``'s.
+public enum Message: Equatable, Hashable, Sendable {
+    /// Show `text`, on the screen named `screen` or, without one, wherever the product sends text by default.
+    case send(text: String, screen: String?)
+    /// Open a card showing `text` on `screen`.
+    case openCard(screen: String, text: String)
+    /// Close the card on `screen`.
+    case closeCard(screen: String)
+    /// Give `screen` a role (what a role means is the display thread's business).
+    case setRole(screen: String, role: String)
+    /// Ask for the application's status.
+    case status
+    /// Ask for the outputs and the screens on them.
+    case outputs
+
+    /// The largest text, in UTF-8 bytes, a message may carry (64 KiB): a long card, far below a text slab's size.
+    public static let maximumTextBytes = 64 * 1024
+    /// The largest screen or role name, in UTF-8 bytes.
+    public static let maximumNameBytes = 256
+
+    public var method: MessageMethod {
+        switch self {
+        case .send: .send
+        case .openCard: .openCard
+        case .closeCard: .closeCard
+        case .setRole: .setRole
+        case .status: .status
+        case .outputs: .outputs
+        }
+    }
+
+    /// Checks the documented size limits; every path into a ring calls this.
+    public func validate() throws(MessageError) {
+        switch self {
+        case .send(let text, let screen):
+            try Self.check(text: text)
+            if let screen { try Self.check(name: screen, field: "screen") }
+        case .openCard(let screen, let text):
+            try Self.check(name: screen, field: "screen")
+            try Self.check(text: text)
+        case .closeCard(let screen):
+            try Self.check(name: screen, field: "screen")
+        case .setRole(let screen, let role):
+            try Self.check(name: screen, field: "screen")
+            try Self.check(name: role, field: "role")
+        case .status, .outputs:
+            break
+        }
+    }
+
+    private static func check(text: String) throws(MessageError) {
+        let count = text.utf8.count
+        if count > maximumTextBytes {
+            throw MessageError(
+                .textTooLong, "text is \(count) UTF-8 bytes, the limit is \(maximumTextBytes)")
+        }
+    }
+
+    private static func check(name: String, field: String) throws(MessageError) {
+        if name.isEmpty { throw MessageError(.invalidParams, "\"\(field)\" must not be empty") }
+        let count = name.utf8.count
+        if count > maximumNameBytes {
+            throw MessageError(
+                .invalidParams, "\"\(field)\" is \(count) UTF-8 bytes, the limit is \(maximumNameBytes)")
+        }
+    }
+}
+
+/// The methods of the JSON protocol, named as they appear on the wire.
+public enum MessageMethod: String, CaseIterable, Sendable {
+    case send = "send"
+    case openCard = "card.open"
+    case closeCard = "card.close"
+    case setRole = "role.set"
+    case status = "status"
+    case outputs = "outputs"
+}
+
+/// A message as the display thread receives it.
+public struct ReceivedMessage: Equatable, Sendable {
+    public var message: Message
+    /// ``MonotonicClock`` nanoseconds when the producer enqueued it, so latency can be measured at any later point.
+    public var enqueuedAt: UInt64
+    /// ``MessageProducer/id`` of the producer that sent it.
+    public var producerID: Int
+
+    public init(message: Message, enqueuedAt: UInt64, producerID: Int) {
+        self.message = message
+        self.enqueuedAt = enqueuedAt
+        self.producerID = producerID
+    }
+}

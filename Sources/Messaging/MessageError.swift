@@ -1,0 +1,32 @@
+/// An error reported to a client as `{"error": {"code": ..., "message": ...}}`.
+///
+/// Codes follow JSON-RPC 2.0 where it has one, so a client library's expectations hold; the rest are in the
+/// implementation-defined server range.
+public struct MessageError: Error, Equatable, Hashable, Sendable, CustomStringConvertible {
+    public enum Code: Int, CaseIterable, Sendable {
+        /// Not JSON: bad syntax, invalid UTF-8, nesting too deep, a duplicate key.
+        case parseError = -32700
+        /// JSON, but not a request: not an object, no string "method", "params" not an object, unknown keys.
+        case invalidRequest = -32600
+        /// "method" names no method.
+        case methodNotFound = -32601
+        /// A parameter is missing, has the wrong type, is unknown, or a name is empty or too long.
+        case invalidParams = -32602
+        /// A text exceeds ``Message/maximumTextBytes``.
+        case textTooLong = -32001
+        /// The request exceeds ``MessageCodec/maximumRequestBytes`` before parsing.
+        case requestTooLarge = -32002
+        /// The ring to the display thread is full; try again later. Nothing was dropped: this is the refusal.
+        case busy = -32003
+    }
+
+    public var code: Code
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code.rawValue) \(code): \(message)" }
+}

@@ -1,0 +1,122 @@
+import Atomics
+
+/// One producer thread's way to the display thread: its own ring and text slab, so producers never contend.
+///
+/// Get one from ``MessageBus/makeProducer(capacity:textCapacity:)`` on (or for) the thread that will send, and use
+/// it from that thread only. When the thread is done, call ``close()``: the display thread forgets the ring once it
+/// has drained what is left.
+public final class MessageProducer: @unchecked Sendable {
+    /// Distinguishes producers in ``ReceivedMessage/producerID``.
+    public let id: Int
+    let ring: SPSCRing<MessageSlot, HardwareRingAtomics>
+    let slab: TextSlab
+    let wakeup: WakeupSignal
+    private let rejectedFull = ManagedAtomic<Int>(0)
+    private let closed = ManagedAtomic<Bool>(false)
+
+    init(id: Int, capacity: Int, textCapacity: Int, wakeup: WakeupSignal) {
+        precondition(
+            textCapacity >= 2 * (Message.maximumTextBytes + Message.maximumNameBytes),
+            "a text slab must hold the largest message twice, so one in flight never blocks the next")
+        self.id = id
+        ring = SPSCRing(capacity: capacity)
+        slab = TextSlab(capacity: textCapacity)
+        self.wakeup = wakeup
+    }
+
+    /// The outcome of offering messages to the ring.
+    public enum SendOutcome: Equatable, Sendable {
+        case enqueued
+        /// The ring or its text slab is full. Nothing was enqueued; tell the client "busy" or try later.
+        case full
+        /// The message breaks a documented limit (``Message/validate()``).
+        case rejected(MessageError)
+    }
+
+    /// Enqueues `message` if there is room now, and wakes the display thread if it announced it is sleeping.
+    public func trySend(_ message: Message) -> SendOutcome {
+        let outcome = enqueue(message)
+        if outcome == .enqueued {
+            wakeup.notifyIfSleeping()
+        } else if outcome == .full {
+            rejectedFull.wrappingIncrement(ordering: .relaxed)
+        }
+        return outcome
+    }
+
+    /// Enqueues `message`, waiting with `backoff` (spin, yield, sleep) while the ring is full, at most until
+    /// `deadline` (``MonotonicClock`` nanoseconds). Returns `.full` if the display thread did not make room in time.
+    public func send(_ message: Message, until deadline: UInt64, backoff: Backoff = Backoff()) -> SendOutcome {
+        var backoff = backoff
+        while true {
+            let outcome = enqueue(message)
+            if outcome == .enqueued { wakeup.notifyIfSleeping() }
+            if outcome != .full { return outcome }
+            // No wakeup needed here: a full ring is not empty, so the consumer's re-check will not let it sleep.
+            if MonotonicClock.nanoseconds() >= deadline {
+                rejectedFull.wrappingIncrement(ordering: .relaxed)
+                return .full
+            }
+            backoff.wait()
+        }
+    }
+
+    /// Enqueues the longest prefix of `messages` that fits now, publishing it with one release store and paying the
+    /// wakeup check once. - Returns: how many were enqueued; stops early at the first invalid message too.
+    public func trySend(contentsOf messages: some Collection<Message>) -> Int {
+        if messages.isEmpty { return 0 }
+        let mark = slab.reservationMark
+        let enqueued = withUnsafeTemporaryAllocation(of: MessageSlot.self, capacity: messages.count) { slots in
+            var encoded = 0
+            var slabMarks: [UInt] = []
+            slabMarks.reserveCapacity(messages.count)
+            let now = MonotonicClock.nanoseconds()
+            for message in messages {
+                guard (try? message.validate()) != nil, let slot = encode(message, at: now) else { break }
+                slots[encoded] = slot
+                slabMarks.append(slab.reservationMark)
+                encoded += 1
+            }
+            let pushed = ring.push(contentsOf: UnsafeBufferPointer(rebasing: slots[..<encoded]))
+            slab.rollBack(to: pushed == 0 ? mark : slabMarks[pushed - 1])
+            return pushed
+        }
+        if enqueued > 0 { wakeup.notifyIfSleeping() }
+        if enqueued < messages.count { rejectedFull.wrappingIncrement(ordering: .relaxed) }
+        return enqueued
+    }
+
+    /// Declares that this producer will send nothing more; the display thread drops the ring once it is empty.
+    public func close() { closed.store(true, ordering: .releasing) }
+
+    var isClosed: Bool { closed.load(ordering: .acquiring) }
+
+    /// This producer's counters (readable from any thread).
+    public var statistics: RingStatistics {
+        var statistics = ring.statistics
+        statistics.rejectedFull = rejectedFull.load(ordering: .relaxed)
+        return statistics
+    }
+
+    private func enqueue(_ message: Message) -> SendOutcome {
+        do throws(MessageError) {
+            try message.validate()
+        } catch {
+            return .rejected(error)
+        }
+        let mark = slab.reservationMark
+        guard let slot = encode(message, at: MonotonicClock.nanoseconds()) else { return .full }
+        if ring.tryPush(slot) { return .enqueued }
+        slab.rollBack(to: mark)
+        return .full
+    }
+
+    /// Copies the message's strings to the slab and describes them in a slot; nil when the slab is full.
+    private func encode(_ message: Message, at timestamp: UInt64) -> MessageSlot? {
+        let (body, screen, method) = MessageSlot.parts(of: message)
+        guard let start = slab.write(body, screen ?? "") else { return nil }
+        return MessageSlot(
+            method: method.slotCode, hasScreen: screen != nil, bodyLength: UInt32(body.utf8.count),
+            screenLength: UInt32(screen?.utf8.count ?? 0), textStart: start, enqueuedAt: timestamp)
+    }
+}

@@ -1,0 +1,19 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Nanoseconds on `CLOCK_MONOTONIC`, the clock every message's enqueue timestamp is taken from.
+///
+/// Why not `ContinuousClock`: its `Instant` is opaque, and a timestamp has to fit in a plain-value ring slot and be
+/// comparable with the display thread's presentation times, which Wayland reports on `CLOCK_MONOTONIC`. On Linux
+/// with the TSC clocksource this is a vDSO call, not a syscall.
+public enum MonotonicClock {
+    @inlinable
+    public static func nanoseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
+    }
+}

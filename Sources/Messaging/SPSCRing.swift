@@ -1,0 +1,217 @@
+import Atomics
+
+/// A bounded single-producer/single-consumer ring of plain values.
+///
+/// One thread may call the producer methods (`tryPush`, `push(contentsOf:)`) and one other thread the consumer
+/// methods (`tryPop`, `drain`); the statistics may be read from anywhere. Nothing else is shared, so there are no
+/// locks and no read-modify-write instructions: each side stores only its own index (release) and reads the other's
+/// (acquire) only when the copy it cached last time no longer tells it enough.
+///
+/// **Capacity.** The requested capacity is rounded *up* to a power of two (3 becomes 4) and every slot is usable: the
+/// indices run freely over all of `UInt` and `tail &- head` is the fill level, so full and empty never look alike
+/// and no slack slot is needed. A slot index is `index & mask`.
+///
+/// **Layout.** One allocation, aligned to 128 bytes (two cache lines, so the adjacent-line prefetcher cannot pair
+/// them either): `tail`, the producer's private cache of `head`, `head`, the consumer's private cache of `tail` and
+/// its depth statistic, then the slots, then 128 bytes of padding so the last slot shares no line with whatever the
+/// allocator puts next.
+///
+/// **Why `BitwiseCopyable`.** A slot is written and read with plain loads and stores: no retain/release, no
+/// destructor to run on overwrite, nothing the optimiser must keep alive. Larger payloads travel out of line
+/// (see ``TextSlab``) and the slot carries their position.
+public final class SPSCRing<Element: BitwiseCopyable, Atomics: RingIndexAtomics>: @unchecked Sendable {
+    /// The number of elements the ring holds when full (a power of two).
+    public let capacity: Int
+    @usableFromInline let mask: UInt
+    @usableFromInline let atomics: Atomics
+    @usableFromInline let slots: UnsafeMutablePointer<Element>
+    /// The producer's last observed `head`; touched only by the producer.
+    @usableFromInline let cachedHead: UnsafeMutablePointer<UInt>
+    /// The consumer's last observed `tail`; touched only by the consumer.
+    @usableFromInline let cachedTail: UnsafeMutablePointer<UInt>
+    /// The largest fill level the consumer has found; stored only by the consumer, read by anyone.
+    @usableFromInline let maxDepth: UnsafeAtomic<UInt>
+    @usableFromInline let headForStatistics: UnsafeAtomic<UInt>
+    @usableFromInline let tailForStatistics: UnsafeAtomic<UInt>
+    @usableFromInline let startIndex: UInt
+    @usableFromInline let block: UnsafeMutableRawPointer
+
+    /// Builds a ring whose indices start at `startIndex` (tests start near `UInt.max` to cross the wrap-around).
+    ///
+    /// - Parameter makeAtomics: receives the initialised storage of `head` and `tail` inside the ring's allocation.
+    init(
+        capacity requestedCapacity: Int, startIndex: UInt,
+        makeAtomics: (
+            _ head: UnsafeMutablePointer<UnsafeAtomic<UInt>.Storage>,
+            _ tail: UnsafeMutablePointer<UnsafeAtomic<UInt>.Storage>
+        ) -> Atomics
+    ) {
+        precondition(requestedCapacity >= 1, "a ring needs at least one slot")
+        precondition(requestedCapacity <= 1 << 40, "ring capacity \(requestedCapacity) is implausibly large")
+        let capacity = requestedCapacity <= 1 ? 1 : 1 << (Int.bitWidth - (requestedCapacity - 1).leadingZeroBitCount)
+        precondition(MemoryLayout<Element>.alignment <= RingLayout.lineStride)
+        self.capacity = capacity
+        self.mask = UInt(capacity - 1)
+        self.startIndex = startIndex
+        let slotBytes = capacity * MemoryLayout<Element>.stride
+        block = .allocate(
+            byteCount: RingLayout.slotsOffset + slotBytes + RingLayout.lineStride, alignment: RingLayout.lineStride)
+        let tail = (block + RingLayout.tailOffset).bindMemory(to: UnsafeAtomic<UInt>.Storage.self, capacity: 1)
+        let head = (block + RingLayout.headOffset).bindMemory(to: UnsafeAtomic<UInt>.Storage.self, capacity: 1)
+        tail.initialize(to: .init(startIndex))
+        head.initialize(to: .init(startIndex))
+        cachedHead = (block + RingLayout.producerPrivateOffset).bindMemory(to: UInt.self, capacity: 1)
+        cachedHead.initialize(to: startIndex)
+        cachedTail = (block + RingLayout.consumerPrivateOffset).bindMemory(to: UInt.self, capacity: 1)
+        cachedTail.initialize(to: startIndex)
+        let depth = (block + RingLayout.consumerPrivateOffset + 8).bindMemory(
+            to: UnsafeAtomic<UInt>.Storage.self, capacity: 1)
+        depth.initialize(to: .init(0))
+        maxDepth = UnsafeAtomic(at: depth)
+        headForStatistics = UnsafeAtomic(at: head)
+        tailForStatistics = UnsafeAtomic(at: tail)
+        slots = (block + RingLayout.slotsOffset).bindMemory(to: Element.self, capacity: capacity)
+        atomics = makeAtomics(head, tail)
+    }
+
+    /// A ring over custom atomics (the interleaving explorer, the ThreadSanitizer canary).
+    public convenience init(
+        capacity: Int,
+        makeAtomics: (
+            _ head: UnsafeMutablePointer<UnsafeAtomic<UInt>.Storage>,
+            _ tail: UnsafeMutablePointer<UnsafeAtomic<UInt>.Storage>
+        ) -> Atomics
+    ) {
+        self.init(capacity: capacity, startIndex: 0, makeAtomics: makeAtomics)
+    }
+
+    deinit {
+        // Elements are BitwiseCopyable: nothing to deinitialise, only the raw block to return.
+        block.deallocate()
+    }
+
+    // MARK: Producer side
+
+    /// Appends `element` unless the ring is full. Producer thread only.
+    @inlinable
+    public func tryPush(_ element: Element) -> Bool {
+        let tail = atomics.loadTail(ordering: .relaxed)
+        if tail &- cachedHead.pointee == UInt(capacity) {
+            let head = atomics.loadHead(ordering: .acquiring)
+            cachedHead.pointee = head
+            if tail &- head == UInt(capacity) { return false }
+        }
+        (slots + Int(tail & mask)).initialize(to: element)
+        atomics.didWriteSlot(at: tail)
+        atomics.storeTail(tail &+ 1, ordering: .releasing)
+        return true
+    }
+
+    /// Appends as many leading elements of `elements` as fit, publishing them with one release store.
+    /// Producer thread only. - Returns: how many were appended (0 when full).
+    @inlinable
+    public func push(contentsOf elements: UnsafeBufferPointer<Element>) -> Int {
+        guard !elements.isEmpty, let source = elements.baseAddress else { return 0 }
+        let tail = atomics.loadTail(ordering: .relaxed)
+        var free = capacity - Int(tail &- cachedHead.pointee)
+        if free < elements.count {
+            let head = atomics.loadHead(ordering: .acquiring)
+            cachedHead.pointee = head
+            free = capacity - Int(tail &- head)
+        }
+        let count = min(free, elements.count)
+        if count == 0 { return 0 }
+        let first = Int(tail & mask)
+        let beforeWrap = min(count, capacity - first)
+        (slots + first).initialize(from: source, count: beforeWrap)
+        slots.initialize(from: source + beforeWrap, count: count - beforeWrap)
+        for offset in 0..<UInt(count) { atomics.didWriteSlot(at: tail &+ offset) }
+        atomics.storeTail(tail &+ UInt(count), ordering: .releasing)
+        return count
+    }
+
+    // MARK: Consumer side
+
+    /// Removes the oldest element, or returns nil when the ring is empty. Consumer thread only.
+    @inlinable
+    public func tryPop() -> Element? {
+        let head = atomics.loadHead(ordering: .relaxed)
+        if head == cachedTail.pointee {
+            let tail = atomics.loadTail(ordering: .acquiring)
+            cachedTail.pointee = tail
+            if tail == head { return nil }
+            noteDepth(tail &- head)
+        }
+        atomics.willReadSlot(at: head)
+        let element = slots[Int(head & mask)]
+        atomics.storeHead(head &+ 1, ordering: .releasing)
+        return element
+    }
+
+    /// Hands every element available now (at most `maxCount`) to `body`, oldest first, then frees their slots with
+    /// one release store. Consumer thread only. - Returns: how many elements were drained.
+    @inlinable
+    @discardableResult
+    public func drain(maxCount: Int = .max, _ body: (Element) -> Void) -> Int {
+        let head = atomics.loadHead(ordering: .relaxed)
+        let tail = atomics.loadTail(ordering: .acquiring)
+        cachedTail.pointee = tail
+        let available = tail &- head
+        if available == 0 { return 0 }
+        noteDepth(available)
+        let count = min(Int(available), maxCount)
+        for offset in 0..<UInt(count) {
+            let index = head &+ offset
+            atomics.willReadSlot(at: index)
+            body(slots[Int(index & mask)])
+        }
+        atomics.storeHead(head &+ UInt(count), ordering: .releasing)
+        return count
+    }
+
+    /// Whether the consumer would find an element now. Consumer thread only; a relaxed load, meant to follow the
+    /// sequentially consistent fence of the sleep protocol (``MessageConsumer/prepareToSleep()``).
+    @inlinable
+    public var hasElementsForConsumer: Bool {
+        atomics.loadTail(ordering: .relaxed) != atomics.loadHead(ordering: .relaxed)
+    }
+
+    @inlinable @inline(__always)
+    func noteDepth(_ depth: UInt) {
+        if depth > maxDepth.load(ordering: .relaxed) { maxDepth.store(depth, ordering: .relaxed) }
+    }
+
+    // MARK: Statistics (any thread)
+
+    /// Counters as seen from any thread: each value is exact at some moment, the set is not a snapshot.
+    public var statistics: RingStatistics {
+        let drained = headForStatistics.load(ordering: .relaxed) &- startIndex
+        let enqueued = tailForStatistics.load(ordering: .relaxed) &- startIndex
+        return RingStatistics(
+            enqueued: Int(truncatingIfNeeded: enqueued), drained: Int(truncatingIfNeeded: drained),
+            rejectedFull: 0, maxDepth: Int(maxDepth.load(ordering: .relaxed)))
+    }
+}
+
+extension SPSCRing where Atomics == HardwareRingAtomics {
+    /// A ring holding at least `capacity` elements (rounded up to a power of two).
+    public convenience init(capacity: Int) {
+        self.init(capacity: capacity, startIndex: 0, makeAtomics: HardwareRingAtomics.init)
+    }
+
+    /// Test hook: indices start at `startIndex`, so a short test crosses the `UInt` wrap-around.
+    convenience init(capacity: Int, startIndex: UInt) {
+        self.init(capacity: capacity, startIndex: startIndex, makeAtomics: HardwareRingAtomics.init)
+    }
+}
+
+/// Byte offsets inside a ring's allocation; see ``SPSCRing`` for why 128.
+@usableFromInline
+enum RingLayout {
+    @usableFromInline static let lineStride = 128
+    static let tailOffset = 0
+    static let producerPrivateOffset = 128
+    static let headOffset = 256
+    static let consumerPrivateOffset = 384
+    static let slotsOffset = 512
+}
