@@ -1,0 +1,75 @@
+import CompositorHarness
+import Foundation
+import Screens
+
+/// The `multiscreen` binary under test, run as a real client of a private compositor.
+///
+/// `swift test` builds it next to the test bundle (`.build/<config>/multiscreen`); `MULTISCREEN_BINARY`
+/// overrides that (e.g. to test an installed build).
+struct MultiscreenProcess {
+    let process: ChildProcess
+    let started = Date()
+
+    static var binary: String {
+        if let path = ProcessInfo.processInfo.environment["MULTISCREEN_BINARY"] { return path }
+        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
+        var dir = (exe as NSString).deletingLastPathComponent
+        // swift-testing on Linux runs `<config>/multiscreenPackageTests.xctest`; XCTest may run from inside a bundle.
+        while !dir.isEmpty && dir != "/" {
+            let candidate = (dir as NSString).appendingPathComponent("multiscreen")
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            dir = (dir as NSString).deletingLastPathComponent
+        }
+        return "multiscreen"
+    }
+
+    init(environment: [String: String], arguments: [String] = ["run"]) throws {
+        process = try ChildProcess(
+            Self.binary, arguments, environment: environment.merging(["MULTISCREEN_LOG_LEVEL": "debug"]) { $1 })
+    }
+
+    /// Waits for a log line; on timeout the error carries the whole log.
+    @discardableResult
+    func waitForLog(_ text: String, timeout: Double = 10) throws -> String {
+        do {
+            return try process.waitForLine(containing: text, timeout: timeout)
+        } catch {
+            throw HarnessError("\(error)\n--- multiscreen log ---\n\(process.output)")
+        }
+    }
+
+    /// Waits until `count` occurrences of `text` have been logged.
+    func waitForLogCount(_ text: String, count: Int, timeout: Double = 10) throws {
+        try waitUntil(timeout: timeout, "\(count)× '\(text)' in the log") {
+            process.output.components(separatedBy: text).count - 1 >= count
+        }
+    }
+
+    var log: String { process.output }
+
+    /// Context switches of every thread: a process that sleeps in poll makes none.
+    var contextSwitches: Int {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.pid)/task")) ?? []
+        return tasks.reduce(0) { total, task in
+            let status = (try? String(contentsOfFile: "/proc/\(process.pid)/task/\(task)/status", encoding: .utf8)) ?? ""
+            return total
+                + status.split(separator: "\n").filter { $0.hasPrefix("voluntary_ctxt_switches") || $0.hasPrefix("nonvoluntary_ctxt_switches") }
+                .compactMap { Int($0.split(separator: ":").last!.trimmingCharacters(in: .whitespaces)) }
+                .reduce(0, +)
+        }
+    }
+}
+
+/// The background a screen at `index` must show (see ``ScreenPalette``).
+func expectedBackground(_ index: Int) -> RGB {
+    let c = ScreenPalette.background(forScreenAt: index)
+    return RGB(red: c.red, green: c.green, blue: c.blue)
+}
+
+/// A screen shows "its own content": mostly its own background colour, with text drawn in the text colour.
+func showsScreen(_ shot: Screenshot, index: Int) -> Bool {
+    let text = ScreenPalette.text
+    let textColour = RGB(red: text.red, green: text.green, blue: text.blue)
+    return shot.fraction(of: expectedBackground(index), tolerance: 2) > 0.6
+        && shot.fraction(of: textColour, tolerance: 8) > 0.01
+}

@@ -1,0 +1,121 @@
+import CompositorHarness
+import Foundation
+import Glibc
+import Testing
+
+/// Multiscreen against a real headless sway: windows, hotplug, mode and scale changes, pixels.
+@Suite(.serialized) struct ScreensOnOutputsTests {
+    @Test func aWindowOnEveryOutputWithinASecond() throws {
+        let sway = try HeadlessSway(outputs: 3, width: 640, height: 360)
+        let app = try MultiscreenProcess(environment: sway.environment)
+        try app.waitForLogCount("first frame committed on", count: 3, timeout: 10)
+        let elapsed = Date().timeIntervalSince(app.started)
+        #expect(elapsed < 1.0, "first frame on all 3 outputs took \(elapsed) s")
+        let names = ["HEADLESS-1", "HEADLESS-2", "HEADLESS-3"]
+        for (index, name) in names.enumerated() {
+            let window = try sway.waitForWindow { $0.output == name && $0.appID == "dev.multiscreen.Multiscreen" }
+            #expect(window.title == "Multiscreen — \(name)")
+            #expect(window.isFullscreen)
+            #expect(window.rect.width == 640 && window.rect.height == 360)
+            let shot = try sway.waitForScreenshot(name, "\(name) showing screen \(index + 1)") {
+                showsScreen($0, index: index)
+            }
+            #expect(shot.width == 640 && shot.height == 360)
+        }
+        // Each screen is its own: the three pictures differ.
+        let shots = try names.map { try sway.screenshot($0) }
+        #expect(shots[0] != shots[1] && shots[1] != shots[2])
+    }
+
+    @Test func anOutputAddedAtRunTimeGetsItsWindow() throws {
+        let sway = try HeadlessSway(outputs: 1, width: 640, height: 360)
+        let app = try MultiscreenProcess(environment: sway.environment)
+        try app.waitForLog("first frame committed on HEADLESS-1")
+        let name = try sway.createOutput()
+        try app.waitForLog("first frame committed on \(name): buffer 640x360 scale 1")
+        let window = try sway.waitForWindow { $0.output == name && $0.appID == "dev.multiscreen.Multiscreen" }
+        #expect(window.rect.width == 640 && window.rect.height == 360)
+        try sway.waitForScreenshot(name, "\(name) showing screen 2") { showsScreen($0, index: 1) }
+    }
+
+    @Test func modeAndScaleChangesRenderAtTheNewBufferSize() throws {
+        let sway = try HeadlessSway(outputs: 2, width: 640, height: 360)
+        let app = try MultiscreenProcess(environment: sway.environment)
+        try app.waitForLogCount("first frame committed on", count: 2)
+
+        try sway.setMode("HEADLESS-1", width: 800, height: 600)
+        try app.waitForLog("committed on HEADLESS-1: buffer 800x600 scale 1")
+        let shot = try sway.waitForScreenshot("HEADLESS-1", "HEADLESS-1 at 800×600") {
+            $0.width == 800 && $0.height == 600 && showsScreen($0, index: 0)
+        }
+        #expect(shot.width == 800)
+
+        // Scale 2 on 640×360: a 320×180 logical surface with a 640×360 buffer at buffer scale 2.
+        try sway.setScale("HEADLESS-2", 2)
+        try app.waitForLog("committed on HEADLESS-2: buffer 640x360 scale 2")
+        try sway.waitForScreenshot("HEADLESS-2", "HEADLESS-2 at scale 2") { showsScreen($0, index: 1) }
+
+        try sway.setTransform("HEADLESS-2", "90")
+        try app.waitForLog("committed on HEADLESS-2: buffer 360x640 scale 2")
+
+        #expect(app.process.isRunning)
+        #expect(!app.log.contains("protocol error"))
+    }
+
+    @Test func idleMakesNoWakeups() throws {
+        let sway = try HeadlessSway(outputs: 2, width: 320, height: 240)
+        let app = try MultiscreenProcess(environment: sway.environment)
+        try app.waitForLogCount("first frame committed on", count: 2)
+        // Let the first frames' callbacks and feedback arrive, then watch a quiet second.
+        var before = app.contextSwitches
+        try waitUntil(timeout: 5, "the client to settle") {
+            Thread.sleep(forTimeInterval: 0.3)
+            let now = app.contextSwitches
+            defer { before = now }
+            return now == before
+        }
+        let start = app.contextSwitches
+        Thread.sleep(forTimeInterval: 1.0)
+        #expect(app.contextSwitches - start == 0, "an idle Multiscreen must not wake up")
+    }
+
+    @Test func sigtermShutsDownInOrder() throws {
+        let sway = try HeadlessSway(outputs: 1, width: 320, height: 240)
+        let app = try MultiscreenProcess(environment: sway.environment)
+        try app.waitForLog("first frame committed on HEADLESS-1")
+        app.process.signal(SIGTERM)
+        #expect(try app.process.waitForExit(timeout: 2) == 0)
+        #expect(app.log.contains("shut down"))
+    }
+
+    @Test func compositorKilledExitsWithinASecond() throws {
+        let sway = try HeadlessSway(outputs: 1, width: 320, height: 240)
+        let app = try MultiscreenProcess(environment: sway.environment)
+        try app.waitForLog("first frame committed on HEADLESS-1")
+        sway.stop()
+        let killed = Date()
+        let status = try app.process.waitForExit(timeout: 5)
+        #expect(Date().timeIntervalSince(killed) < 1.0)
+        #expect(status == 3, "documented status for a lost compositor; log:\n\(app.log)")
+        #expect(app.log.contains("lost the connection to the compositor"))
+    }
+
+    @Test func noCompositorIsAClearStartupFailure() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ms-empty-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let app = try MultiscreenProcess(environment: ["XDG_RUNTIME_DIR": dir, "WAYLAND_DISPLAY": "nothing-here"])
+        #expect(try app.process.waitForExit(timeout: 5) == 1)
+        #expect(app.log.contains("cannot connect to Wayland display 'nothing-here'"))
+    }
+
+    @Test func outputsCommandListsEveryOutput() throws {
+        let sway = try HeadlessSway(outputs: 2, width: 320, height: 240)
+        let list = try MultiscreenProcess(environment: sway.environment, arguments: ["outputs", "--json"])
+        #expect(try list.process.waitForExit(timeout: 10) == 0)
+        let data = Data(list.process.standardOutput.utf8)
+        let outputs = try JSONSerialization.jsonObject(with: data) as? [[String: Any]] ?? []
+        #expect(outputs.compactMap { $0["name"] as? String } == ["HEADLESS-1", "HEADLESS-2"])
+        #expect(outputs.allSatisfy { $0["modeWidth"] as? Int == 320 && $0["modeHeight"] as? Int == 240 })
+    }
+}
