@@ -144,7 +144,8 @@ public final class Canvas {
             let base = UnsafeRawPointer(buffer.baseAddress!)
             let stride = GLsizei(4 * MemoryLayout<Float>.size)
             glEnableVertexAttribArray(ShaderProgram.positionAttribute)
-            glVertexAttribPointer(ShaderProgram.positionAttribute, 2, GLenum(GL_FLOAT), GLboolean(GL_FALSE), stride, base)
+            glVertexAttribPointer(
+                ShaderProgram.positionAttribute, 2, GLenum(GL_FLOAT), GLboolean(GL_FALSE), stride, base)
             glEnableVertexAttribArray(ShaderProgram.texcoordAttribute)
             glVertexAttribPointer(
                 ShaderProgram.texcoordAttribute, 2, GLenum(GL_FLOAT), GLboolean(GL_FALSE), stride,

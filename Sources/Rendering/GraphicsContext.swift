@@ -65,7 +65,9 @@ public final class GraphicsContext {
     }
 
     public var renderer: String {
-        glGetString(GLenum(GL_RENDERER)).map { String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self)) }
+        glGetString(GLenum(GL_RENDERER)).map {
+            String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))
+        }
             ?? "?"
     }
 

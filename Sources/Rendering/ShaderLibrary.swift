@@ -30,8 +30,9 @@ public struct ShaderLibrary: Sendable {
         if let env = ProcessInfo.processInfo.environment["MULTISCREEN_SHADERS"], !env.isEmpty { list.append(env) }
         if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
             let bin = (exe as NSString).deletingLastPathComponent
-            list.append(((bin as NSString).deletingLastPathComponent as NSString)
-                .appendingPathComponent("share/multiscreen/shaders"))
+            list.append(
+                ((bin as NSString).deletingLastPathComponent as NSString)
+                    .appendingPathComponent("share/multiscreen/shaders"))
             list.append((bin as NSString).appendingPathComponent("shaders"))
         }
         // Sources/Rendering/ShaderLibrary.swift → <package root>/shaders

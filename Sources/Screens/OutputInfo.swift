@@ -57,7 +57,8 @@ public struct OutputInfo: Equatable, Sendable, Codable {
         guard refreshMilliHertz > 0 else { return "unknown refresh" }
         let hz = refreshMilliHertz / 1000
         let frac = refreshMilliHertz % 1000
-        let padded = String(frac).count < 3 ? String(repeating: "0", count: 3 - String(frac).count) + String(frac) : String(frac)
+        let padded =
+            String(frac).count < 3 ? String(repeating: "0", count: 3 - String(frac).count) + String(frac) : String(frac)
         return "\(hz).\(padded) Hz"
     }
 

@@ -32,9 +32,18 @@ struct Multiscreen: ParsableCommand {
 /// `--log-level`, shared by every command. Logs go to standard error, one line each, flushed immediately
 /// (tests and benchmarks read them while the process runs).
 struct LoggingOptions: ParsableArguments {
-    @Option(name: .long, help: "trace, debug, info, notice, warning, error or critical.")
-    var logLevel: Logger.Level = Logger.Level(
-        rawValue: ProcessInfo.processInfo.environment["MULTISCREEN_LOG_LEVEL"] ?? "") ?? .info
+    @Option(
+        name: .long,
+        help: "trace, debug, info, notice, warning, error or critical (default: $MULTISCREEN_LOG_LEVEL, else info).",
+        transform: { text in
+            guard let level = Logger.Level(rawValue: text) else {
+                throw ValidationError("unknown log level '\(text)'")
+            }
+            return level
+        })
+    var logLevel: Logger.Level =
+        Logger.Level(
+            rawValue: ProcessInfo.processInfo.environment["MULTISCREEN_LOG_LEVEL"] ?? "") ?? .info
 
     func bootstrap() {
         let level = logLevel
@@ -45,5 +54,3 @@ struct LoggingOptions: ParsableArguments {
         }
     }
 }
-
-extension Logger.Level: @retroactive ExpressibleByArgument {}

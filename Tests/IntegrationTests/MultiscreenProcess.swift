@@ -51,9 +51,12 @@ struct MultiscreenProcess {
     var contextSwitches: Int {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.pid)/task")) ?? []
         return tasks.reduce(0) { total, task in
-            let status = (try? String(contentsOfFile: "/proc/\(process.pid)/task/\(task)/status", encoding: .utf8)) ?? ""
+            let status =
+                (try? String(contentsOfFile: "/proc/\(process.pid)/task/\(task)/status", encoding: .utf8)) ?? ""
             return total
-                + status.split(separator: "\n").filter { $0.hasPrefix("voluntary_ctxt_switches") || $0.hasPrefix("nonvoluntary_ctxt_switches") }
+                + status.split(separator: "\n").filter {
+                    $0.hasPrefix("voluntary_ctxt_switches") || $0.hasPrefix("nonvoluntary_ctxt_switches")
+                }
                 .compactMap { Int($0.split(separator: ":").last!.trimmingCharacters(in: .whitespaces)) }
                 .reduce(0, +)
         }
