@@ -1,0 +1,150 @@
+import Foundation
+
+/// The pixels of one output, as a compositor rendered them.
+///
+/// Pixels are RGB8, three bytes per pixel, top row first. Alpha is dropped: an output's contents are opaque.
+public struct Screenshot: Sendable, Equatable {
+    public let width: Int
+    public let height: Int
+    /// `width * height * 3` bytes, row-major, top row first.
+    public let pixels: [UInt8]
+
+    public init(width: Int, height: Int, pixels: [UInt8]) {
+        precondition(pixels.count == width * height * 3, "RGB8 needs width * height * 3 bytes")
+        self.width = width
+        self.height = height
+        self.pixels = pixels
+    }
+
+    /// A screenshot filled with one colour (for tests of the screenshot code itself).
+    public init(width: Int, height: Int, color: RGB) {
+        var pixels = [UInt8](repeating: 0, count: width * height * 3)
+        for index in stride(from: 0, to: pixels.count, by: 3) {
+            pixels[index] = color.red
+            pixels[index + 1] = color.green
+            pixels[index + 2] = color.blue
+        }
+        self.init(width: width, height: height, pixels: pixels)
+    }
+
+    /// Parses a binary PPM (`P6`, maxval 255), what `grim -t ppm` writes.
+    /// - Throws: ``HarnessError`` for anything else.
+    public init(ppm data: [UInt8]) throws {
+        var index = 0
+        func token() throws -> String {
+            // Whitespace and `#` comments separate header fields.
+            while index < data.count {
+                if data[index] == UInt8(ascii: "#") {
+                    while index < data.count && data[index] != UInt8(ascii: "\n") { index += 1 }
+                } else if [9, 10, 13, 32].contains(data[index]) {
+                    index += 1
+                } else {
+                    break
+                }
+            }
+            let start = index
+            while index < data.count && ![9, 10, 13, 32].contains(data[index]) { index += 1 }
+            guard index > start else { throw HarnessError("truncated PPM header (\(data.count) bytes)") }
+            return String(decoding: data[start..<index], as: UTF8.self)
+        }
+        let magic = try token()
+        guard magic == "P6" else {
+            throw HarnessError("not a binary PPM: starts with \(String(decoding: data.prefix(16), as: UTF8.self))")
+        }
+        guard let width = Int(try token()), let height = Int(try token()), let maxValue = Int(try token()),
+            width > 0, height > 0, maxValue == 255
+        else { throw HarnessError("unsupported PPM header") }
+        index += 1  // exactly one whitespace byte after maxval
+        let expected = width * height * 3
+        guard data.count - index >= expected else {
+            throw HarnessError("PPM of \(width)×\(height) has \(data.count - index) pixel bytes, needs \(expected)")
+        }
+        self.init(width: width, height: height, pixels: Array(data[index..<(index + expected)]))
+    }
+
+    /// Reads a PNG or PPM file.
+    public init(contentsOfFile path: String) throws {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw HarnessError("cannot read \(path)")
+        }
+        let bytes = [UInt8](data)
+        if bytes.starts(with: PNG.signature) {
+            self = try PNG.decode(bytes)
+        } else {
+            try self.init(ppm: bytes)
+        }
+    }
+
+    /// The colour at (`x`, `y`), (0, 0) being the top left.
+    public func pixel(x: Int, y: Int) -> RGB {
+        precondition(x >= 0 && x < width && y >= 0 && y < height, "pixel (\(x), \(y)) outside \(width)×\(height)")
+        let index = (y * width + x) * 3
+        return RGB(red: pixels[index], green: pixels[index + 1], blue: pixels[index + 2])
+    }
+
+    /// How many pixels have each colour.
+    public func histogram() -> [RGB: Int] {
+        var counts: [RGB: Int] = [:]
+        for index in stride(from: 0, to: pixels.count, by: 3) {
+            counts[RGB(red: pixels[index], green: pixels[index + 1], blue: pixels[index + 2]), default: 0] += 1
+        }
+        return counts
+    }
+
+    /// The most frequent colour (black for an empty image).
+    public func dominantColor() -> RGB {
+        histogram().max { $0.value < $1.value }?.key ?? RGB(red: 0, green: 0, blue: 0)
+    }
+
+    /// The number of pixels for which `predicate` holds.
+    public func count(where predicate: (RGB) -> Bool) -> Int {
+        var count = 0
+        for index in stride(from: 0, to: pixels.count, by: 3)
+        where predicate(RGB(red: pixels[index], green: pixels[index + 1], blue: pixels[index + 2])) {
+            count += 1
+        }
+        return count
+    }
+
+    /// The fraction (0…1) of pixels within `tolerance` of `color` (see ``RGB/distance(to:)``).
+    public func fraction(of color: RGB, tolerance: Int = 0) -> Double {
+        guard width * height > 0 else { return 0 }
+        return Double(count { $0.distance(to: color) <= tolerance }) / Double(width * height)
+    }
+
+    /// The rectangle (`x`, `y`, `width`, `height`), clipped to the image.
+    public func cropped(x: Int, y: Int, width: Int, height: Int) -> Screenshot {
+        let left = max(0, x)
+        let top = max(0, y)
+        let right = min(self.width, x + width)
+        let bottom = min(self.height, y + height)
+        guard right > left && bottom > top else { return Screenshot(width: 0, height: 0, pixels: []) }
+        var result: [UInt8] = []
+        result.reserveCapacity((right - left) * (bottom - top) * 3)
+        for row in top..<bottom {
+            let start = (row * self.width + left) * 3
+            result.append(contentsOf: pixels[start..<(start + (right - left) * 3)])
+        }
+        return Screenshot(width: right - left, height: bottom - top, pixels: result)
+    }
+
+    /// The image as a PNG file's bytes (RGB8, uncompressed deflate: see ``PNG``).
+    public func pngData() -> [UInt8] {
+        PNG.encode(self)
+    }
+
+    /// Writes the image as a PNG file.
+    public func writePNG(to path: String) throws {
+        guard FileManager.default.createFile(atPath: path, contents: Data(pngData())) else {
+            throw HarnessError("cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Writes the image as a binary PPM file.
+    public func writePPM(to path: String) throws {
+        let header = Array("P6\n\(width) \(height)\n255\n".utf8)
+        guard FileManager.default.createFile(atPath: path, contents: Data(header + pixels)) else {
+            throw HarnessError("cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+}
