@@ -47,6 +47,24 @@ final class SwayInstance: Sendable {
         waylandDisplay = wayland!
         waylandSocketPath = "\(directory.path)/\(wayland!)"
         ipcSocketPath = "\(directory.path)/\(ipc!)"
+        // The socket file exists from bind(), but connections are refused until sway calls listen() (seen under
+        // load: "Unable to connect to …sway-ipc….sock"). Ready means answering.
+        var lastError: (any Error)?
+        do {
+            try compositor.waitUntil(timeout: timeout, "sway's IPC to answer") {
+                do {
+                    _ = try swaymsg(["-t", "get_version"])
+                    return true
+                } catch {
+                    lastError = error
+                    return false
+                }
+            }
+        } catch var error as HarnessError {
+            compositor.stop()
+            if let lastError { error.message += "; last attempt: \(lastError)" }
+            throw error
+        }
     }
 
     var environment: [String: String] {

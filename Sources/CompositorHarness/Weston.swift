@@ -63,7 +63,9 @@ public final class Weston: Sendable {
             let socket = "\(directory.path)/\(waylandDisplay)"
             try compositor.waitUntil(timeout: timeout, "weston's socket") { access(socket, F_OK) == 0 }
             try compositor.waitUntil(timeout: timeout, "a wl_output in wayland-info") {
-                try !WaylandInfo.outputs(from: WaylandInfo.run(environment: environment)).isEmpty
+                // A refused connection (socket bound, not yet listening) is "not ready yet", not a failure.
+                guard let text = try? WaylandInfo.run(environment: environment) else { return false }
+                return !WaylandInfo.outputs(from: text).isEmpty
             }
         } catch {
             compositor.stop()
