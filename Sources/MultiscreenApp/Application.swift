@@ -180,7 +180,10 @@ public final class Application {
 
     private func renderDirtyScreens() {
         guard let context else { return }
-        for screen in screens.values {
+        // A screen that has never shown anything goes first: when an output appears, every other screen also
+        // redraws ("screen 2 of 3"), and the newcomer's first frame must not wait behind them.
+        let ordered = screens.values.sorted { !$0.hasCommitted && $1.hasCommitted }
+        for screen in ordered {
             screen.renderIfNeeded(context: context, canvas: { try makeCanvas() }, globals: globals)
         }
     }

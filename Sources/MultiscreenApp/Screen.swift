@@ -43,6 +43,9 @@ final class Screen {
 
     var isOpen: Bool { window != nil }
 
+    /// Whether the current window has committed a frame yet.
+    var hasCommitted: Bool { lastCommittedBuffer != nil }
+
     /// Creates the fullscreen window on `wlOutput`.
     func open(globals: WaylandGlobals, wlOutput: OpaquePointer?, appID: String) {
         let window = ToplevelWindow(

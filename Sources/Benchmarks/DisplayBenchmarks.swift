@@ -1,0 +1,234 @@
+import CompositorHarness
+import Foundation
+import Logging
+
+/// The benchmarks of issue 2: start-up, hotplug latency, idle wakeups and memory per output, each against a
+/// real headless sway and with a baseline measured the same way in the same run.
+public struct DisplayBenchmarks {
+    /// The `multiscreen` binary to measure (normally the running one).
+    public var binary: String
+    public var width: Int
+    public var height: Int
+    private let logger = Logger(label: "multiscreen.bench")
+
+    public init(binary: String, width: Int = 1280, height: Int = 720) {
+        self.binary = binary
+        self.width = width
+        self.height = height
+    }
+
+    // MARK: - Start-up
+
+    /// Exec → first buffer committed on every output, for Multiscreen with each of `outputCounts` outputs and
+    /// for `weston-simple-egl -f` on one output, runs interleaved so both see the same machine.
+    public func startup(outputCounts: [Int], runs: Int) throws -> [BenchmarkResult] {
+        var samples: [String: [Double]] = [:]
+        for run in 0..<runs {
+            for count in outputCounts {
+                let ms = try timeToFirstBuffers(
+                    executable: binary, arguments: ["run", "--log-level", "warning"], outputs: count)
+                samples["multiscreen-\(count)-outputs", default: []].append(ms)
+            }
+            let reference = try timeToFirstBuffers(executable: "weston-simple-egl", arguments: ["-f"], outputs: 1)
+            samples["weston-simple-egl-1-output", default: []].append(reference)
+            logger.info("start-up run \(run + 1)/\(runs) done")
+        }
+        var results: [BenchmarkResult] = []
+        for (subject, values) in samples.sorted(by: { $0.key < $1.key }) {
+            results.append(
+                BenchmarkResult(
+                    benchmark: "startup", subject: subject, metric: "median", value: SampleStatistics.median(values),
+                    unit: "ms", samples: values.count))
+            results.append(
+                BenchmarkResult(
+                    benchmark: "startup", subject: subject, metric: "max", value: values.max() ?? .nan, unit: "ms",
+                    samples: values.count))
+        }
+        if let reference = samples["weston-simple-egl-1-output"].map(SampleStatistics.median) {
+            for count in outputCounts {
+                guard let ours = samples["multiscreen-\(count)-outputs"].map(SampleStatistics.median) else { continue }
+                results.append(
+                    BenchmarkResult(
+                        benchmark: "startup", subject: "multiscreen-\(count)-outputs/weston-simple-egl-1-output",
+                        metric: "ratio-of-medians", value: ours / reference, unit: "x", samples: runs))
+            }
+        }
+        return results
+    }
+
+    private func timeToFirstBuffers(executable: String, arguments: [String], outputs: Int) throws -> Double {
+        let sway = try HeadlessSway(outputs: outputs, width: width, height: height)
+        defer { sway.stop() }
+        let start = WaylandDebugTrace.now()
+        let client = try ChildProcess(
+            executable, arguments, environment: sway.environment.merging(["WAYLAND_DEBUG": "1"]) { $1 })
+        defer { client.kill() }
+        var commits: [(surface: String, time: UInt32)] = []
+        try waitUntil(timeout: 30, "\(executable) to commit a buffer on \(outputs) outputs") {
+            commits = WaylandDebugTrace(text: client.output).firstBufferCommits
+            return commits.count >= outputs
+        }
+        let last = commits.prefix(outputs).map { WaylandDebugTrace.milliseconds(from: start, to: $0.time) }.max()
+        return last ?? .nan
+    }
+
+    // MARK: - Hotplug
+
+    /// `wl_output.done` of a new output → its first committed buffer, over `cycles` add/remove cycles of a nested
+    /// sway's outputs. Also reports fd count and RSS before and after, and protocol errors (must be none).
+    public func hotplug(cycles: Int) throws -> [BenchmarkResult] {
+        let outer = try HeadlessSway(outputs: 1, width: 1920, height: 1080)
+        defer { outer.stop() }
+        let nested = try NestedSway(inside: outer, outputs: 1, width: width / 2, height: height / 2)
+        defer { nested.stop() }
+        let app = try ChildProcess(
+            binary, ["run", "--log-level", "info"],
+            environment: nested.environment.merging(["WAYLAND_DEBUG": "1"]) { $1 })
+        defer { app.kill() }
+        _ = try app.waitForLine(containing: "first frame committed on WL-1", timeout: 30)
+        var latencies: [Double] = []
+        var fdsBefore = 0
+        var rssBefore = 0
+        for cycle in 0...cycles {
+            let offset = app.output.utf8.count
+            let name = try nested.createOutput()
+            _ = try app.waitForLine(containing: "first frame committed on \(name)", timeout: 30)
+            let segment = WaylandDebugTrace(text: String(app.output.utf8.dropFirst(offset)) ?? "")
+            if cycle > 0,  // cycle 0 warms caches and lazily created resources up
+                let output = segment.boundOutputs.last, let done = segment.firstDone(of: output),
+                let surface = segment.createdSurfaces.last, let commit = segment.firstBufferCommit(of: surface)
+            {
+                latencies.append(WaylandDebugTrace.milliseconds(from: done, to: commit))
+            }
+            try nested.removeOutput(name)
+            _ = try app.waitForLine(containing: "screen closed: \(name)", timeout: 30)
+            if cycle == 0 {
+                fdsBefore = app.openFileDescriptorCount
+                rssBefore = app.residentSetBytes
+            }
+            if cycle % 25 == 0 { logger.info("hotplug cycle \(cycle)/\(cycles)") }
+        }
+        let errors = app.output.components(separatedBy: "protocol error").count - 1
+        let alive = app.isRunning ? 1.0 : 0.0
+        return [
+            BenchmarkResult(
+                benchmark: "hotplug", subject: "multiscreen", metric: "done-to-commit-median",
+                value: SampleStatistics.median(latencies), unit: "ms", samples: latencies.count),
+            BenchmarkResult(
+                benchmark: "hotplug", subject: "multiscreen", metric: "done-to-commit-p95",
+                value: SampleStatistics.percentile(latencies, 95), unit: "ms", samples: latencies.count),
+            BenchmarkResult(
+                benchmark: "hotplug", subject: "multiscreen", metric: "done-to-commit-max",
+                value: latencies.max() ?? .nan, unit: "ms", samples: latencies.count),
+            BenchmarkResult(
+                benchmark: "hotplug", subject: "multiscreen", metric: "fds-before", value: Double(fdsBefore), unit: "fds"),
+            BenchmarkResult(
+                benchmark: "hotplug", subject: "multiscreen", metric: "fds-after",
+                value: Double(app.openFileDescriptorCount), unit: "fds"),
+            BenchmarkResult(
+                benchmark: "hotplug", subject: "multiscreen", metric: "rss-before", value: Double(rssBefore) / 1_048_576,
+                unit: "MiB"),
+            BenchmarkResult(
+                benchmark: "hotplug", subject: "multiscreen", metric: "rss-after",
+                value: Double(app.residentSetBytes) / 1_048_576, unit: "MiB"),
+            BenchmarkResult(
+                benchmark: "hotplug", subject: "multiscreen", metric: "protocol-errors", value: Double(errors),
+                unit: "count"),
+            BenchmarkResult(
+                benchmark: "hotplug", subject: "multiscreen", metric: "alive-after-cycles", value: alive, unit: "bool",
+                samples: cycles),
+        ]
+    }
+
+    // MARK: - Idle
+
+    /// Context switches per second of an idle Multiscreen with two screens, next to `sleep` measured the same
+    /// way (the instrument's own noise floor).
+    public func idle(seconds: Double) throws -> [BenchmarkResult] {
+        let sway = try HeadlessSway(outputs: 2, width: width, height: height)
+        defer { sway.stop() }
+        let app = try ChildProcess(binary, ["run", "--log-level", "info"], environment: sway.environment)
+        defer { app.kill() }
+        let control = try ChildProcess("sleep", ["3600"])
+        defer { control.kill() }
+        _ = try app.waitForLine(containing: "first frame committed on HEADLESS-2", timeout: 30)
+        _ = try app.waitForLine(containing: "first frame committed on HEADLESS-1", timeout: 30)
+        Thread.sleep(forTimeInterval: 1)  // let frame callbacks and presentation feedback of the first frames land
+        let before = (contextSwitches(app.pid), contextSwitches(control.pid))
+        Thread.sleep(forTimeInterval: seconds)
+        let after = (contextSwitches(app.pid), contextSwitches(control.pid))
+        return [
+            BenchmarkResult(
+                benchmark: "idle", subject: "multiscreen-2-outputs", metric: "wakeups-per-second",
+                value: Double(after.0 - before.0) / seconds, unit: "1/s"),
+            BenchmarkResult(
+                benchmark: "idle", subject: "sleep", metric: "wakeups-per-second",
+                value: Double(after.1 - before.1) / seconds, unit: "1/s"),
+        ]
+    }
+
+    // MARK: - Memory
+
+    /// RSS added per output, against that output's buffer size (width × height × 4 bytes).
+    public func memory(addedOutputs: Int) throws -> [BenchmarkResult] {
+        let sway = try HeadlessSway(outputs: 1, width: width, height: height)
+        defer { sway.stop() }
+        let app = try ChildProcess(
+            binary, ["run", "--log-level", "info"], environment: sway.environment.merging(["WAYLAND_DEBUG": "1"]) { $1 })
+        defer { app.kill() }
+        _ = try app.waitForLine(containing: "first frame committed on HEADLESS-1", timeout: 30)
+        let base = try settledRSS(app)
+        let buffersBefore = WaylandDebugTrace(text: app.output).shmBuffersCreated
+        for _ in 0..<addedOutputs {
+            let name = try sway.createOutput()
+            _ = try app.waitForLine(containing: "first frame committed on \(name)", timeout: 30)
+        }
+        let grown = try settledRSS(app)
+        let buffersAfter = WaylandDebugTrace(text: app.output).shmBuffersCreated
+        let perOutput = Double(grown - base) / Double(addedOutputs)
+        let bufferBytes = Double(width * height * 4)
+        return [
+            BenchmarkResult(
+                benchmark: "memory", subject: "multiscreen", metric: "rss-per-added-output",
+                value: perOutput / 1_048_576, unit: "MiB", samples: addedOutputs),
+            BenchmarkResult(
+                benchmark: "memory", subject: "\(width)x\(height)-buffer", metric: "buffer-bytes",
+                value: bufferBytes / 1_048_576, unit: "MiB"),
+            BenchmarkResult(
+                benchmark: "memory", subject: "multiscreen", metric: "rss-per-output/buffer-bytes",
+                value: perOutput / bufferBytes, unit: "x", samples: addedOutputs),
+            BenchmarkResult(
+                benchmark: "memory", subject: "mesa-swrast", metric: "shm-buffers-per-added-output",
+                value: Double(buffersAfter - buffersBefore) / Double(addedOutputs), unit: "buffers",
+                samples: addedOutputs),
+        ]
+    }
+
+    /// RSS once it stops changing (Mesa allocates the swap chain over the first frames).
+    private func settledRSS(_ app: ChildProcess) throws -> Int {
+        var last = app.residentSetBytes
+        var stableSince = Date()
+        try waitUntil(timeout: 10, "RSS to settle") {
+            Thread.sleep(forTimeInterval: 0.1)
+            let now = app.residentSetBytes
+            if now != last {
+                last = now
+                stableSince = Date()
+            }
+            return Date().timeIntervalSince(stableSince) > 0.5
+        }
+        return last
+    }
+
+    private func contextSwitches(_ pid: pid_t) -> Int {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.reduce(0) { total, task in
+            let status = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8)) ?? ""
+            return total
+                + status.split(separator: "\n")
+                .filter { $0.contains("ctxt_switches") }
+                .compactMap { Int($0.split(separator: ":").last!.trimmingCharacters(in: .whitespaces)) }
+                .reduce(0, +)
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import ArgumentParser
+import Benchmarks
+import Foundation
+import Logging
+
+/// `multiscreen bench …`: benchmarks with machine-readable results (docs/benchmarks.md has the commands and
+/// the numbers). Build in release first: `swift build -c release`.
+struct Bench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Benchmarks: start-up, hotplug latency, idle wakeups, memory per output, the message ring.",
+        subcommands: [BenchStartup.self, BenchHotplug.self, BenchIdle.self, BenchMemory.self])
+}
+
+/// Options every display benchmark shares.
+struct DisplayBenchOptions: ParsableArguments {
+    @OptionGroup var logging: LoggingOptions
+    @Flag(help: "Print a JSON array instead of one line per result.")
+    var json = false
+    @Option(help: "Output width in pixels.")
+    var width = 1280
+    @Option(help: "Output height in pixels.")
+    var height = 720
+
+    func benchmarks() -> DisplayBenchmarks {
+        logging.bootstrap()
+        return DisplayBenchmarks(binary: "/proc/self/exe".resolvingSymlinks, width: width, height: height)
+    }
+}
+
+struct BenchStartup: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "startup",
+        abstract: "Exec → first buffer on every output (1, 2, 4 outputs) vs weston-simple-egl on one output.")
+    @OptionGroup var options: DisplayBenchOptions
+    @Option(help: "Runs per subject (interleaved).")
+    var runs = 7
+
+    func run() throws {
+        printResults(try options.benchmarks().startup(outputCounts: [1, 2, 4], runs: runs), json: options.json)
+    }
+}
+
+struct BenchHotplug: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hotplug",
+        abstract: "wl_output.done of a new output → its first committed buffer, over add/remove cycles.")
+    @OptionGroup var options: DisplayBenchOptions
+    @Option(help: "Add/remove cycles (plus one warm-up).")
+    var cycles = 50
+
+    func run() throws {
+        printResults(try options.benchmarks().hotplug(cycles: cycles), json: options.json)
+    }
+}
+
+struct BenchIdle: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "idle", abstract: "Wakeups per second of an idle Multiscreen (and of `sleep`, the control).")
+    @OptionGroup var options: DisplayBenchOptions
+    @Option(help: "Seconds to observe.")
+    var seconds = 10.0
+
+    func run() throws {
+        printResults(try options.benchmarks().idle(seconds: seconds), json: options.json)
+    }
+}
+
+struct BenchMemory: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "memory", abstract: "RSS per added output against that output's buffer size.")
+    @OptionGroup var options: DisplayBenchOptions
+    @Option(help: "Outputs to add.")
+    var outputs = 3
+
+    func run() throws {
+        printResults(try options.benchmarks().memory(addedOutputs: outputs), json: options.json)
+    }
+}
