@@ -1,0 +1,134 @@
+import DequeModule
+import Messaging
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+extension RingBenchmark {
+    /// What the throughput and round-trip loops need from a queue: rigtorp's `try_push` and `front`+`pop`.
+    protocol Queue: AnyObject, Sendable {
+        func tryPush(_ value: Int) -> Bool
+        func tryPop() -> Int?
+    }
+
+    /// Baseline (a): what a Swift developer would write first, a `Deque` behind a `Mutex`, bounded to the same
+    /// capacity so "full" means the same thing, and waited on the same way (spinning, as rigtorp's benchmark does).
+    final class MutexDeque: Queue {
+        private let storage: Mutex<Deque<Int>>
+        private let capacity: Int
+
+        init(capacity: Int) {
+            self.capacity = capacity
+            storage = Mutex(Deque(minimumCapacity: min(capacity, 1 << 20)))
+        }
+
+        func tryPush(_ value: Int) -> Bool {
+            storage.withLock { deque in
+                if deque.count >= capacity { return false }
+                deque.append(value)
+                return true
+            }
+        }
+
+        func tryPop() -> Int? { storage.withLock { $0.popFirst() } }
+    }
+
+    /// A log-linear latency histogram: exact below 16 ns, then 16 buckets per power of two (≤ 6.25 % error), a few
+    /// KiB in all. HdrHistogram's idea without the dependency.
+    struct Histogram {
+        private var counts = [Int](repeating: 0, count: 16 + 60 * 16)
+        private(set) var count = 0
+
+        mutating func record(_ nanoseconds: UInt64) {
+            counts[Self.bucket(of: nanoseconds)] += 1
+            count += 1
+        }
+
+        static func bucket(of value: UInt64) -> Int {
+            if value < 16 { return Int(value) }
+            let magnitude = UInt64.bitWidth - 1 - value.leadingZeroBitCount  // ≥ 4
+            let sub = Int(value >> UInt64(magnitude - 4)) - 16
+            return 16 + (magnitude - 4) * 16 + sub
+        }
+
+        /// The lower bound of a bucket (what a value in it is reported as).
+        static func lowerBound(of bucket: Int) -> Double {
+            if bucket < 16 { return Double(bucket) }
+            let magnitude = (bucket - 16) / 16 + 4
+            let sub = (bucket - 16) % 16
+            return Double((16 + sub) << (magnitude - 4))
+        }
+
+        /// The `p`-th percentile (0…100), in nanoseconds.
+        func percentile(_ p: Double) -> Double {
+            guard count > 0 else { return .nan }
+            let rank = max(1, Int((p / 100 * Double(count)).rounded(.up)))
+            var seen = 0
+            for (bucket, bucketCount) in counts.enumerated() {
+                seen += bucketCount
+                if seen >= rank { return Self.lowerBound(of: bucket) }
+            }
+            return .nan
+        }
+    }
+
+    /// A joinable POSIX thread, optionally pinned to one CPU (rigtorp's `pinThread`).
+    final class PinnedThread {
+        private final class Body {
+            let run: () -> Void
+            init(_ run: @escaping () -> Void) { self.run = run }
+        }
+        private var thread = pthread_t()
+
+        init(cpu: Int?, _ body: @escaping () -> Void) {
+            let context = Unmanaged.passRetained(
+                Body {
+                    if let cpu { PinnedThread.pinCurrentThread(to: cpu) }
+                    body()
+                }
+            ).toOpaque()
+            let result = pthread_create(
+                &thread, nil,
+                { context in
+                    Unmanaged<Body>.fromOpaque(context!).takeRetainedValue().run()
+                    return nil
+                }, context)
+            precondition(result == 0, "pthread_create: \(result)")
+        }
+
+        func join() { pthread_join(thread, nil) }
+
+        static func pinCurrentThread(to cpu: Int) {
+            var set = cpu_set_t()
+            withUnsafeMutableBytes(of: &set) { bytes in bytes[cpu / 8] |= UInt8(1 << (cpu % 8)) }
+            guard let setAffinity = schedSetAffinity, setAffinity(0, MemoryLayout<cpu_set_t>.size, &set) == 0 else {
+                fatalError("cannot pin to CPU \(cpu)")
+            }
+        }
+
+        /// `sched_setaffinity(2)` (pid 0: the calling thread). Glibc's Swift module leaves out the `_GNU_SOURCE`
+        /// parts of `<sched.h>`, so the symbol is looked up at run time.
+        private static let schedSetAffinity: (@convention(c) (pid_t, Int, UnsafeMutableRawPointer) -> Int32)? = {
+            guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "sched_setaffinity") else { return nil }
+            return unsafeBitCast(symbol, to: (@convention(c) (pid_t, Int, UnsafeMutableRawPointer) -> Int32).self)
+        }()
+    }
+}
+
+extension SPSCRing: RingBenchmark.Queue where Element == Int, Atomics == HardwareRingAtomics {}
+
+extension RingBenchmark {
+    /// Hands completion from async code back to a benchmark thread.
+    final class CompletionSignal: Sendable {
+        private let state = Mutex(false)
+
+        func signal() { state.withLock { $0 = true } }
+
+        /// Waits by polling every 50 µs: benchmark threads must not block inside the cooperative pool's own threads.
+        func wait() {
+            while !state.withLock({ $0 }) { usleep(50) }
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import ArgumentParser
+import Benchmarks
+
+/// `multiscreen bench ring`: the lock-free message ring against `Mutex<Deque>` and `AsyncStream`, by the method of
+/// rigtorp/SPSCQueue's benchmark, plus the eventfd wakeup latency and syscalls per message (issue 3;
+/// docs/benchmarks.md, "Message ring"). Build in release first.
+struct BenchRingCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ring",
+        abstract: "Message ring throughput, round trip, wakeup latency and syscalls per message vs Mutex<Deque> and AsyncStream.")
+
+    @Flag(help: "Print one JSON document instead of one line per result.")
+    var json = false
+
+    @Option(help: "Pin the consumer/echo thread to the first CPU and the producer to the second, e.g. 0,1.")
+    var cpus: String?
+
+    @Option(help: "Repetitions of each measurement; medians are reported.")
+    var runs = 5
+
+    @Option(help: "Items per throughput run (rigtorp: 10000000).")
+    var items = 10_000_000
+
+    @Option(help: "Round trips per run.")
+    var roundTrips = 1_000_000
+
+    func validate() throws {
+        if let cpus, parsedCPUs(cpus) == nil {
+            throw ValidationError("--cpus takes two CPU numbers, e.g. 0,1")
+        }
+        if runs < 1 || items < 1024 || roundTrips < 100 {
+            throw ValidationError("--runs ≥ 1, --items ≥ 1024, --round-trips ≥ 100")
+        }
+    }
+
+    func run() throws {
+        var options = RingBenchmark.Options()
+        options.cpus = cpus.flatMap(parsedCPUs)
+        options.runs = runs
+        options.items = items
+        options.roundTrips = roundTrips
+        let results = RingBenchmark.run(options) { result in
+            if !json { print(result.line) }
+        }
+        if json { print(RingBenchmark.json(results, options: options)) }
+    }
+
+    private func parsedCPUs(_ text: String) -> [Int]? {
+        let cpus = text.split(separator: ",").compactMap { Int($0) }
+        return cpus.count == 2 && cpus.allSatisfy { $0 >= 0 && $0 < 1024 } ? cpus : nil
+    }
+}
