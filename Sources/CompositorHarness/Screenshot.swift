@@ -128,16 +128,22 @@ public struct Screenshot: Sendable, Equatable {
         return Screenshot(width: right - left, height: bottom - top, pixels: result)
     }
 
-    /// The image as a PNG file's bytes (RGB8, uncompressed deflate: see ``PNG``).
+    /// The image as a PNG file's bytes (RGB8, compressed by libpng: see ``PNG``).
+    ///
+    /// - Precondition: the image is not empty (PNG cannot hold a 0-pixel-wide or -high image); ``writePNG(to:)``
+    ///   throws instead.
     public func pngData() -> [UInt8] {
-        PNG.encode(self)
+        do {
+            return try PNG.encode(self)
+        } catch {
+            preconditionFailure("\(error)")
+        }
     }
 
     /// Writes the image as a PNG file.
+    /// - Throws: ``HarnessError`` with libpng's message if the file cannot be written or the image is empty.
     public func writePNG(to path: String) throws {
-        guard FileManager.default.createFile(atPath: path, contents: Data(pngData())) else {
-            throw HarnessError("cannot write \(path): \(String(cString: strerror(errno)))")
-        }
+        try PNG.write(self, to: path)
     }
 
     /// Writes the image as a binary PPM file.

@@ -196,8 +196,24 @@ struct HarnessTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         try image.writePNG(to: path)
         #expect(try Screenshot(contentsOfFile: path) == image)
+        // pngData() and writePNG(to:) both go through libpng's encoder; the bytes read back the same.
+        let data = image.pngData()
+        #expect(data.starts(with: [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(data)))
+        #expect(try Screenshot(contentsOfFile: path) == image)
 
-        // grim compresses with zlib (Huffman codes): exercises the decoder's real inflate paths.
+        // Broken PNGs and impossible writes fail with libpng's own message, not a crash.
+        var truncated = data
+        truncated.removeLast(data.count / 2)
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(truncated)))
+        let decodeError = #expect(throws: HarnessError.self) { try Screenshot(contentsOfFile: path) }
+        #expect(decodeError?.message.contains("PNG") == true, "\(String(describing: decodeError))")
+        let empty = Screenshot(width: 0, height: 0, pixels: [])
+        #expect(throws: HarnessError.self) { try empty.writePNG(to: path) }
+        let missingDirectory = NSTemporaryDirectory() + "no-such-directory-\(UUID().uuidString)/a.png"
+        #expect(throws: HarnessError.self) { try image.writePNG(to: missingDirectory) }
+
+        // grim writes its own compressed PNGs: decoding them gives the pixels of grim's PPM.
         let sway = try HeadlessSway(outputs: 1, width: 320, height: 240, extraConfig: Self.backgroundConfig)
         defer { sway.stop() }
         let ppm = try sway.waitForScreenshot("HEADLESS-1") { $0.fraction(of: Self.background) > 0.99 }
