@@ -101,7 +101,7 @@ public final class SPSCRing<Element: BitwiseCopyable, Atomics: RingIndexAtomics>
             cachedHead.pointee = head
             if tail &- head == UInt(capacity) { return false }
         }
-        (slots + Int(tail & mask)).initialize(to: element)
+        (slots + Int(bitPattern: tail & mask)).initialize(to: element)
         atomics.didWriteSlot(at: tail)
         atomics.storeTail(tail &+ 1, ordering: .releasing)
         return true
@@ -121,7 +121,7 @@ public final class SPSCRing<Element: BitwiseCopyable, Atomics: RingIndexAtomics>
         }
         let count = min(free, elements.count)
         if count == 0 { return 0 }
-        let first = Int(tail & mask)
+        let first = Int(bitPattern: tail & mask)
         let beforeWrap = min(count, capacity - first)
         (slots + first).initialize(from: source, count: beforeWrap)
         slots.initialize(from: source + beforeWrap, count: count - beforeWrap)
@@ -143,7 +143,7 @@ public final class SPSCRing<Element: BitwiseCopyable, Atomics: RingIndexAtomics>
             noteDepth(tail &- head)
         }
         atomics.willReadSlot(at: head)
-        let element = slots[Int(head & mask)]
+        let element = slots[Int(bitPattern: head & mask)]
         atomics.storeHead(head &+ 1, ordering: .releasing)
         return element
     }
@@ -163,7 +163,7 @@ public final class SPSCRing<Element: BitwiseCopyable, Atomics: RingIndexAtomics>
         for offset in 0..<UInt(count) {
             let index = head &+ offset
             atomics.willReadSlot(at: index)
-            body(slots[Int(index & mask)])
+            body(slots[Int(bitPattern: index & mask)])
         }
         atomics.storeHead(head &+ UInt(count), ordering: .releasing)
         return count
