@@ -24,6 +24,7 @@ final class Screen {
     private var fractionalScale120: UInt32?
     private var lastCommittedBuffer: (Int32, Int32, Int32)?
     private var compositorSendsPresented = false
+    private var opaqueSize: (Int32, Int32)?
     private var lastCommitMonotonic: UInt64 = 0
     private let logger: Logger
 
@@ -117,6 +118,11 @@ final class Screen {
             guard let surface else { return }
             surface.resize(width: geometry.bufferWidth, height: geometry.bufferHeight)
             window.setBufferScale(geometry.bufferScale)
+            if opaqueSize.map({ $0 != (geometry.logicalWidth, geometry.logicalHeight) }) ?? true {
+                window.setOpaque(
+                    width: geometry.logicalWidth, height: geometry.logicalHeight, compositor: globals.compositor)
+                opaqueSize = (geometry.logicalWidth, geometry.logicalHeight)
+            }
             if geometry.usesViewport {
                 window.setViewportDestination(width: geometry.logicalWidth, height: geometry.logicalHeight)
             }
@@ -192,6 +198,7 @@ final class Screen {
         window = nil
         geometry = nil
         lastCommittedBuffer = nil
+        opaqueSize = nil
         pendingSerial = nil
         configuredWidth = 0
         configuredHeight = 0

@@ -30,16 +30,7 @@ public final class GraphicsContext {
         guard eglBindAPI(EGLenum(EGL_OPENGL_ES_API)) == EGL_TRUE else {
             throw RenderingError.egl(call: "eglBindAPI", code: eglGetError())
         }
-        // Opaque 8-bit RGB: no alpha channel, so the compositor never blends our fullscreen surfaces.
-        let attributes: [EGLint] = [
-            EGL_SURFACE_TYPE, EGL_WINDOW_BIT, EGL_RENDERABLE_TYPE, EGL_OPENGL_ES2_BIT,
-            EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8, EGL_ALPHA_SIZE, 0, EGL_NONE,
-        ]
-        var config: EGLConfig?
-        var count: EGLint = 0
-        guard eglChooseConfig(display, attributes, &config, 1, &count) == EGL_TRUE, count > 0, let config else {
-            throw RenderingError.egl(call: "eglChooseConfig", code: eglGetError())
-        }
+        let config = try Self.chooseConfig(display)
         self.config = config
         let contextAttributes: [EGLint] = [EGL_CONTEXT_CLIENT_VERSION, 2, EGL_NONE]
         guard let context = eglCreateContext(display, config, nil, contextAttributes) else {
@@ -51,6 +42,38 @@ public final class GraphicsContext {
     }
 
     deinit { terminate() }
+
+    /// A config with exactly 8 bits per channel, alpha included (ARGB8888 shm buffers).
+    ///
+    /// EGL treats the sizes asked for as minimums and sorts deeper configs first, so a plain
+    /// `eglChooseConfig(R8 G8 B8)` returns 10-bit XRGB2101010 on Mesa: sway shows that, weston 10's pixman renderer
+    /// draws it black. An alpha-less XRGB8888 config fared no better on weston 10 (the surface came out
+    /// transparent). ARGB8888 with alpha kept at 1 by ``Canvas`` (and an opaque region on the surface, so the
+    /// compositor need not blend) shows correctly on both.
+    private static func chooseConfig(_ display: EGLDisplay) throws -> EGLConfig {
+        let attributes: [EGLint] = [
+            EGL_SURFACE_TYPE, EGL_WINDOW_BIT, EGL_RENDERABLE_TYPE, EGL_OPENGL_ES2_BIT,
+            EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8, EGL_NONE,
+        ]
+        var count: EGLint = 0
+        guard eglChooseConfig(display, attributes, nil, 0, &count) == EGL_TRUE, count > 0 else {
+            throw RenderingError.egl(call: "eglChooseConfig", code: eglGetError())
+        }
+        var configs = [EGLConfig?](repeating: nil, count: Int(count))
+        eglChooseConfig(display, attributes, &configs, count, &count)
+        func size(_ config: EGLConfig, _ attribute: EGLint) -> EGLint {
+            var value: EGLint = 0
+            eglGetConfigAttrib(display, config, attribute, &value)
+            return value
+        }
+        let eightBit = configs.compactMap { $0 }.filter { config in
+            [EGL_RED_SIZE, EGL_GREEN_SIZE, EGL_BLUE_SIZE].allSatisfy { size(config, $0) == 8 }
+        }
+        guard let chosen = eightBit.first(where: { size($0, EGL_ALPHA_SIZE) == 8 }) ?? eightBit.first else {
+            throw RenderingError.egl(call: "eglChooseConfig (no 8-bit RGB config)", code: eglGetError())
+        }
+        return chosen
+    }
 
     /// Makes `surface` current (or no surface, for resource work). Returns false on failure.
     @discardableResult

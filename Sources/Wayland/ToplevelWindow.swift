@@ -72,6 +72,17 @@ public final class ToplevelWindow {
 
     public func setBufferScale(_ scale: Int32) { wl_surface_set_buffer_scale(surface, scale) }
 
+    /// Declares the whole `width`×`height` surface opaque (applies at the next commit), so the compositor skips
+    /// blending it even though our buffers carry an alpha channel.
+    public func setOpaque(width: Int32, height: Int32, compositor: OpaquePointer?) {
+        guard let region = wl_compositor_create_region(compositor) else { return }
+        wl_region_add(region, 0, 0, width, height)
+        wl_surface_set_opaque_region(surface, region)
+        // "The compositor ignores the parts of the opaque region that fall outside of the surface" and the region
+        // is copied at set time: it can be destroyed right away (wayland.xml, wl_surface.set_opaque_region).
+        wl_region_destroy(region)
+    }
+
     /// Maps the whole buffer onto `width`×`height` surface coordinates (fractional scaling).
     public func setViewportDestination(width: Int32, height: Int32) {
         guard let viewport else { return }
