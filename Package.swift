@@ -85,6 +85,7 @@ let package = Package(
 
         .testTarget(name: "MessagingTests", dependencies: ["Messaging"]),
         .testTarget(name: "ScreensTests", dependencies: ["Screens"]),
+        .testTarget(name: "WaylandTests", dependencies: ["Wayland", "MultiscreenApp", "CompositorHarness"]),
         .testTarget(name: "TextRenderingTests", dependencies: ["TextRendering"]),
         .testTarget(
             name: "IntegrationTests",

@@ -81,12 +81,9 @@ public final class Application {
         var status = ExitStatus.success
         do {
             try loop.run { stopRequested }
-        } catch let error as WaylandError {
-            logger.critical("\(error)")
-            if case .protocolError = error { status = .protocolError } else { status = .compositorLost }
         } catch {
             logger.critical("\(error)")
-            status = .compositorLost
+            status = ExitStatus(loopError: error)
         }
         shutDown(connectionAlive: status == .success)
         return status

@@ -1,3 +1,5 @@
+import Wayland
+
 /// The documented exit statuses of `multiscreen run` (README, "Exit status").
 public enum ExitStatus: Int32, Sendable {
     /// Orderly shutdown after SIGINT or SIGTERM.
@@ -8,4 +10,16 @@ public enum ExitStatus: Int32, Sendable {
     case compositorLost = 3
     /// The compositor reported a protocol error.
     case protocolError = 4
+}
+
+extension ExitStatus {
+    /// The status for the error that ended the event loop: a protocol error is ours (or the compositor's) to fix,
+    /// anything else on the connection means the compositor is gone.
+    public init(loopError error: Error) {
+        if case .protocolError? = error as? WaylandError {
+            self = .protocolError
+        } else {
+            self = .compositorLost
+        }
+    }
 }
