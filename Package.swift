@@ -30,6 +30,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-atomics", from: "1.2.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // C libraries.
@@ -50,7 +51,7 @@ let package = Package(
         // Lock-free rings, the wakeup, messages and their JSON codec. No Wayland.
         .target(name: "Messaging", dependencies: [atomics]),
         // Pure model: outputs, screens, their content. No C imports, tests in milliseconds.
-        .target(name: "Screens"),
+        .target(name: "Screens", dependencies: [.product(name: "TOMLKit", package: "TOMLKit")]),
         // Shaping (HarfBuzz) and rasterising (FreeType) text with fontconfig fallback.
         .target(name: "TextRendering", dependencies: ["CFreeType", "CHarfBuzz", "CFontconfig"]),
         // EGL display/context/surfaces, GLES2 programs from shaders/, quads, textures.
@@ -60,7 +61,7 @@ let package = Package(
         // Swift owners of Wayland objects and the display thread's event loop.
         .target(
             name: "Wayland",
-            dependencies: ["CWaylandClient", "CWaylandProtocols", "Screens", logging]),
+            dependencies: ["CWaylandClient", "CWaylandProtocols", "CXKBCommon", "CLinux", "Screens", logging]),
         // The application: screens on every output, frame scheduling, presentation statistics.
         .target(
             name: "MultiscreenApp",
@@ -85,6 +86,7 @@ let package = Package(
 
         .testTarget(name: "MessagingTests", dependencies: ["Messaging"]),
         .testTarget(name: "ScreensTests", dependencies: ["Screens"]),
+        .testTarget(name: "BenchmarksTests", dependencies: ["Benchmarks"]),
         .testTarget(name: "WaylandTests", dependencies: ["Wayland", "MultiscreenApp", "CompositorHarness"]),
         .testTarget(name: "TextRenderingTests", dependencies: ["TextRendering"]),
         .testTarget(

@@ -41,8 +41,11 @@ public struct WaylandDebugTrace: Sendable {
     static func parse(_ raw: Substring) -> Line? {
         // "[3755227.771]  -> wl_surface@10.commit()"  or  "[3756160.768] wl_output@11.done()"
         guard raw.first == "[", let close = raw.firstIndex(of: "]") else { return nil }
+        // "%7u.%03u": the milliseconds are space-padded.
         let stamp = raw[raw.index(after: raw.startIndex)..<close].split(separator: ".")
-        guard stamp.count == 2, let ms = UInt64(stamp[0]), let us = UInt64(stamp[1]) else { return nil }
+        guard stamp.count == 2, let ms = UInt64(stamp[0].drop { $0 == " " }), let us = UInt64(stamp[1]) else {
+            return nil
+        }
         var rest = raw[raw.index(after: close)...].drop { $0 == " " }
         let isRequest = rest.hasPrefix("->")
         if isRequest { rest = rest.dropFirst(2).drop { $0 == " " } }
