@@ -1,0 +1,198 @@
+import Foundation
+import TOMLKit
+
+/// The roles config file: which output is the controller, what the others show, and what happens when the
+/// controller's output goes away.
+///
+/// The file is TOML because kiosk installers edit it by hand, often over SSH on the device: TOML allows comments
+/// (to say why a rule is there), has no significant indentation to get wrong (unlike YAML), no trailing-comma or
+/// quoting traps (unlike JSON), and its parser reports syntax errors with a line and column. Unknown keys are
+/// errors, not ignored, so that a typo (`nmae = "HDMI-A-1"`) is reported instead of silently matching nothing.
+///
+/// ```toml
+/// [controller]
+/// fallback = "first"   # or "none": what happens while the controller's output is gone
+/// return = true        # move the controller UI back when it returns
+///
+/// [[rule]]
+/// match = { name = "HDMI-A-1" }   # any of name, description, make, model; exact or glob (* and ?)
+/// role = "controller"
+///
+/// [[rule]]
+/// match = { make = "Dell*" }
+/// role = "external"
+/// content = "mirror"              # messages | mirror | card | blank (default messages)
+/// ```
+public struct RoleConfig: Equatable, Sendable {
+    /// What shows the controller UI while the preferred controller's output is gone.
+    public enum Fallback: String, Equatable, Sendable, CaseIterable {
+        /// The first remaining output (natural name order) stands in, without taking the role for good.
+        case first
+        /// No controller UI until the controller's output returns (the externals keep showing their content).
+        case none
+    }
+
+    /// One `[[rule]]`: outputs it matches get its role and, when external, its content mode.
+    public struct Rule: Equatable, Sendable {
+        public var match: OutputMatch
+        public var role: ScreenRole
+        /// The content mode for a matched output that is not the controller; nil leaves the default (messages).
+        public var content: ContentMode?
+
+        public init(match: OutputMatch, role: ScreenRole, content: ContentMode? = nil) {
+            self.match = match
+            self.role = role
+            self.content = content
+        }
+    }
+
+    public var fallback: Fallback
+    /// `return` in the file: whether the controller UI moves back when the preferred controller's output returns.
+    public var returnsToPreferred: Bool
+    /// In file order: the first rule that matches an output decides.
+    public var rules: [Rule]
+
+    public init(fallback: Fallback = .first, returnsToPreferred: Bool = true, rules: [Rule] = []) {
+        self.fallback = fallback
+        self.returnsToPreferred = returnsToPreferred
+        self.rules = rules
+    }
+
+    /// The first rule matching `output`, if any.
+    public func rule(for output: OutputInfo) -> Rule? {
+        rules.first { $0.match.matches(output) }
+    }
+
+    /// `$XDG_CONFIG_HOME/multiscreen/config.toml`, else `~/.config/multiscreen/config.toml`.
+    ///
+    /// A relative `XDG_CONFIG_HOME` is ignored, as the XDG Base Directory spec requires.
+    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        XDGPath.base(environment, variable: "XDG_CONFIG_HOME", fallback: ".config") + "/multiscreen/config.toml"
+    }
+
+    /// Reads the config at `path`. A missing file is not an error: it gives the defaults (no rules).
+    public static func load(path: String) throws(RoleConfigError) -> RoleConfig {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch let error as CocoaError where error.code == .fileReadNoSuchFile {
+            return RoleConfig()
+        } catch {
+            return try missingOrUnreadable(path: path, error: error)
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw .unreadable(file: path, reason: "not UTF-8 text")
+        }
+        do {
+            return try parse(text)
+        } catch {
+            throw error.inFile(path)
+        }
+    }
+
+    /// Parses the text of a config file.
+    public static func parse(_ text: String) throws(RoleConfigError) -> RoleConfig {
+        let root: TOMLTable
+        do {
+            root = try TOMLTable(string: text)
+        } catch let error as TOMLParseError {
+            throw .syntax(
+                file: nil, line: error.source.begin.line, column: error.source.begin.column,
+                message: error.description)
+        } catch {
+            throw .syntax(file: nil, line: 0, column: 0, message: "\(error)")
+        }
+        var config = RoleConfig()
+        try checkKeys(root, path: nil, allowed: ["controller", "rule"])
+        if let controller = root["controller"] {
+            guard let table = controller.table else {
+                throw .wrongType(file: nil, key: "controller", expected: "a table")
+            }
+            try checkKeys(table, path: "controller", allowed: ["fallback", "return"])
+            if let value = table["fallback"] {
+                let text = try string(value, key: "controller.fallback")
+                guard let fallback = Fallback(rawValue: text) else {
+                    throw .invalidValue(
+                        file: nil, key: "controller.fallback", value: text, reason: "expected \"first\" or \"none\"")
+                }
+                config.fallback = fallback
+            }
+            if let value = table["return"] {
+                guard let flag = value.bool else {
+                    throw .wrongType(file: nil, key: "controller.return", expected: "true or false")
+                }
+                config.returnsToPreferred = flag
+            }
+        }
+        if let rules = root["rule"] {
+            guard let array = rules.array, array.allSatisfy({ $0.table != nil }) else {
+                throw .wrongType(file: nil, key: "rule", expected: "an array of tables ([[rule]] sections)")
+            }
+            for index in 0..<array.count {
+                config.rules.append(try rule(array[index].table!, path: "rule[\(index + 1)]"))
+            }
+        }
+        return config
+    }
+
+    private static func rule(_ table: TOMLTable, path: String) throws(RoleConfigError) -> Rule {
+        try checkKeys(table, path: path, allowed: ["match", "role", "content"])
+        guard let matchValue = table["match"] else { throw .missingKey(file: nil, key: "\(path).match") }
+        guard let matchTable = matchValue.table else {
+            throw .wrongType(file: nil, key: "\(path).match", expected: "a table such as { name = \"HDMI-A-1\" }")
+        }
+        let fields = ["name", "description", "make", "model"]
+        try checkKeys(matchTable, path: "\(path).match", allowed: fields)
+        var values: [String: String] = [:]
+        for field in fields {
+            if let value = matchTable[field] { values[field] = try string(value, key: "\(path).match.\(field)") }
+        }
+        let match = OutputMatch(
+            name: values["name"], description: values["description"], make: values["make"], model: values["model"])
+        if match.isEmpty {
+            throw .invalidValue(
+                file: nil, key: "\(path).match", value: "{}",
+                reason: "give at least one of name, description, make, model (\"*\" matches everything)")
+        }
+        guard let roleValue = table["role"] else { throw .missingKey(file: nil, key: "\(path).role") }
+        let roleName = try string(roleValue, key: "\(path).role")
+        guard let role = ScreenRole.validated(roleName) else {
+            throw .invalidValue(
+                file: nil, key: "\(path).role", value: roleName,
+                reason: "a role is \"controller\", \"external\" or another lowercase name of letters, digits and -")
+        }
+        var content: ContentMode?
+        if let contentValue = table["content"] {
+            let name = try string(contentValue, key: "\(path).content")
+            guard let mode = ContentMode(rawValue: name) else {
+                let modes = ContentMode.allCases.map(\.rawValue).joined(separator: ", ")
+                throw .invalidValue(file: nil, key: "\(path).content", value: name, reason: "expected one of: \(modes)")
+            }
+            content = mode
+        }
+        return Rule(match: match, role: role, content: content)
+    }
+
+    private static func checkKeys(_ table: TOMLTable, path: String?, allowed: [String]) throws(RoleConfigError) {
+        for key in table.keys.sorted() where !allowed.contains(key) {
+            throw .unknownKey(file: nil, key: path.map { "\($0).\(key)" } ?? key, expected: allowed)
+        }
+    }
+
+    private static func string(_ value: TOMLValueConvertible, key: String) throws(RoleConfigError) -> String {
+        guard let text = value.string else { throw .wrongType(file: nil, key: key, expected: "a string") }
+        return text
+    }
+
+    private static func missingOrUnreadable(path: String, error: Error) throws(RoleConfigError) -> RoleConfig {
+        // Foundation on Linux reports a missing file as NSFileReadNoSuchFileError or as a POSIX ENOENT.
+        let nsError = error as NSError
+        if nsError.domain == NSPOSIXErrorDomain && nsError.code == Int(ENOENT) { return RoleConfig() }
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError,
+            underlying.domain == NSPOSIXErrorDomain && underlying.code == Int(ENOENT)
+        {
+            return RoleConfig()
+        }
+        throw .unreadable(file: path, reason: nsError.localizedDescription)
+    }
+}

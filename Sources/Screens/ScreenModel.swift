@@ -1,0 +1,102 @@
+import Foundation
+
+/// The whole pure model the display thread owns: roles and content modes, cards, and the message log, with the
+/// rules that span them, and the conversion to and from the state file.
+///
+/// Rules that live here rather than in the parts:
+/// - requests naming a screen are checked against the connected outputs (``UnknownScreenError``, listing them);
+/// - opening (or reopening) a card on a screen switches that screen's content mode to `card`, remembered for the
+///   monitor like any mode set at run time; closing the card leaves the mode alone (`card` with no card open
+///   shows the messages, see ``ContentMode/card``);
+/// - a screen that goes away sends its card back to the waiting list.
+public struct ScreenModel: Sendable {
+    public private(set) var roles: RoleAssigner
+    public private(set) var cards: CardBoard
+    public private(set) var log: MessageLog
+
+    /// - Parameters:
+    ///   - config: the parsed config file (``RoleConfig/load(path:)``; the defaults when it was missing or bad).
+    ///   - state: the restored state (``StateStore/load(now:)``).
+    ///   - messageCapacity: how many messages the log keeps.
+    public init(
+        config: RoleConfig = RoleConfig(), state: PersistentState = PersistentState(),
+        messageCapacity: Int = MessageLog.defaultCapacity
+    ) {
+        roles = RoleAssigner(config: config, memory: state.memory)
+        cards = CardBoard(cards: state.cards)
+        log = MessageLog(capacity: messageCapacity, restoring: state.messages)
+    }
+
+    /// The latest assignment.
+    public var assignment: Assignment { roles.assignment }
+
+    /// Reassigns after the outputs changed; cards of screens that went away return to the waiting list.
+    @discardableResult
+    public mutating func update(outputs: [OutputInfo]) -> (assignment: Assignment, returnedCards: [Card]) {
+        let names = Set(outputs.map(\.displayName))
+        var returned: [Card] = []
+        for card in cards.open where !names.contains(card.screen!) {
+            if let moved = cards.screenRemoved(card.screen!) { returned.append(moved) }
+        }
+        return (roles.assign(outputs), returned)
+    }
+
+    @discardableResult
+    public mutating func set(role: ScreenRole, forScreen name: String) throws(UnknownScreenError) -> Assignment {
+        try roles.set(role: role, forOutputNamed: name)
+    }
+
+    @discardableResult
+    public mutating func set(content: ContentMode, forScreen name: String) throws(UnknownScreenError) -> Assignment {
+        try roles.set(content: content, forOutputNamed: name)
+    }
+
+    /// Opens a card on `screen` (replacing the one there) and switches the screen to `card` mode.
+    @discardableResult
+    public mutating func openCard(text: String, onScreen screen: String) throws(CardError) -> Card {
+        try checkCardScreen(screen)
+        let card = cards.open(text: text, onScreen: screen)
+        _ = try? roles.set(content: .card, forOutputNamed: screen)
+        return card
+    }
+
+    /// Opens a waiting card (or moves an open one) to `screen`, and switches the screen to `card` mode.
+    @discardableResult
+    public mutating func reopenCard(id: UInt64, onScreen screen: String) throws(CardError) -> Card {
+        try checkCardScreen(screen)
+        let card = try cards.reopen(id: id, onScreen: screen)
+        _ = try? roles.set(content: .card, forOutputNamed: screen)
+        return card
+    }
+
+    /// Closes the card open on `screen`.
+    @discardableResult
+    public mutating func closeCard(onScreen screen: String) throws(CardError) -> Card {
+        try checkCardScreen(screen)
+        return try cards.close(onScreen: screen)
+    }
+
+    /// Logs a message for every screen (`screen` nil) or one connected screen.
+    @discardableResult
+    public mutating func receive(text: String, screen: String?, at time: Date = Date()) throws(UnknownScreenError)
+        -> LoggedMessage
+    {
+        if let screen { _ = try roles.output(named: screen) }
+        return log.append(text: text, screen: screen, at: time)
+    }
+
+    /// What to save: run-time roles and modes, cards, and the log (oldest first).
+    public var persistentState: PersistentState {
+        PersistentState(
+            roles: roles.memory.roles, contents: roles.memory.contents, cards: cards.cards,
+            messages: log.newestFirst.reversed())
+    }
+
+    private func checkCardScreen(_ screen: String) throws(CardError) {
+        do {
+            _ = try roles.output(named: screen)
+        } catch {
+            throw .unknownScreen(error)
+        }
+    }
+}

@@ -1,0 +1,173 @@
+import Foundation
+import Testing
+
+@testable import Screens
+
+@Suite struct RoleConfigTests {
+    @Test func parsesTheDocumentedExample() throws {
+        let config = try RoleConfig.parse(
+            """
+            # Which output is the controller when it is there; what externals show.
+            [controller]
+            fallback = "first"        # comment
+            return = true
+
+            [[rule]]
+            match = { name = "HDMI-A-1" }
+            role = "controller"
+
+            [[rule]]
+            match = { make = "Dell*" }
+            role = "external"
+            content = "mirror"
+
+            [[rule]]
+            match = { description = "Ei?o Kiosk*", model = "X1" }
+            role = "rear-seat"
+            """)
+        #expect(config.fallback == .first)
+        #expect(config.returnsToPreferred)
+        #expect(
+            config.rules == [
+                .init(match: OutputMatch(name: "HDMI-A-1"), role: .controller),
+                .init(match: OutputMatch(make: "Dell*"), role: .external, content: .mirror),
+                .init(
+                    match: OutputMatch(description: "Ei?o Kiosk*", model: "X1"),
+                    role: ScreenRole(rawValue: "rear-seat")),
+            ])
+    }
+
+    @Test func emptyFileGivesDefaults() throws {
+        #expect(try RoleConfig.parse("# nothing here\n") == RoleConfig())
+        let other = try RoleConfig.parse("[controller]\nfallback = \"none\"\nreturn = false\n")
+        #expect(other.fallback == .none)
+        #expect(!other.returnsToPreferred)
+    }
+
+    @Test func syntaxErrorHasLineAndColumn() {
+        #expect {
+            try RoleConfig.parse("[controller]\nfallback = \"first\"\nreturn = \n")
+        } throws: { error in
+            guard case .syntax(_, let line, let column, let message) = error as? RoleConfigError else { return false }
+            return line == 3 && column > 1 && !message.isEmpty
+        }
+    }
+
+    @Test(arguments: [
+        ("[controler]\n", "controler"),
+        ("[controller]\nfalback = \"first\"\n", "controller.falback"),
+        ("[[rule]]\nmatch = { nmae = \"HDMI-A-1\" }\nrole = \"controller\"\n", "rule[1].match.nmae"),
+        (
+            "[[rule]]\nmatch = { name = \"A\" }\nrole = \"external\"\n[[rule]]\nmatch = { name = \"B\" }\nrol = \"x\"\n",
+            "rule[2].rol"
+        ),
+    ])
+    func unknownKeysAreNamed(text: String, key: String) {
+        #expect(throws: RoleConfigError.self) { try RoleConfig.parse(text) }
+        do {
+            _ = try RoleConfig.parse(text)
+        } catch {
+            guard case .unknownKey(_, let found, _) = error else {
+                Issue.record("expected unknownKey, got \(error)")
+                return
+            }
+            #expect(found == key)
+            #expect(error.description.contains("'\(key)'"))
+        }
+    }
+
+    @Test func invalidValuesAreErrors() {
+        func error(_ text: String) -> RoleConfigError? {
+            do {
+                _ = try RoleConfig.parse(text)
+                return nil
+            } catch { return error }
+        }
+        #expect(
+            error("[[rule]]\nmatch = { name = \"A\" }\nrole = \"Controller!\"\n")
+                == .invalidValue(
+                    file: nil, key: "rule[1].role", value: "Controller!",
+                    reason: "a role is \"controller\", \"external\" or another lowercase name of letters, digits and -")
+        )
+        guard
+            case .invalidValue(_, "rule[1].content", "slideshow", _) = error(
+                "[[rule]]\nmatch = { name = \"A\" }\nrole = \"external\"\ncontent = \"slideshow\"\n")
+        else {
+            Issue.record("content mode not refused")
+            return
+        }
+        guard case .invalidValue(_, "controller.fallback", "last", _) = error("[controller]\nfallback = \"last\"\n")
+        else {
+            Issue.record("fallback not refused")
+            return
+        }
+        #expect(
+            error("[controller]\nreturn = \"yes\"\n")
+                == .wrongType(file: nil, key: "controller.return", expected: "true or false"))
+        #expect(error("[[rule]]\nrole = \"external\"\n") == .missingKey(file: nil, key: "rule[1].match"))
+        #expect(error("[[rule]]\nmatch = { name = \"A\" }\n") == .missingKey(file: nil, key: "rule[1].role"))
+        #expect(
+            error("[[rule]]\nmatch = { name = 3 }\nrole = \"external\"\n")
+                == .wrongType(file: nil, key: "rule[1].match.name", expected: "a string"))
+        guard case .invalidValue(_, "rule[1].match", _, _) = error("[[rule]]\nmatch = {}\nrole = \"external\"\n") else {
+            Issue.record("empty match not refused")
+            return
+        }
+        guard case .wrongType(_, "rule", _) = error("[rule]\nmatch = { name = \"A\" }\nrole = \"external\"\n") else {
+            Issue.record("[rule] instead of [[rule]] not refused")
+            return
+        }
+    }
+
+    @Test func globs() {
+        #expect(Glob.matches("Dell*", "Dell Inc."))
+        #expect(Glob.matches("*", ""))
+        #expect(Glob.matches("HDMI-A-?", "HDMI-A-1"))
+        #expect(!Glob.matches("HDMI-A-?", "HDMI-A-10"))
+        #expect(Glob.matches("*U27*Q", "DELL U2720Q"))
+        #expect(!Glob.matches("*U27*Q", "DELL U2720QM"))
+        #expect(Glob.matches("a*b*c", "aXXbYYbZZc"))
+        #expect(!Glob.matches("Dell", "dell"), "case-sensitive")
+        #expect(!Glob.matches("Dell", "Dell Inc."), "exact without wildcards")
+    }
+
+    @Test func matchUsesNameDescriptionMakeModel() {
+        let dell = monitor(3, "DP-2", make: "Dell Inc.", model: "DELL U2720Q", serial: "5KC0")
+        #expect(OutputMatch(name: "DP-2").matches(dell))
+        #expect(OutputMatch(name: "DP-*", make: "Dell*").matches(dell))
+        #expect(!OutputMatch(name: "DP-2", make: "LG*").matches(dell), "every field given must match")
+        #expect(OutputMatch(description: "Dell Inc. DELL U2720Q 5KC0").matches(dell), "without the connector")
+        #expect(OutputMatch(description: "Dell Inc. DELL U2720Q 5KC0 (DP-2)").matches(dell), "as printed")
+        #expect(OutputMatch(model: "DELL U27??Q").matches(dell))
+    }
+
+    @Test func loadMissingFileGivesDefaultsAndBrokenFileNamesIt() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rolecfg-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        #expect(try RoleConfig.load(path: directory + "/missing.toml") == RoleConfig())
+        let path = directory + "/config.toml"
+        try "[controller]\nretrun = true\n".write(toFile: path, atomically: true, encoding: .utf8)
+        do {
+            _ = try RoleConfig.load(path: path)
+            Issue.record("typo accepted")
+        } catch {
+            #expect(error == .unknownKey(file: path, key: "controller.retrun", expected: ["fallback", "return"]))
+            #expect(error.description.hasPrefix(path + ": unknown key 'controller.retrun'"))
+        }
+        try "[[rule]]\nmatch = { make = \"Dell*\" }\nrole = \"controller\"\n".write(
+            toFile: path, atomically: true, encoding: .utf8)
+        #expect(try RoleConfig.load(path: path).rules.count == 1)
+    }
+
+    @Test func defaultPathFollowsXDG() {
+        #expect(
+            RoleConfig.defaultPath(environment: ["XDG_CONFIG_HOME": "/etc/xdg-test", "HOME": "/home/k"])
+                == "/etc/xdg-test/multiscreen/config.toml")
+        #expect(
+            RoleConfig.defaultPath(environment: ["HOME": "/home/k"]) == "/home/k/.config/multiscreen/config.toml")
+        #expect(
+            RoleConfig.defaultPath(environment: ["XDG_CONFIG_HOME": "relative", "HOME": "/home/k"])
+                == "/home/k/.config/multiscreen/config.toml")
+    }
+}
