@@ -20,6 +20,8 @@ public final class Pointer {
     public var hidesCursor: (OpaquePointer?) -> Bool = { _ in false }
 
     /// Scrolling of the current frame, emitted as one ``PointerEvent/scroll(surface:dx:dy:discreteX:discreteY:)``.
+    /// The serial of the last `enter`: `set_cursor` is honoured only with it.
+    private var enterSerial: UInt32 = 0
     private var scrollX: Double = 0
     private var scrollY: Double = 0
     private var discreteX: Int32 = 0
@@ -47,14 +49,21 @@ public final class Pointer {
     }
 
     fileprivate func enter(serial: UInt32, surface: OpaquePointer?, x: Double, y: Double) {
-        (focus, self.x, self.y) = (surface, x, y)
-        isCursorHidden = hidesCursor(surface)
-        if isCursorHidden {
-            // wayland.xml, wl_pointer.set_cursor: "If surface is NULL, the pointer image is hidden." The serial must
-            // be this enter's, or the compositor ignores the request.
-            wl_pointer_set_cursor(proxy, serial, nil, 0, 0)
-        }
+        (focus, self.x, self.y, enterSerial, isCursorHidden) = (surface, x, y, serial, false)
+        refreshCursor()
         onEvent(.enter(surface: surface, x: x, y: y))
+    }
+
+    /// Asks ``hidesCursor`` again about the surface the pointer is over and hides the cursor if it now says so
+    /// (a screen became external while the pointer was on it). A cursor once hidden stays hidden until the pointer
+    /// leaves: showing it again would need a cursor surface of our own, and the next `enter` restores the
+    /// compositor's.
+    public func refreshCursor() {
+        guard let proxy, let focus, !isCursorHidden, hidesCursor(focus) else { return }
+        // wayland.xml, wl_pointer.set_cursor: "If surface is NULL, the pointer image is hidden." The serial must be
+        // the last enter's, or the compositor ignores the request.
+        wl_pointer_set_cursor(proxy, enterSerial, nil, 0, 0)
+        isCursorHidden = true
     }
 
     fileprivate func leave(surface: OpaquePointer?) {

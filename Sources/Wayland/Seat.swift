@@ -78,6 +78,9 @@ public final class Seat {
         self.proxy = nil
     }
 
+    /// Re-applies ``hidesCursor`` to the surface the pointer is over, after roles changed.
+    public func refreshCursor() { pointer?.refreshCursor() }
+
     fileprivate static func from(_ data: UnsafeMutableRawPointer?) -> Seat {
         Unmanaged<Seat>.fromOpaque(data!).takeUnretainedValue()
     }

@@ -275,6 +275,12 @@ private final class InputClient {
         }
         #expect(seat.pointer?.focus == client.window.surface)
         #expect(seat.pointer?.isCursorHidden == false)
+
+        // The screen under the pointer becomes external: the cursor goes without waiting for the next enter.
+        seat.hidesCursor = { [unowned client] in $0 == client.window.surface }
+        seat.refreshCursor()
+        #expect(seat.pointer?.isCursorHidden == true)
+        try client.display.roundtrip()  // sway accepted set_cursor with the enter's serial: no protocol error
     }
 }
 
