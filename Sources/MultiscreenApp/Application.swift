@@ -42,6 +42,11 @@ public final class Application {
         self.options = options
         // Before any thread exists, so every thread inherits the blocked mask.
         signals = try SignalSource()
+        let fonts = BackgroundLoad("fonts") { try TextRasterizer() }
+        let started = Clock.nanoseconds()
+        func phase(_ name: String) {
+            logger.debug("start-up: \(name) after \((Clock.nanoseconds() - started) / 1_000_000) ms")
+        }
         signal(SIGPIPE, SIG_IGN)
         reopenTimer = try OneShotTimer()
         display = try WaylandDisplay(name: options.display)
@@ -56,8 +61,15 @@ public final class Application {
         try globals.checkRequired()
         try display.roundtrip()
         logger.info("compositor features: \(globals.featureSummary)")
+        phase("outputs described")
         context = try GraphicsContext(waylandDisplay: display.pointer)
-        rasterizer = try TextRasterizer()
+        phase("EGL ready")
+        rasterizer = try fonts.value()
+        phase("fonts ready")
+        // Compile the shaders now, while the compositor prepares the first configures (Mesa supports
+        // EGL_KHR_surfaceless_context; elsewhere the canvas is made with the first surface instead).
+        if context?.makeCurrent(nil) == true { canvas = try makeCanvas() }
+        phase("shaders compiled")
         loop.watch(signals.fd) { [unowned self] in
             for number in signals.read() {
                 logger.info("received signal \(number), shutting down")

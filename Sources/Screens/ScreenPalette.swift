@@ -10,7 +10,7 @@ public enum ScreenPalette {
         RGBColor(hex: 0x6B_21_A8),  // purple
         RGBColor(hex: 0x9A_4A_00),  // amber
         RGBColor(hex: 0x0E_6E_73),  // teal
-        RGBColor(hex: 0x83_18_43),  // magenta
+        RGBColor(hex: 0xA3_1A_6E),  // magenta
         RGBColor(hex: 0x3F_3F_46),  // slate
     ]
 
