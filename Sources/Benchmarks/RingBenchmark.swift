@@ -114,9 +114,12 @@ public enum RingBenchmark {
                 options.roundTrips, consumerCPU, histogram: nil)
         }
         let mutexTrips = repeated(options.runs) {
-            roundTrip(MutexDeque(capacity: 1024), MutexDeque(capacity: 1024), options.roundTrips, consumerCPU, histogram: nil)
+            roundTrip(
+                MutexDeque(capacity: 1024), MutexDeque(capacity: 1024), options.roundTrips, consumerCPU, histogram: nil)
         }
-        let asyncTrips = repeated(options.runs) { asyncStreamRoundTrip(options.roundTrips / options.asyncStreamDivisor) }
+        let asyncTrips = repeated(options.runs) {
+            asyncStreamRoundTrip(options.roundTrips / options.asyncStreamDivisor)
+        }
         report(summary("ring.round-trip", ring, ringTrips, "ns", tripDetails))
         report(summary("ring.round-trip", mutexDeque, mutexTrips, "ns", tripDetails))
         var asyncTripDetails = tripDetails
@@ -132,27 +135,33 @@ public enum RingBenchmark {
             var histogram = Histogram()
             _ = roundTripAny(makeQueue(), makeQueue(), options.roundTrips, consumerCPU, histogram: &histogram)
             for (metric, p) in [("p50", 50.0), ("p99", 99.0), ("p99.9", 99.9)] {
-                report(Result(
-                    benchmark: "ring.round-trip", subject: subject, metric: metric, value: histogram.percentile(p),
-                    unit: "ns", samples: histogram.count, details: tripDetails))
+                report(
+                    Result(
+                        benchmark: "ring.round-trip", subject: subject, metric: metric, value: histogram.percentile(p),
+                        unit: "ns", samples: histogram.count, details: tripDetails))
             }
         }
 
         let wakeup = wakeupLatency(samples: options.wakeupSamples, consumerCPU: consumerCPU)
         for (metric, p) in [("p50", 50.0), ("p99", 99.0)] {
-            report(Result(
-                benchmark: "ring.wakeup", subject: "message-bus", metric: metric, value: wakeup.latency.percentile(p),
-                unit: "ns", samples: wakeup.latency.count, details: ["eventfd-writes": Double(wakeup.writes)]))
+            report(
+                Result(
+                    benchmark: "ring.wakeup", subject: "message-bus", metric: metric,
+                    value: wakeup.latency.percentile(p),
+                    unit: "ns", samples: wakeup.latency.count, details: ["eventfd-writes": Double(wakeup.writes)]))
         }
 
         let busy = busyConsumer(messages: options.busyMessages, consumerCPU: consumerCPU)
-        report(Result(
-            benchmark: "ring.busy", subject: "message-bus", metric: "eventfd-writes-per-message",
-            value: Double(busy.writes) / Double(options.busyMessages), unit: "syscalls", samples: options.busyMessages,
-            details: ["eventfd-writes": Double(busy.writes)]))
-        report(Result(
-            benchmark: "ring.busy", subject: "message-bus", metric: "throughput", value: busy.opsPerMillisecond,
-            unit: "ops/ms", samples: options.busyMessages))
+        report(
+            Result(
+                benchmark: "ring.busy", subject: "message-bus", metric: "eventfd-writes-per-message",
+                value: Double(busy.writes) / Double(options.busyMessages), unit: "syscalls",
+                samples: options.busyMessages,
+                details: ["eventfd-writes": Double(busy.writes)]))
+        report(
+            Result(
+                benchmark: "ring.busy", subject: "message-bus", metric: "throughput", value: busy.opsPerMillisecond,
+                unit: "ops/ms", samples: options.busyMessages))
         return results
     }
 
@@ -177,7 +186,9 @@ public enum RingBenchmark {
     }
 
     /// rigtorp's round-trip loop; with a histogram, each trip is also timed on its own.
-    static func roundTrip<Q: Queue>(_ request: Q, _ reply: Q, _ iterations: Int, _ consumerCPU: Int?, histogram: UnsafeMutablePointer<Histogram>?) -> Double {
+    static func roundTrip<Q: Queue>(
+        _ request: Q, _ reply: Q, _ iterations: Int, _ consumerCPU: Int?, histogram: UnsafeMutablePointer<Histogram>?
+    ) -> Double {
         let echo = PinnedThread(cpu: consumerCPU) {
             for _ in 0..<iterations {
                 var value = request.tryPop()
@@ -204,7 +215,9 @@ public enum RingBenchmark {
         return Double(elapsed) / Double(iterations)
     }
 
-    static func roundTripAny(_ request: any Queue, _ reply: any Queue, _ iterations: Int, _ consumerCPU: Int?, histogram: inout Histogram) -> Double {
+    static func roundTripAny(
+        _ request: any Queue, _ reply: any Queue, _ iterations: Int, _ consumerCPU: Int?, histogram: inout Histogram
+    ) -> Double {
         func open<Q: Queue>(_ request: Q) -> Double {
             withUnsafeMutablePointer(to: &histogram) { pointer in
                 roundTrip(request, reply as! Q, iterations, consumerCPU, histogram: pointer)
@@ -316,7 +329,9 @@ public enum RingBenchmark {
         return sorted.isEmpty ? .nan : sorted[(sorted.count - 1) / 2]
     }
 
-    static func summary(_ benchmark: String, _ subject: String, _ runs: [Double], _ unit: String, _ details: [String: Double])
+    static func summary(
+        _ benchmark: String, _ subject: String, _ runs: [Double], _ unit: String, _ details: [String: Double]
+    )
         -> Result
     {
         var details = details
@@ -338,7 +353,8 @@ extension RingBenchmark {
     /// `{"benchmark": "ring", "options": {...}, "results": [...]}`, compact.
     public static func json(_ results: [Result], options: Options) -> String {
         var settings: [String: JSONValue] = [
-            "items": .integer(options.items), "round-trips": .integer(options.roundTrips), "runs": .integer(options.runs),
+            "items": .integer(options.items), "round-trips": .integer(options.roundTrips),
+            "runs": .integer(options.runs),
             "async-stream-divisor": .integer(options.asyncStreamDivisor),
         ]
         if let cpus = options.cpus { settings["cpus"] = .array(cpus.map { .integer($0) }) }

@@ -195,7 +195,8 @@ struct JSONParser {
         case UInt8(ascii: "u"):
             let unit = try parseHex4()
             if (0xD800..<0xDC00).contains(unit) {
-                guard current == UInt8(ascii: "\\"), position + 1 < bytes.count, bytes[position + 1] == UInt8(ascii: "u")
+                guard current == UInt8(ascii: "\\"), position + 1 < bytes.count,
+                    bytes[position + 1] == UInt8(ascii: "u")
                 else { throw error("high surrogate without a low surrogate") }
                 position += 2
                 let low = try parseHex4()

@@ -56,7 +56,7 @@ public final class MessageConsumer {
         refreshProducers()
         bus.wakeup.announceSleep()
         for producer in producers where producer.ring.hasElementsForConsumer {
-            bus.wakeup.clearSleep()
+            bus.wakeup.withdrawSleep()
             return false
         }
         return true

@@ -66,23 +66,31 @@ public final class MessageProducer: @unchecked Sendable {
     public func trySend(contentsOf messages: some Collection<Message>) -> Int {
         if messages.isEmpty { return 0 }
         let mark = slab.reservationMark
-        let enqueued = withUnsafeTemporaryAllocation(of: MessageSlot.self, capacity: messages.count) { slots in
+        let (enqueued, refusedForRoom) = withUnsafeTemporaryAllocation(
+            of: MessageSlot.self, capacity: messages.count
+        ) { slots in
             var encoded = 0
+            var slabFull = false
             var slabMarks: [UInt] = []
             slabMarks.reserveCapacity(messages.count)
             let now = MonotonicClock.nanoseconds()
             for message in messages {
-                guard (try? message.validate()) != nil, let slot = encode(message, at: now) else { break }
+                guard (try? message.validate()) != nil else { break }
+                guard let slot = encode(message, at: now) else {
+                    slabFull = true
+                    break
+                }
                 slots[encoded] = slot
                 slabMarks.append(slab.reservationMark)
                 encoded += 1
             }
             let pushed = ring.push(contentsOf: UnsafeBufferPointer(rebasing: slots[..<encoded]))
             slab.rollBack(to: pushed == 0 ? mark : slabMarks[pushed - 1])
-            return pushed
+            return (pushed, slabFull || pushed < encoded)
         }
         if enqueued > 0 { wakeup.notifyIfSleeping() }
-        if enqueued < messages.count { rejectedFull.wrappingIncrement(ordering: .relaxed) }
+        // An invalid message ends the batch too, but that is a rejection, not a full ring.
+        if refusedForRoom { rejectedFull.wrappingIncrement(ordering: .relaxed) }
         return enqueued
     }
 

@@ -37,8 +37,9 @@ public struct HardwareRingAtomics: RingIndexAtomics {
 
     /// - Parameters: `head`, `tail`: initialised storage that outlives this value (the ring's own allocation).
     @inlinable
-    public init(head: UnsafeMutablePointer<UnsafeAtomic<UInt>.Storage>, tail: UnsafeMutablePointer<UnsafeAtomic<UInt>.Storage>)
-    {
+    public init(
+        head: UnsafeMutablePointer<UnsafeAtomic<UInt>.Storage>, tail: UnsafeMutablePointer<UnsafeAtomic<UInt>.Storage>
+    ) {
         self.head = UnsafeAtomic(at: head)
         self.tail = UnsafeAtomic(at: tail)
     }

@@ -59,7 +59,13 @@ final class WakeupSignal: @unchecked Sendable {
         atomicMemoryFence(ordering: .sequentiallyConsistent)
     }
 
-    /// Consumer: after a poll (or a re-check that found work). Clears the flag and resets the eventfd's counter.
+    /// Consumer: the re-check after `announceSleep` found work, so it will not poll. No read(2) here: a producer
+    /// that raced us may have written the eventfd, which only makes the next poll return at once (harmless).
+    func withdrawSleep() {
+        sleeping.store(false, ordering: .relaxed)
+    }
+
+    /// Consumer: after a poll. Clears the flag and resets the eventfd's counter.
     func clearSleep() {
         sleeping.store(false, ordering: .relaxed)
         var counter: UInt64 = 0

@@ -7,7 +7,9 @@ import Benchmarks
 struct BenchRingCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ring",
-        abstract: "Message ring throughput, round trip, wakeup latency and syscalls per message vs Mutex<Deque> and AsyncStream.")
+        abstract:
+            "Message ring throughput, round trip, wakeup latency and syscalls per message vs Mutex<Deque> and AsyncStream."
+    )
 
     @Flag(help: "Print one JSON document instead of one line per result.")
     var json = false

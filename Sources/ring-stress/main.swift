@@ -19,7 +19,8 @@ struct RelaxedPublishAtomics: RingIndexAtomics {
     let head: UnsafeAtomic<UInt>
     let tail: UnsafeAtomic<UInt>
 
-    init(head: UnsafeMutablePointer<UnsafeAtomic<UInt>.Storage>, tail: UnsafeMutablePointer<UnsafeAtomic<UInt>.Storage>) {
+    init(head: UnsafeMutablePointer<UnsafeAtomic<UInt>.Storage>, tail: UnsafeMutablePointer<UnsafeAtomic<UInt>.Storage>)
+    {
         self.head = UnsafeAtomic(at: head)
         self.tail = UnsafeAtomic(at: tail)
     }
@@ -75,7 +76,9 @@ func transfer<Atomics: RingIndexAtomics>(_ ring: SPSCRing<Int, Atomics>, items: 
             } else {
                 let size = min(batch.count, items - next)
                 for offset in 0..<size { batch[offset] = next + offset }
-                let pushed = batch.withUnsafeBufferPointer { ring.push(contentsOf: UnsafeBufferPointer(rebasing: $0[..<size])) }
+                let pushed = batch.withUnsafeBufferPointer {
+                    ring.push(contentsOf: UnsafeBufferPointer(rebasing: $0[..<size]))
+                }
                 next += pushed
                 if pushed == 0 { backoff.wait() } else { backoff.reset() }
             }

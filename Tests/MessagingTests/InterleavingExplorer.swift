@@ -27,7 +27,9 @@ final class InterleavingExplorer: @unchecked Sendable {
     @discardableResult
     static func exploreAll(
         limit: Int = 100_000,
-        run: (InterleavingExplorer) -> (producer: @Sendable () -> Void, consumer: @Sendable () -> Void, check: () -> Void)
+        run: (InterleavingExplorer) -> (
+            producer: @Sendable () -> Void, consumer: @Sendable () -> Void, check: () -> Void
+        )
     ) -> Int {
         var prefix: [Int] = []
         var runs = 0
@@ -52,7 +54,9 @@ final class InterleavingExplorer: @unchecked Sendable {
         return nil
     }
 
-    private func execute(following prefix: [Int], _ producer: @escaping @Sendable () -> Void, _ consumer: @escaping @Sendable () -> Void)
+    private func execute(
+        following prefix: [Int], _ producer: @escaping @Sendable () -> Void, _ consumer: @escaping @Sendable () -> Void
+    )
         -> [(enabled: [Int], chosen: Int)]
     {
         for (index, body) in [producer, consumer].enumerated() {

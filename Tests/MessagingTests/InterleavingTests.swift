@@ -40,7 +40,9 @@ private func explore(
     return (schedules, races)
 }
 
-private func pushEach(_ values: [Int]) -> @Sendable (SPSCRing<Int, ExplorerAtomics>, ExplorerMemory, Observations) -> Void {
+private func pushEach(_ values: [Int])
+    -> @Sendable (SPSCRing<Int, ExplorerAtomics>, ExplorerMemory, Observations) -> Void
+{
     { ring, memory, observations in
         for value in values {
             if ring.tryPush(value) {
@@ -52,7 +54,9 @@ private func pushEach(_ values: [Int]) -> @Sendable (SPSCRing<Int, ExplorerAtomi
     }
 }
 
-private func popTimes(_ attempts: Int) -> @Sendable (SPSCRing<Int, ExplorerAtomics>, ExplorerMemory, Observations) -> Void {
+private func popTimes(_ attempts: Int)
+    -> @Sendable (SPSCRing<Int, ExplorerAtomics>, ExplorerMemory, Observations) -> Void
+{
     { ring, memory, observations in
         for _ in 0..<attempts {
             if let value = ring.tryPop() {

@@ -48,8 +48,9 @@ struct MessageBusTests {
         for _ in 0..<3 { #expect(texts.trySend(big) == .enqueued) }  // freed by the drain, reused across the wrap
         consumer.drain { received.append($0.message) }
         #expect(received == [big, big, big, .status, big, big, big])
-        #expect(texts.trySend(.send(text: String(repeating: "b", count: Message.maximumTextBytes + 1), screen: nil))
-            == .rejected(MessageError(.textTooLong, "text is 65537 UTF-8 bytes, the limit is 65536")))
+        #expect(
+            texts.trySend(.send(text: String(repeating: "b", count: Message.maximumTextBytes + 1), screen: nil))
+                == .rejected(MessageError(.textTooLong, "text is 65537 UTF-8 bytes, the limit is 65536")))
         #expect(texts.statistics == RingStatistics(enqueued: 7, drained: 7, rejectedFull: 1, maxDepth: 4))
     }
 
@@ -64,6 +65,11 @@ struct MessageBusTests {
         #expect(producer.trySend(contentsOf: messages[4...]) == 2)
         consumer.drain { received.append($0.message) }
         #expect(received == messages)
+        #expect(producer.statistics.rejectedFull == 1)
+        // An invalid message ends a batch as a rejection, not as "full".
+        let tooLong = Message.send(text: String(repeating: "x", count: Message.maximumTextBytes + 1), screen: nil)
+        #expect(producer.trySend(contentsOf: [.status, tooLong, .status]) == 1)
+        #expect(producer.statistics.rejectedFull == 1)
     }
 
     /// Several producer threads into one consumer: each producer's messages arrive complete and in order, and

@@ -28,8 +28,9 @@ struct MessageCodecTests {
         #expect(MessageCodec.encodeRequest(.status) == #"{"method":"status","params":{}}"#)
         // params may be omitted when a method has none, and whitespace is free.
         #expect(try MessageCodec.decodeRequest(#" { "method" : "outputs" } "#) == .outputs)
-        #expect(try MessageCodec.decodeRequest(#"{"method":"send","params":{"text":"\u00e9\ud83d\ude00"}}"#)
-            == .send(text: "é😀", screen: nil))
+        #expect(
+            try MessageCodec.decodeRequest(#"{"method":"send","params":{"text":"\u00e9\ud83d\ude00"}}"#)
+                == .send(text: "é😀", screen: nil))
     }
 
     @Test func resultAndErrorRoundTrip() throws {
@@ -97,10 +98,10 @@ struct MessageCodecTests {
 
     @Test func invalidUTF8IsAParseError() {
         let bytes: [[UInt8]] = [
-            Array(#"{"method":"send","params":{"text":""#.utf8) + [0xC0, 0x80] + Array(#""}}"#.utf8),  // overlong
-            Array(#"{"method":"send","params":{"text":""#.utf8) + [0xED, 0xA0, 0x80] + Array(#""}}"#.utf8),  // surrogate
-            Array(#"{"method":"send","params":{"text":""#.utf8) + [0xE2, 0x82] + Array(#""}}"#.utf8),  // truncated
-        ]
+            [0xC0, 0x80],  // an overlong NUL
+            [0xED, 0xA0, 0x80],  // an encoded surrogate
+            [0xE2, 0x82],  // a truncated sequence
+        ].map { Array(#"{"method":"send","params":{"text":""#.utf8) + $0 + Array(#""}}"#.utf8) }
         for request in bytes {
             #expect(throws: MessageError(.parseError, "invalid UTF-8 at byte 35")) {
                 try MessageCodec.decodeRequest(bytes: request)
@@ -116,8 +117,9 @@ struct MessageCodecTests {
 
     @Test func limits() throws {
         let longest = String(repeating: "é", count: Message.maximumTextBytes / 2)
-        #expect(try MessageCodec.decodeRequest(MessageCodec.encodeRequest(.send(text: longest, screen: nil)))
-            == .send(text: longest, screen: nil))
+        #expect(
+            try MessageCodec.decodeRequest(MessageCodec.encodeRequest(.send(text: longest, screen: nil)))
+                == .send(text: longest, screen: nil))
         let tooLong = MessageCodec.encodeRequest(.send(text: longest + "x", screen: nil))
         #expect(throws: MessageError(.textTooLong, "text is 65537 UTF-8 bytes, the limit is 65536")) {
             try MessageCodec.decodeRequest(tooLong)
@@ -126,7 +128,8 @@ struct MessageCodecTests {
         #expect(throws: MessageError.self) {
             try MessageCodec.decodeRequest(MessageCodec.encodeRequest(.closeCard(screen: longName)))
         }
-        let huge = #"{"method":"send","params":{"text":""# + String(repeating: " ", count: MessageCodec.maximumRequestBytes)
+        let huge =
+            #"{"method":"send","params":{"text":""# + String(repeating: " ", count: MessageCodec.maximumRequestBytes)
             + #""}}"#
         do {
             _ = try MessageCodec.decodeRequest(huge)
@@ -137,7 +140,9 @@ struct MessageCodecTests {
     }
 
     @Test func malformedResponses() {
-        for text in [#"{"method":"status"}"#, #"{"error":{"code":1,"message":"?"}}"#, #"{"method":"x","result":{}}"#, "[]"] {
+        for text in [
+            #"{"method":"status"}"#, #"{"error":{"code":1,"message":"?"}}"#, #"{"method":"x","result":{}}"#, "[]",
+        ] {
             #expect(throws: MessageError.self) { try MessageCodec.decodeResponse(text) }
         }
     }

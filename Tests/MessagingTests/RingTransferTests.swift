@@ -92,7 +92,9 @@ struct RingTransferTests {
         while next < Self.items {
             let size = min(1 + next % 7, Self.items - next)
             for offset in 0..<size { batch[offset] = next + offset }
-            let pushed = batch.withUnsafeBufferPointer { ring.push(contentsOf: UnsafeBufferPointer(rebasing: $0[..<size])) }
+            let pushed = batch.withUnsafeBufferPointer {
+                ring.push(contentsOf: UnsafeBufferPointer(rebasing: $0[..<size]))
+            }
             next += pushed
             if pushed == 0 { backoff.wait() } else { backoff.reset() }
         }
