@@ -89,6 +89,7 @@ public struct DisplayBenchmarks {
         var latencies: [Double] = []
         var fdsBefore = 0
         var rssBefore = 0
+        var checkpoints: [BenchmarkResult] = []
         for cycle in 0...cycles {
             let offset = app.output.utf8.count
             let name = try nested.createOutput()
@@ -106,11 +107,18 @@ public struct DisplayBenchmarks {
                 fdsBefore = app.openFileDescriptorCount
                 rssBefore = app.residentSetBytes
             }
-            if cycle % 25 == 0 { logger.info("hotplug cycle \(cycle)/\(cycles)") }
+            if cycle > 0 && cycle % 50 == 0 {
+                // The trend matters more than the end points: caches plateau, leaks keep climbing.
+                checkpoints.append(
+                    BenchmarkResult(
+                        benchmark: "hotplug", subject: "multiscreen", metric: "rss-at-cycle-\(cycle)",
+                        value: Double(app.residentSetBytes) / 1_048_576, unit: "MiB"))
+                logger.info("hotplug cycle \(cycle)/\(cycles)")
+            }
         }
         let errors = app.output.components(separatedBy: "protocol error").count - 1
         let alive = app.isRunning ? 1.0 : 0.0
-        return [
+        return checkpoints + [
             BenchmarkResult(
                 benchmark: "hotplug", subject: "multiscreen", metric: "done-to-commit-median",
                 value: SampleStatistics.median(latencies), unit: "ms", samples: latencies.count),
@@ -121,12 +129,14 @@ public struct DisplayBenchmarks {
                 benchmark: "hotplug", subject: "multiscreen", metric: "done-to-commit-max",
                 value: latencies.max() ?? .nan, unit: "ms", samples: latencies.count),
             BenchmarkResult(
-                benchmark: "hotplug", subject: "multiscreen", metric: "fds-before", value: Double(fdsBefore), unit: "fds"),
+                benchmark: "hotplug", subject: "multiscreen", metric: "fds-before", value: Double(fdsBefore),
+                unit: "fds"),
             BenchmarkResult(
                 benchmark: "hotplug", subject: "multiscreen", metric: "fds-after",
                 value: Double(app.openFileDescriptorCount), unit: "fds"),
             BenchmarkResult(
-                benchmark: "hotplug", subject: "multiscreen", metric: "rss-before", value: Double(rssBefore) / 1_048_576,
+                benchmark: "hotplug", subject: "multiscreen", metric: "rss-before",
+                value: Double(rssBefore) / 1_048_576,
                 unit: "MiB"),
             BenchmarkResult(
                 benchmark: "hotplug", subject: "multiscreen", metric: "rss-after",
@@ -174,7 +184,8 @@ public struct DisplayBenchmarks {
         let sway = try HeadlessSway(outputs: 1, width: width, height: height)
         defer { sway.stop() }
         let app = try ChildProcess(
-            binary, ["run", "--log-level", "info"], environment: sway.environment.merging(["WAYLAND_DEBUG": "1"]) { $1 })
+            binary, ["run", "--log-level", "info"], environment: sway.environment.merging(["WAYLAND_DEBUG": "1"]) { $1 }
+        )
         defer { app.kill() }
         _ = try app.waitForLine(containing: "first frame committed on HEADLESS-1", timeout: 30)
         let base = try settledRSS(app)

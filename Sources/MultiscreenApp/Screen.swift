@@ -80,8 +80,13 @@ final class Screen {
     }
 
     private var pendingSerial: UInt32?
+    /// xdg-shell: "the client must not attach a buffer before the first configure" (xdg_surface error
+    /// `unconfigured_buffer`). Output changes that arrive between `open` and the first configure (new outputs
+    /// often get an xdg_output update right away) must not draw.
+    private var isConfigured = false
 
     private func configure(width: Int32, height: Int32, serial: UInt32) {
+        isConfigured = true
         configuredWidth = width
         configuredHeight = height
         pendingSerial = serial
@@ -104,7 +109,7 @@ final class Screen {
 
     /// Draws and commits a frame if the scheduler says so (or a configure waits for its commit).
     func renderIfNeeded(context: GraphicsContext, canvas: () throws -> Canvas, globals: WaylandGlobals) {
-        guard let window, let geometry, scheduler.shouldRender || pendingSerial != nil else { return }
+        guard let window, isConfigured, let geometry, scheduler.shouldRender || pendingSerial != nil else { return }
         if let serial = pendingSerial {
             window.acknowledge(serial: serial)
             pendingSerial = nil
@@ -200,6 +205,7 @@ final class Screen {
         lastCommittedBuffer = nil
         opaqueSize = nil
         pendingSerial = nil
+        isConfigured = false
         configuredWidth = 0
         configuredHeight = 0
         scheduler.reset()

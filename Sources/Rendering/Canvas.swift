@@ -29,7 +29,7 @@ public final class Canvas {
     private var viewportWidth: Float = 1
     private var viewportHeight: Float = 1
 
-    public static let textCacheLimit = 512
+    public static let textCacheLimit = 256
     public var cachedTextCount: Int { textures.count }
 
     /// Compiles the programs; the context must be current.
