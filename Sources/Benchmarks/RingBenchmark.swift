@@ -128,19 +128,20 @@ public enum RingBenchmark {
         report(ratio("ring.round-trip", mutexDeque, median(mutexTrips) / median(ringTrips), tripDetails))
         report(ratio("ring.round-trip", asyncStream, median(asyncTrips) / median(ringTrips), tripDetails))
 
-        for (subject, makeQueue) in [
-            (ring, { SPSCRing<Int, HardwareRingAtomics>(capacity: 1024) as any Queue }),
-            (mutexDeque, { MutexDeque(capacity: 1024) as any Queue }),
-        ] {
+        func percentiles<Q: Queue>(_ subject: String, _ makeQueue: () -> Q) {
             var histogram = Histogram()
-            _ = roundTripAny(makeQueue(), makeQueue(), options.roundTrips, consumerCPU, histogram: &histogram)
+            _ = withUnsafeMutablePointer(to: &histogram) { pointer in
+                roundTrip(makeQueue(), makeQueue(), options.roundTrips, consumerCPU, histogram: pointer)
+            }
             for (metric, p) in [("p50", 50.0), ("p99", 99.0), ("p99.9", 99.9)] {
                 report(
                     Result(
-                        benchmark: "ring.round-trip", subject: subject, metric: metric, value: histogram.percentile(p),
-                        unit: "ns", samples: histogram.count, details: tripDetails))
+                        benchmark: "ring.round-trip", subject: subject, metric: metric,
+                        value: histogram.percentile(p), unit: "ns", samples: histogram.count, details: tripDetails))
             }
         }
+        percentiles(ring) { SPSCRing<Int, HardwareRingAtomics>(capacity: 1024) }
+        percentiles(mutexDeque) { MutexDeque(capacity: 1024) }
 
         let wakeup = wakeupLatency(samples: options.wakeupSamples, consumerCPU: consumerCPU)
         for (metric, p) in [("p50", 50.0), ("p99", 99.0)] {
@@ -213,17 +214,6 @@ public enum RingBenchmark {
         let elapsed = MonotonicClock.nanoseconds() - start
         echo.join()
         return Double(elapsed) / Double(iterations)
-    }
-
-    static func roundTripAny(
-        _ request: any Queue, _ reply: any Queue, _ iterations: Int, _ consumerCPU: Int?, histogram: inout Histogram
-    ) -> Double {
-        func open<Q: Queue>(_ request: Q) -> Double {
-            withUnsafeMutablePointer(to: &histogram) { pointer in
-                roundTrip(request, reply as! Q, iterations, consumerCPU, histogram: pointer)
-            }
-        }
-        return open(request)
     }
 
     /// Baseline (b): `AsyncStream`, unbounded; the producer yields from a thread, a task consumes and checks.
