@@ -50,6 +50,8 @@ let package = Package(
 
         // Lock-free rings, the wakeup, messages and their JSON codec. No Wayland.
         .target(name: "Messaging", dependencies: [atomics]),
+        // The local control socket (a thread speaking the codec's JSON lines into a producer) and its client.
+        .target(name: "Remote", dependencies: ["Messaging", "CLinux", logging]),
         // Pure model: outputs, screens, their content. No C imports, tests in milliseconds.
         .target(name: "Screens", dependencies: [.product(name: "TOMLKit", package: "TOMLKit")]),
         // Shaping (HarfBuzz) and rasterising (FreeType) text with fontconfig fallback.
@@ -78,13 +80,14 @@ let package = Package(
         .executableTarget(
             name: "multiscreen",
             dependencies: [
-                "MultiscreenApp", "Screens", "CompositorHarness", "Benchmarks", logging,
+                "MultiscreenApp", "Screens", "CompositorHarness", "Benchmarks", "Remote", logging,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // ThreadSanitizer stress run of the rings (scripts/tsan-stress), including a broken canary ring.
         .executableTarget(name: "ring-stress", dependencies: ["Messaging"]),
 
         .testTarget(name: "MessagingTests", dependencies: ["Messaging"]),
+        .testTarget(name: "RemoteTests", dependencies: ["Remote", "Messaging"]),
         .testTarget(name: "ScreensTests", dependencies: ["Screens"]),
         .testTarget(name: "BenchmarksTests", dependencies: ["Benchmarks"]),
         .testTarget(name: "WaylandTests", dependencies: ["Wayland", "MultiscreenApp", "CompositorHarness"]),

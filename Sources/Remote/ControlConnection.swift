@@ -1,0 +1,115 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One accepted client, owned by the server thread.
+///
+/// Replies leave in request order whatever order they are produced in: every request takes the next place in
+/// `pending`, local errors fill their place at once, display-thread replies fill theirs when they arrive, and only
+/// the filled prefix moves to `output`. Writes are non-blocking; what the peer does not take stays in `output` and
+/// is written when the socket polls writable.
+final class ControlConnection {
+    let id: Int
+    let descriptor: Int32
+    var framer: LineFramer
+    /// The peer closed its side (or we stopped reading after an error): no more requests, finish the replies.
+    var readClosed = false
+
+    /// Places in request order; nil while the display thread has not answered.
+    private var pending = FIFO<[UInt8]?>()
+    /// Sequence number of `pending`'s first place.
+    private var firstSequence = 0
+    private var output: [UInt8] = []
+    private var outputStart = 0
+
+    init(id: Int, descriptor: Int32, lineLimit: Int) {
+        self.id = id
+        self.descriptor = descriptor
+        framer = LineFramer(limit: lineLimit)
+    }
+
+    var hasUnsentOutput: Bool { outputStart < output.count }
+    var unsentBytes: Int { output.count - outputStart }
+    /// Requests still waiting for their reply (from the display thread, or behind one that is).
+    var pendingCount: Int { pending.count }
+    /// Every request answered and every reply written.
+    var isFinished: Bool { pending.isEmpty && !hasUnsentOutput }
+
+    /// Reserves the next place for a reply that the display thread will give. - Returns: its sequence number.
+    func reserve() -> Int {
+        pending.push(nil)
+        return firstSequence + pending.count - 1
+    }
+
+    /// Queues a reply that is known now (a local error), behind every earlier request's.
+    func append(line: String) {
+        pending.push(Self.bytes(of: line))
+    }
+
+    /// Fills the place `sequence` reserved.
+    func fill(_ sequence: Int, line: String) {
+        pending[sequence - firstSequence] = Self.bytes(of: line)
+    }
+
+    /// Moves the answered prefix of `pending` to the output buffer. - Returns: how many replies moved.
+    func promoteReady() -> Int {
+        var moved = 0
+        while case .some(.some(let line)) = pending.first {
+            _ = pending.popFirst()
+            firstSequence += 1
+            output.append(contentsOf: line)
+            moved += 1
+        }
+        return moved
+    }
+
+    /// Replies answered but stuck behind an unanswered one: lost if the connection closes now.
+    var answeredButQueued: Int {
+        var count = 0
+        for offset in 0..<pending.count where pending[offset] != nil { count += 1 }
+        return count
+    }
+
+    enum WriteOutcome { case done, wouldBlock, failed(Int32) }
+
+    /// Writes as much of the output as the socket takes now, never blocking. `MSG_NOSIGNAL`: a vanished peer is an
+    /// `EPIPE` here, not a process-killing `SIGPIPE`.
+    func flush() -> WriteOutcome {
+        while outputStart < output.count {
+            let written = output.withUnsafeBytes { raw in
+                send(descriptor, raw.baseAddress! + outputStart, raw.count - outputStart, Int32(MSG_NOSIGNAL))
+            }
+            if written > 0 {
+                outputStart += written
+            } else if written < 0 && errno == EINTR {
+                continue
+            } else if written < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                compactOutput()
+                return .wouldBlock
+            } else {
+                return .failed(written < 0 ? errno : EPIPE)
+            }
+        }
+        output.removeAll(keepingCapacity: output.capacity <= 1 << 16)
+        outputStart = 0
+        return .done
+    }
+
+    private func compactOutput() {
+        if outputStart >= 1 << 16 && outputStart * 2 >= output.count {
+            output.removeFirst(outputStart)
+            outputStart = 0
+        }
+    }
+
+    /// A reply line as written: the display thread's JSON (newlines flattened to spaces, which JSON treats as
+    /// whitespace; a raw newline inside a JSON string would be invalid anyway) plus the terminating `\n`.
+    private static func bytes(of line: String) -> [UInt8] {
+        var bytes = Array(line.utf8)
+        for index in bytes.indices where bytes[index] == UInt8(ascii: "\n") || bytes[index] == UInt8(ascii: "\r") {
+            bytes[index] = UInt8(ascii: " ")
+        }
+        bytes.append(UInt8(ascii: "\n"))
+        return bytes
+    }
+}

@@ -1,0 +1,280 @@
+import Logging
+import Messaging
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The server thread's state and loop. Everything here belongs to that thread; the rest of the process reaches it
+/// only through the ``ControlMailbox``.
+final class ControlLoop {
+    private let path: String
+    private let listener: Int32
+    private let socketIdentity: ControlServer.SocketIdentity
+    private let producer: MessageProducer
+    private let mailbox: ControlMailbox
+    private let options: ControlServer.Options
+    private let logger: Logger
+
+    private var connections: [Int: ControlConnection] = [:]
+    private var nextConnectionID = 0
+    /// Requests sent to the display thread, oldest first: (connection, place in its reply order). The display
+    /// thread answers in ring order, which is this order, so the front is always the one a reply belongs to.
+    private var awaitingDisplay = FIFO<(connection: Int, sequence: Int)>()
+    private var statistics = ControlStatistics()
+    private let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+
+    init(
+        path: String, listener: Int32, socketIdentity: ControlServer.SocketIdentity, producer: MessageProducer,
+        mailbox: ControlMailbox, options: ControlServer.Options, logger: Logger
+    ) {
+        self.path = path
+        self.listener = listener
+        self.socketIdentity = socketIdentity
+        self.producer = producer
+        self.mailbox = mailbox
+        self.options = options
+        self.logger = logger
+    }
+
+    deinit { readBuffer.deallocate() }
+
+    func run() {
+        defer { closeEverything() }
+        var descriptors: [pollfd] = []
+        var polled: [ControlConnection] = []
+        while true {
+            descriptors.removeAll(keepingCapacity: true)
+            polled.removeAll(keepingCapacity: true)
+            descriptors.append(pollfd(fd: mailbox.wakeDescriptor, events: Int16(POLLIN), revents: 0))
+            descriptors.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0))
+            for connection in connections.values {
+                var events: Int32 = 0
+                if !connection.readClosed && connection.unsentBytes < options.outputBufferLimit { events |= POLLIN }
+                if connection.hasUnsentOutput { events |= POLLOUT }
+                // Even with no events, poll reports POLLHUP/POLLERR: a vanished peer is noticed.
+                descriptors.append(pollfd(fd: connection.descriptor, events: Int16(events), revents: 0))
+                polled.append(connection)
+            }
+            let ready = poll(&descriptors, nfds_t(descriptors.count), -1)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                logger.critical("control socket poll failed: \(String(cString: strerror(errno))); closing it")
+                return
+            }
+            if descriptors[0].revents != 0 {
+                let inbox = mailbox.take()
+                if inbox.stopping { return }
+                deliver(inbox.replies)
+            }
+            if descriptors[1].revents != 0 { acceptAll() }
+            for (index, connection) in polled.enumerated() where connections[connection.id] != nil {
+                service(connection, revents: Int32(descriptors[index + 2].revents))
+            }
+            statistics.awaitingDisplay = awaitingDisplay.count
+            let snapshot = statistics
+            mailbox.statistics.withLock { $0 = snapshot }
+        }
+    }
+
+    /// Closes the listener and every connection and unlinks the socket file if it is still the one we bound.
+    func closeEverything() {
+        for connection in connections.values { drop(connection) }
+        close(listener)
+        var status = stat()
+        if lstat(path, &status) == 0
+            && ControlServer.SocketIdentity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+                == socketIdentity
+        {
+            unlink(path)
+        }
+        let snapshot = statistics
+        mailbox.statistics.withLock { $0 = snapshot }
+    }
+
+    // MARK: Replies from the display thread
+
+    private func deliver(_ replies: [String]) {
+        var touched: [ControlConnection] = []
+        for reply in replies {
+            guard let (connectionID, sequence) = awaitingDisplay.popFirst() else {
+                statistics.repliesUnmatched += 1
+                logger.error("the display thread replied with no control request awaiting a reply; ignored")
+                continue
+            }
+            guard let connection = connections[connectionID] else {
+                statistics.repliesDroppedClosedConnection += 1
+                continue
+            }
+            connection.fill(sequence, line: reply)
+            touched.append(connection)
+        }
+        for connection in touched where connections[connection.id] != nil { pushReplies(connection) }
+    }
+
+    // MARK: Connections
+
+    private func acceptAll() {
+        while true {
+            let descriptor = accept(listener, nil, nil)
+            if descriptor < 0 {
+                switch errno {
+                case EINTR: continue
+                case EAGAIN, EWOULDBLOCK: return
+                case ECONNABORTED, EPROTO: continue
+                default:
+                    // EMFILE and friends: leave the connection in the backlog and try again on the next wakeup.
+                    logger.error("control socket accept failed: \(String(cString: strerror(errno)))")
+                    return
+                }
+            }
+            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+            ControlSocket.setNonBlocking(descriptor)
+            admit(descriptor)
+        }
+    }
+
+    private func admit(_ descriptor: Int32) {
+        guard let peer = PeerCredentials(of: descriptor) else {
+            statistics.peerRejected += 1
+            logger.warning("control connection refused: SO_PEERCRED failed: \(String(cString: strerror(errno)))")
+            refuse(descriptor, MessageError(.invalidRequest, "permission denied: peer credentials unavailable"))
+            return
+        }
+        guard peer.uid == options.allowedUID else {
+            statistics.peerRejected += 1
+            logger.warning(
+                "control connection refused: peer uid \(peer.uid) is not the allowed uid \(options.allowedUID)",
+                metadata: ["pid": "\(peer.pid)", "uid": "\(peer.uid)"])
+            refuse(
+                descriptor,
+                MessageError(
+                    .invalidRequest, "permission denied: uid \(peer.uid) may not control this Multiscreen"))
+            return
+        }
+        guard connections.count < options.maximumConnections else {
+            logger.warning("control connection refused: \(connections.count) connections already open")
+            refuse(descriptor, MessageError(.busy, "too many control connections (\(options.maximumConnections))"))
+            return
+        }
+        statistics.connectionsAccepted += 1
+        let connection = ControlConnection(
+            id: nextConnectionID, descriptor: descriptor, lineLimit: MessageCodec.maximumRequestBytes)
+        nextConnectionID += 1
+        connections[connection.id] = connection
+        logger.debug("control connection \(connection.id) from pid \(peer.pid)")
+    }
+
+    /// One error line, best effort (a fresh socket's buffer takes it), then close.
+    private func refuse(_ descriptor: Int32, _ error: MessageError) {
+        let line = MessageCodec.encodeError(error) + "\n"
+        _ = line.utf8CString.withUnsafeBytes { raw in
+            send(descriptor, raw.baseAddress, raw.count - 1, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+        }
+        close(descriptor)
+    }
+
+    private func service(_ connection: ControlConnection, revents: Int32) {
+        if revents & POLLERR != 0 {
+            drop(connection)
+            return
+        }
+        if revents & (POLLIN | POLLHUP) != 0 && !connection.readClosed {
+            // After POLLHUP the peer is gone, but what it sent before closing is still requests (fire and forget:
+            // `echo … | socat - UNIX-CONNECT:…`), so read to the end.
+            while readOnce(connection) && revents & POLLHUP != 0 {}
+        }
+        guard connections[connection.id] != nil else { return }
+        if revents & POLLHUP != 0 {
+            drop(connection)
+            return
+        }
+        pushReplies(connection)
+    }
+
+    /// Reads at most one buffer (one client cannot starve the others). - Returns: whether more may be readable now.
+    private func readOnce(_ connection: ControlConnection) -> Bool {
+        let count = read(connection.descriptor, readBuffer.baseAddress, readBuffer.count)
+        if count > 0 {
+            for event in connection.framer.append(UnsafeRawBufferPointer(rebasing: readBuffer[..<count])) {
+                handle(event, on: connection)
+            }
+            return true
+        }
+        if count == 0 {
+            connection.readClosed = true
+            for event in connection.framer.finish() { handle(event, on: connection) }
+            return false
+        }
+        if errno == EINTR { return true }
+        if errno != EAGAIN && errno != EWOULDBLOCK { drop(connection) }
+        return false
+    }
+
+    private func handle(_ event: LineFramer.Event, on connection: ControlConnection) {
+        switch event {
+        case .tooLong:
+            statistics.requests += 1
+            statistics.malformed += 1
+            logger.notice("control request too large", metadata: ["connection": "\(connection.id)"])
+            connection.append(
+                line: MessageCodec.encodeError(
+                    MessageError(
+                        .requestTooLarge,
+                        "request line exceeds \(MessageCodec.maximumRequestBytes) bytes; the rest of the line "
+                            + "was discarded")))
+        case .line(let bytes):
+            if bytes.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { return }
+            statistics.requests += 1
+            let message: Message
+            do throws(MessageError) {
+                message = try MessageCodec.decodeRequest(bytes: bytes)
+            } catch {
+                statistics.malformed += 1
+                logger.notice(
+                    "malformed control request: \(error)",
+                    metadata: ["connection": "\(connection.id)", "bytes": "\(bytes.count)", "start": "\(excerpt(bytes))"])
+                connection.append(line: MessageCodec.encodeError(error))
+                return
+            }
+            switch producer.trySend(message) {
+            case .enqueued:
+                awaitingDisplay.push((connection.id, connection.reserve()))
+            case .full:
+                statistics.rejectedBusy += 1
+                connection.append(
+                    line: MessageCodec.encodeError(
+                        MessageError(
+                            .busy,
+                            "the queue to the display thread is full (\(options.producerCapacity) messages); try again")))
+            case .rejected(let error):
+                statistics.malformed += 1
+                connection.append(line: MessageCodec.encodeError(error))
+            }
+        }
+    }
+
+    /// Moves answered replies to the output and writes what the socket takes; closes a connection that is done.
+    private func pushReplies(_ connection: ControlConnection) {
+        statistics.replies += connection.promoteReady()
+        if connection.hasUnsentOutput, case .failed = connection.flush() {
+            drop(connection)
+            return
+        }
+        if connection.readClosed && connection.isFinished { drop(connection) }
+    }
+
+    /// Closes a connection. Replies it was still owed are counted as dropped now (answered ones) or when the
+    /// display thread gives them (unanswered ones: their place in ``awaitingDisplay`` stays until then).
+    private func drop(_ connection: ControlConnection) {
+        statistics.repliesDroppedClosedConnection += connection.answeredButQueued
+        close(connection.descriptor)
+        connections[connection.id] = nil
+    }
+
+    /// The first bytes of a bad request, printable, for the log: enough to recognise it, never a 400 KB dump.
+    private func excerpt(_ bytes: [UInt8]) -> String {
+        let head = bytes.prefix(80).map { $0 >= 0x20 && $0 < 0x7F ? Character(UnicodeScalar($0)) : "." }
+        return String(head) + (bytes.count > 80 ? "…" : "")
+    }
+}

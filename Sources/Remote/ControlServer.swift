@@ -1,0 +1,177 @@
+import Logging
+import Messaging
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The local control socket: a thread that accepts connections on a Unix stream socket, reads one JSON request per
+/// line, sends each valid one to the display thread through its own ``MessageProducer``, and writes the display
+/// thread's replies back, one per line, in request order per connection.
+///
+/// Wiring on the display thread:
+/// ```swift
+/// let server = try ControlServer(path: ControlSocket.defaultPath(environment: environment), bus: bus)
+/// consumer.drain { received in
+///     let reply = apply(received.message)           // a line: MessageCodec.encodeResult(...) or encodeError(...)
+///     if received.producerID == server.producerID { server.reply(reply) }
+/// }
+/// server.stop()                                    // at exit
+/// ```
+///
+/// Why a thread and not the display loop's `poll`: a client may send 400 KB or never read its replies; neither may
+/// cost the display thread a frame. The server thread sleeps in `poll` on the listener, its clients and an eventfd.
+///
+/// Security: the socket is created 0600 (its mode set before `bind`, fixed before `listen`, so nothing can connect
+/// while it is wider), in a 0700 directory by default, and every accepted peer's uid is checked (`SO_PEERCRED`).
+public final class ControlServer: Sendable {
+    public struct Options: Sendable {
+        /// The only uid served; others get one error line and are closed. Default: our effective uid.
+        public var allowedUID: UInt32 = geteuid()
+        /// Messages in flight to the display thread; beyond that, requests are answered `busy`.
+        public var producerCapacity = 1024
+        /// Connections served at once; one more is answered `busy` and closed.
+        public var maximumConnections = 64
+        /// Unsent reply bytes at which a connection stops being read until its peer catches up.
+        public var outputBufferLimit = 1 << 20
+
+        public init() {}
+    }
+
+    /// The socket's path.
+    public let path: String
+    /// ``MessageProducer/id`` of the producer this server sends with: ``ReceivedMessage/producerID`` equal to it
+    /// means the display thread owes ``reply(_:)`` one line.
+    public let producerID: Int
+    private let mailbox: ControlMailbox
+    private let producer: MessageProducer
+    private let thread = Mutex<pthread_t?>(nil)
+    private let logger = Logger(label: "multiscreen.control")
+
+    /// Binds and listens at `path` (removing a stale socket file there), then starts the server thread.
+    /// - Throws: ``ControlError/alreadyListening(path:)`` when another instance answers at `path`; the other cases
+    ///   of ``ControlError`` for a path that cannot be used.
+    public init(path: String, bus: MessageBus, options: Options = Options()) throws(ControlError) {
+        self.path = path
+        mailbox = try ControlMailbox()
+        let listener = try Self.listen(at: path)
+        producer = bus.makeProducer(capacity: options.producerCapacity)
+        producerID = producer.id
+        let loop = ControlLoop(
+            path: path, listener: listener.descriptor, socketIdentity: listener.identity, producer: producer,
+            mailbox: mailbox, options: options, logger: logger)
+        var handle = pthread_t()
+        let result = pthread_create(
+            &handle, nil,
+            { context in
+                Unmanaged<ControlLoop>.fromOpaque(context!).takeRetainedValue().run()
+                return nil
+            }, Unmanaged.passRetained(loop).toOpaque())
+        if result != 0 {
+            loop.closeEverything()
+            producer.close()
+            throw .system(operation: "pthread_create for", path: path, errno: result)
+        }
+        thread.withLock { $0 = handle }
+        logger.info("control socket listening at \(path)", metadata: ["producer": "\(producerID)"])
+    }
+
+    deinit { stop() }
+
+    /// Hands the server the display thread's reply to the oldest message from this server it has not answered.
+    ///
+    /// Call it exactly once per message drained with ``producerID``, in drain order: the server pairs replies with
+    /// requests by that order alone (the ring is FIFO). Thread-safe and cheap (a lock and an eventfd write); after
+    /// ``stop()`` it does nothing.
+    public func reply(_ line: String) {
+        _ = mailbox.post(reply: line)
+    }
+
+    /// The counters so far (updated once per server wakeup).
+    public var statistics: ControlStatistics { mailbox.statistics.withLock { $0 } }
+
+    /// Closes the listener and every connection, unlinks the socket, joins the thread and closes the producer
+    /// (the display thread still drains what is in the ring; its replies are ignored). Idempotent.
+    public func stop() {
+        guard let handle = thread.withLock({ handle in defer { handle = nil } ; return handle }) else { return }
+        mailbox.requestStop()
+        pthread_join(handle, nil)
+        producer.close()
+        let statistics = self.statistics
+        logger.info(
+            "control socket closed at \(path)",
+            metadata: [
+                "requests": "\(statistics.requests)", "replies": "\(statistics.replies)",
+                "busy": "\(statistics.rejectedBusy)", "malformed": "\(statistics.malformed)",
+                "peerRejected": "\(statistics.peerRejected)",
+                "dropped": "\(statistics.repliesDroppedClosedConnection)",
+            ])
+    }
+
+    /// The device and inode of the socket file we bound, so shutdown unlinks ours and not a successor's.
+    struct SocketIdentity: Equatable {
+        var device: UInt64
+        var inode: UInt64
+    }
+
+    private static func listen(at path: String) throws(ControlError) -> (descriptor: Int32, identity: SocketIdentity) {
+        try makeParentDirectory(of: path)
+        try removeStaleSocket(at: path)
+        let descriptor = try ControlSocket.makeSocket(path: path)
+        // Linux creates the socket file with the socket inode's mode masked by the umask: 0600 from the start.
+        if fchmod(descriptor, 0o600) != 0 {
+            let error = errno
+            close(descriptor)
+            throw .system(operation: "fchmod", path: path, errno: error)
+        }
+        do throws(ControlError) {
+            let bound = try ControlSocket.withAddress(path) { bind(descriptor, $0, $1) }
+            if bound != 0 { throw .system(operation: "bind", path: path, errno: errno) }
+            // The umask may have narrowed 0600 further (0400); make it exactly 0600. Not yet listening, so no peer
+            // can connect in between.
+            if chmod(path, 0o600) != 0 { throw .system(operation: "chmod", path: path, errno: errno) }
+            var status = stat()
+            if lstat(path, &status) != 0 { throw .system(operation: "stat", path: path, errno: errno) }
+            if Glibc.listen(descriptor, 64) != 0 { throw .system(operation: "listen", path: path, errno: errno) }
+            return (descriptor, SocketIdentity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino)))
+        } catch {
+            close(descriptor)
+            if case .system(let operation, _, _) = error, operation != "bind" { unlink(path) }
+            throw error
+        }
+    }
+
+    /// Creates the socket's directory 0700 if it is missing (one level: `$XDG_RUNTIME_DIR/multiscreen`).
+    private static func makeParentDirectory(of path: String) throws(ControlError) {
+        guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return }
+        let parent = String(path[..<slash])
+        if mkdir(parent, 0o700) != 0 && errno != EEXIST {
+            throw .system(operation: "mkdir", path: parent, errno: errno)
+        }
+    }
+
+    /// A socket file nobody answers at is left over from a crash: remove it. One that answers belongs to a live
+    /// instance. Anything else at the path is not ours.
+    private static func removeStaleSocket(at path: String) throws(ControlError) {
+        var status = stat()
+        if lstat(path, &status) != 0 {
+            if errno == ENOENT { return }
+            throw .system(operation: "stat", path: path, errno: errno)
+        }
+        guard (status.st_mode & S_IFMT) == S_IFSOCK else { throw .notASocket(path: path) }
+        switch try ControlSocket.connect(to: path) {
+        case .success(let descriptor):
+            close(descriptor)
+            throw .alreadyListening(path: path)
+        case .failure(let error) where error.code == ECONNREFUSED:
+            Logger(label: "multiscreen.control").notice("removing stale control socket \(path)")
+            if unlink(path) != 0 && errno != ENOENT { throw .system(operation: "unlink", path: path, errno: errno) }
+        case .failure(let error) where error.code == EAGAIN:
+            // The listener's backlog is full: someone is listening.
+            throw .alreadyListening(path: path)
+        case .failure(let error):
+            throw .system(operation: "connect", path: path, errno: error.code)
+        }
+    }
+}

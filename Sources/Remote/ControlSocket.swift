@@ -1,0 +1,76 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Where the control socket lives and the few socket calls both ends share.
+public enum ControlSocket {
+    /// `sun_path` holds 108 bytes including the terminating NUL.
+    public static let maximumPathBytes = 107
+
+    /// `$MULTISCREEN_SOCKET` if set, else `$XDG_RUNTIME_DIR/multiscreen/<display>.sock`, where `<display>` is the
+    /// last path component of `$WAYLAND_DISPLAY` (or `wayland-0`): one socket per compositor session, so two
+    /// sessions of one user (a nested compositor, a test) do not fight over one path.
+    ///
+    /// The runtime directory is private to the user (0700 by the XDG spec), which is why it is the default; the
+    /// server creates the `multiscreen` directory inside it 0700 as well.
+    public static func defaultPath(environment: [String: String]) throws(ControlError) -> String {
+        if let explicit = environment["MULTISCREEN_SOCKET"], !explicit.isEmpty { return explicit }
+        guard let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty else {
+            throw .noRuntimeDirectory
+        }
+        var display = environment["WAYLAND_DISPLAY"] ?? ""
+        if let slash = display.lastIndex(of: "/") { display = String(display[display.index(after: slash)...]) }
+        if display.isEmpty { display = "wayland-0" }
+        let directory = runtime.hasSuffix("/") ? String(runtime.dropLast()) : runtime
+        return "\(directory)/multiscreen/\(display).sock"
+    }
+
+    /// Fills a `sockaddr_un` for `path` and calls `body` with it as a `sockaddr`.
+    static func withAddress<R>(
+        _ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> R
+    ) throws(ControlError) -> R {
+        let bytes = Array(path.utf8)
+        guard !bytes.isEmpty, bytes.count <= maximumPathBytes else { throw .pathTooLong(path: path) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        return withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                body($0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+    }
+
+    /// A new close-on-exec, non-blocking Unix stream socket.
+    static func makeSocket(path: String) throws(ControlError) -> Int32 {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue | SOCK_NONBLOCK.rawValue), 0)
+        if descriptor < 0 { throw .system(operation: "socket for", path: path, errno: errno) }
+        return descriptor
+    }
+
+    /// Connects a fresh socket to `path` (a Unix socket connects or fails at once; it never waits for the peer).
+    /// - Returns: the connected descriptor (non-blocking), or nil with `errno` for ENOENT/ECONNREFUSED-like failures.
+    static func connect(to path: String) throws(ControlError) -> Result<Int32, Errno> {
+        let descriptor = try makeSocket(path: path)
+        let result = try withAddress(path) { Glibc.connect(descriptor, $0, $1) }
+        if result == 0 { return .success(descriptor) }
+        let error = errno
+        close(descriptor)
+        return .failure(Errno(error))
+    }
+
+    /// Sets `O_NONBLOCK` (accepted sockets do not inherit it from the listener).
+    static func setNonBlocking(_ descriptor: Int32) {
+        let flags = fcntl(descriptor, F_GETFL)
+        if flags >= 0 { _ = fcntl(descriptor, F_SETFL, flags | O_NONBLOCK) }
+    }
+}
+
+/// An `errno` value carried as an error.
+struct Errno: Error, Equatable {
+    var code: Int32
+    init(_ code: Int32) { self.code = code }
+}
