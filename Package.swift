@@ -67,7 +67,7 @@ let package = Package(
         // The application: screens on every output, frame scheduling, presentation statistics.
         .target(
             name: "MultiscreenApp",
-            dependencies: ["Wayland", "Rendering", "Screens", "CLinux", logging]),
+            dependencies: ["Wayland", "Rendering", "Screens", "Messaging", "CLinux", logging]),
         // Private compositors (headless sway, nested sway, weston) and screenshots, for tests and `demo`.
         .target(name: "CompositorHarness", dependencies: ["CPNG", logging]),
         // Benchmarks behind `multiscreen bench`.
@@ -85,12 +85,16 @@ let package = Package(
             ]),
         // ThreadSanitizer stress run of the rings (scripts/tsan-stress), including a broken canary ring.
         .executableTarget(name: "ring-stress", dependencies: ["Messaging"]),
+        // Test support: a hand-written client of wlroots' virtual pointer protocol, so tests hold a pointer device.
+        // A regular target (test targets cannot be dependencies); it lives under Tests/ because only tests use it.
+        .target(name: "CVirtualPointer", dependencies: ["CWaylandClient"], path: "Tests/CVirtualPointer"),
 
         .testTarget(name: "MessagingTests", dependencies: ["Messaging"]),
         .testTarget(name: "RemoteTests", dependencies: ["Remote", "Messaging"]),
         .testTarget(name: "ScreensTests", dependencies: ["Screens"]),
         .testTarget(name: "BenchmarksTests", dependencies: ["Benchmarks"]),
-        .testTarget(name: "WaylandTests", dependencies: ["Wayland", "MultiscreenApp", "CompositorHarness"]),
+        .testTarget(
+            name: "WaylandTests", dependencies: ["Wayland", "MultiscreenApp", "CompositorHarness", "CVirtualPointer"]),
         .testTarget(name: "TextRenderingTests", dependencies: ["TextRendering"]),
         .testTarget(
             name: "IntegrationTests",

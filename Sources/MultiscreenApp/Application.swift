@@ -1,6 +1,7 @@
 import CLinux
 import Glibc
 import Logging
+import Messaging
 import Rendering
 import Screens
 import TextRendering
@@ -17,25 +18,49 @@ public final class Application {
         public var appID = "dev.multiscreen.Multiscreen"
         /// Seconds before a window the compositor closed is opened again.
         public var reopenDelay = 1.0
+        /// The role rules (`config.toml`); nil: `$XDG_CONFIG_HOME/multiscreen/config.toml`.
+        public var configPath: String?
+        /// The restored state (`state.json`); nil: `$XDG_STATE_HOME/multiscreen/state.json`.
+        public var statePath: String?
 
         public init(display: String? = nil) { self.display = display }
     }
 
-    private let options: Options
-    private let logger = Logger(label: "multiscreen")
-    private let display: WaylandDisplay
-    private let registry: Registry
-    private let globals = WaylandGlobals()
-    private var outputs: [UInt32: Output] = [:]
-    private var tracker = OutputTracker()
-    private var context: GraphicsContext?
-    private var rasterizer: TextRasterizer?
-    private var canvas: Canvas?
-    private var screens: [UInt32: Screen] = [:]
-    private let loop: EventLoop
-    private let signals: SignalSource
-    private let reopenTimer: OneShotTimer
-    private var stopRequested = false
+    let options: Options
+    let logger = Logger(label: "multiscreen")
+    let display: WaylandDisplay
+    let registry: Registry
+    let globals = WaylandGlobals()
+    var outputs: [UInt32: Output] = [:]
+    var tracker = OutputTracker()
+    var context: GraphicsContext?
+    var rasterizer: TextRasterizer?
+    var canvas: Canvas?
+    var screens: [UInt32: Screen] = [:]
+    let loop: EventLoop
+    let signals: SignalSource
+    let reopenTimer: OneShotTimer
+    var stopRequested = false
+
+    // The product model: roles, content, cards, messages (pure, in Screens), and its file.
+    var model: ScreenModel
+    let store: StateStore
+    var stateChanged = false
+    var panel = ControllerPanel()
+    /// The controller UI's content changed since it was last drawn.
+    var controllerDirty = true
+    var mirrorTarget: OffscreenTarget?
+    var mirrorFresh = false
+
+    // Messages: every message reaches the screens through the bus, including the controller's own Send.
+    let bus: MessageBus
+    let consumer: MessageConsumer
+    /// The display thread's own producer (keyboard, pointer): SPSC with itself, so it needs no lock either.
+    let localProducer: MessageProducer
+    /// Answers messages that came from a producer that wants replies (the control socket).
+    public var replyHandler: ((_ producerID: Int, _ line: String) -> Void)?
+    var messagesApplied = 0
+    var seat: Seat?
 
     /// Connects and binds; windows are created as outputs become complete.
     /// - Throws: ``WaylandError`` or ``RenderingError``: the caller exits with ``ExitStatus/startupFailure``.
@@ -43,6 +68,10 @@ public final class Application {
         self.options = options
         // Before any thread exists, so every thread inherits the blocked mask.
         signals = try SignalSource()
+        bus = try MessageBus()
+        consumer = bus.makeConsumer()
+        localProducer = bus.makeProducer(capacity: 256)
+        (model, store) = Self.loadModel(options: options, logger: logger)
         let fonts = BackgroundLoad("fonts") { try TextRasterizer() }
         let started = Clock.nanoseconds()
         func phase(_ name: String) {
@@ -87,7 +116,13 @@ public final class Application {
             reopenTimer.acknowledge()
             reopenClosedScreens()
         }
-        loop.beforeSleep = { [unowned self] in renderDirtyScreens() }
+        loop.watch(consumer.wakeupFileDescriptor) {}  // consumed by didWake
+        loop.prepareToSleep = { [unowned self] in consumer.prepareToSleep() }
+        loop.didWake = { [unowned self] in consumer.didWake() }
+        loop.beforeSleep = { [unowned self] in
+            drainMessages()
+            renderDirtyScreens()
+        }
         syncScreens()
     }
 
@@ -121,6 +156,12 @@ public final class Application {
             }
             return
         }
+        if interface == "wl_seat" {
+            // One seat is all a kiosk has; a second one would fight over the same controller UI.
+            guard seat == nil, let bound = Seat(registry: registry, name: name) else { return }
+            attach(seat: bound)
+            return
+        }
         guard interface == "wl_output", let output = Output(registry: registry, name: name) else { return }
         output.onEvent = { [unowned self] (event: OutputEvent) in
             if let change = tracker.handle(event, registryName: name) { apply(change) }
@@ -131,6 +172,12 @@ public final class Application {
     }
 
     private func globalRemoved(name: UInt32) {
+        if let seat, seat.registryName == name {
+            loop.unwatch(seat.keyRepeater.fileDescriptor)
+            seat.destroy()
+            self.seat = nil
+            return
+        }
         guard let output = outputs.removeValue(forKey: name) else { return }
         if let change = tracker.remove(registryName: name) { apply(change) }
         // After its window is gone (apply tore it down): wl_output.release last, as created first.
@@ -153,7 +200,7 @@ public final class Application {
 
     /// Makes the set of screens match the set of complete outputs, and refreshes every screen's summary
     /// (indices shift when outputs come and go).
-    private func syncScreens() {
+    func syncScreens() {
         guard let context else { return }
         let current = tracker.outputs
         for (name, screen) in screens where tracker[name] == nil {
@@ -175,6 +222,7 @@ public final class Application {
             }
         }
         if current.isEmpty { logger.info("no outputs: waiting for one") }
+        apply(model.update(outputs: current))
     }
 
     private func closed(_ screen: Screen) {
@@ -194,18 +242,8 @@ public final class Application {
 
     // MARK: - Rendering
 
-    private func renderDirtyScreens() {
-        guard let context else { return }
-        // A screen that has never shown anything goes first: when an output appears, every other screen also
-        // redraws ("screen 2 of 3"), and the newcomer's first frame must not wait behind them.
-        let ordered = screens.values.sorted { !$0.hasCommitted && $1.hasCommitted }
-        for screen in ordered {
-            screen.renderIfNeeded(context: context, canvas: { try makeCanvas() }, globals: globals)
-        }
-    }
-
     /// The canvas needs a current context to compile its programs, so it is made with the first surface.
-    private func makeCanvas() throws -> Canvas {
+    func makeCanvas() throws -> Canvas {
         if let canvas { return canvas }
         guard let rasterizer else { throw RenderingError.egl(call: "TextRasterizer", code: 0) }
         let made = try Canvas(library: try ShaderLibrary(), rasterizer: rasterizer)
@@ -223,15 +261,23 @@ public final class Application {
     /// Destroys everything in reverse order of creation. With a dead connection, requests are pointless but
     /// harmless (libwayland queues them on a broken socket); EGL must still be terminated before disconnecting.
     private func shutDown(connectionAlive: Bool) {
+        saveStateIfChanged()
         if let context {
             for screen in screens.values { screen.tearDown(context: context) }
             screens.removeAll()
-            if let canvas, context.makeCurrent(nil) { canvas.delete() }
+            if context.makeCurrent(nil) {
+                mirrorTarget?.delete()
+                canvas?.delete()
+            }
+            mirrorTarget = nil
             canvas = nil
             context.terminate()
         }
         context = nil
         rasterizer = nil
+        seat?.destroy()
+        seat = nil
+        localProducer.close()
         for output in outputs.values { output.destroy() }
         outputs.removeAll()
         globals.destroy()

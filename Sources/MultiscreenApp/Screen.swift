@@ -9,6 +9,17 @@ import Wayland
 /// Owns, in order of creation: the ``ToplevelWindow``, the ``WindowSurface`` (after the first configure),
 /// the outstanding frame callback and presentation feedbacks. ``tearDown(context:)`` destroys them in reverse.
 final class Screen {
+    /// What the screen shows: the controller UI, or external content in one of the content modes.
+    enum Kind: Equatable {
+        case controller
+        case external(ContentMode)
+    }
+
+    /// Changing the kind redraws the screen.
+    var kind: Kind = .external(.messages) {
+        didSet { if kind != oldValue { scheduler.invalidate() } }
+    }
+
     private(set) var output: OutputInfo
     private(set) var summary: ScreenSummary
     private(set) var background: RGBColor
@@ -43,6 +54,17 @@ final class Screen {
     }
 
     var isOpen: Bool { window != nil }
+
+    /// Something this screen shows changed.
+    func invalidate() { scheduler.invalidate() }
+
+    /// A new message arrived: redraw if this screen shows messages (a card screen without a card does too).
+    func invalidateIfShowingMessages() {
+        switch kind {
+        case .external(.messages), .external(.card): scheduler.invalidate()
+        default: break
+        }
+    }
 
     /// Whether the current window has committed a frame yet.
     var hasCommitted: Bool { lastCommittedBuffer != nil }
@@ -108,7 +130,10 @@ final class Screen {
     }
 
     /// Draws and commits a frame if the scheduler says so (or a configure waits for its commit).
-    func renderIfNeeded(context: GraphicsContext, canvas: () throws -> Canvas, globals: WaylandGlobals) {
+    func renderIfNeeded(
+        context: GraphicsContext, canvas: () throws -> Canvas, globals: WaylandGlobals,
+        draw: (Canvas, SurfaceGeometry) -> Void
+    ) {
         guard let window, isConfigured, let geometry, scheduler.shouldRender || pendingSerial != nil else { return }
         if let serial = pendingSerial {
             window.acknowledge(serial: serial)
@@ -137,7 +162,7 @@ final class Screen {
                 return
             }
             let canvas = try canvas()
-            InfoScene.draw(on: canvas, geometry: geometry, summary: summary, background: background)
+            draw(canvas, geometry)
             requestFrameAndFeedback(window: window, globals: globals)
             if !surface.swap(context: context) {
                 logger.error("eglSwapBuffers failed for \(output.displayName)")

@@ -23,6 +23,7 @@ public final class Canvas {
 
     private let solid: ShaderProgram
     private let textProgram: ShaderProgram
+    private let textureProgram: ShaderProgram
     private let rasterizer: TextRasterizer
     private var textures: [TextKey: TextTexture] = [:]
     private var useCounter: UInt64 = 0
@@ -36,6 +37,7 @@ public final class Canvas {
     public init(library: ShaderLibrary, rasterizer: TextRasterizer) throws {
         solid = try ShaderProgram(library: library, vertex: "quad.vert", fragment: "solid.frag")
         textProgram = try ShaderProgram(library: library, vertex: "quad.vert", fragment: "text.frag")
+        textureProgram = try ShaderProgram(library: library, vertex: "quad.vert", fragment: "texture.frag")
         self.rasterizer = rasterizer
     }
 
@@ -80,10 +82,30 @@ public final class Canvas {
         return (entry.width, entry.height)
     }
 
+    /// The size `text` would cover, without drawing it.
+    public func measure(_ text: String, pixelSize: Int) -> (width: Int, height: Int) {
+        if let entry = textures[TextKey(text: text, pixelSize: pixelSize, maxWidth: nil)] {
+            return (entry.width, entry.height)
+        }
+        return rasterizer.measure(text, pixelSize: pixelSize)
+    }
+
+    /// Draws an ``OffscreenTarget``'s texture into `rect`. Framebuffer textures have their origin at the bottom
+    /// left, so the texture coordinates are flipped vertically.
+    public func drawTexture(_ target: OffscreenTarget, in rect: Rect) {
+        textureProgram.use()
+        glUniform2f(textureProgram.uniform("u_viewport"), viewportWidth, viewportHeight)
+        glActiveTexture(GLenum(GL_TEXTURE0))
+        glBindTexture(GLenum(GL_TEXTURE_2D), target.texture)
+        glUniform1i(textureProgram.uniform("u_texture"), 0)
+        drawQuad(x: rect.x, y: rect.y, width: rect.width, height: rect.height, flipped: true)
+    }
+
     /// Deletes every GL object; the context must be current.
     public func delete() {
         for entry in textures.values { deleteTexture(entry.texture) }
         textures.removeAll()
+        textureProgram.delete()
         textProgram.delete()
         solid.delete()
     }
@@ -133,12 +155,13 @@ public final class Canvas {
         glDeleteTextures(1, &t)
     }
 
-    private func drawQuad(x: Float, y: Float, width: Float, height: Float) {
+    private func drawQuad(x: Float, y: Float, width: Float, height: Float, flipped: Bool = false) {
+        let (top, bottom): (Float, Float) = flipped ? (1, 0) : (0, 1)
         let vertices: [Float] = [
-            x, y, 0, 0,
-            x + width, y, 1, 0,
-            x, y + height, 0, 1,
-            x + width, y + height, 1, 1,
+            x, y, 0, top,
+            x + width, y, 1, top,
+            x, y + height, 0, bottom,
+            x + width, y + height, 1, bottom,
         ]
         vertices.withUnsafeBufferPointer { buffer in
             let base = UnsafeRawPointer(buffer.baseAddress!)

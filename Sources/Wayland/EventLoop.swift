@@ -18,6 +18,11 @@ public final class EventLoop {
     private var sources: [Source] = []
     /// Runs after events were dispatched and before sleeping: where the application renders dirty screens.
     public var beforeSleep: () -> Void = {}
+    /// Called right before sleeping; false means "work arrived meanwhile, do not sleep" (the message bus's
+    /// announce-then-recheck protocol: producers write the eventfd only after this announced the sleep).
+    public var prepareToSleep: () -> Bool = { true }
+    /// Called after every return from `poll`, whatever woke it.
+    public var didWake: () -> Void = {}
     /// Counts every return from `poll`: the idle test expects it to stand still.
     public private(set) var wakeups = 0
 
@@ -47,7 +52,9 @@ public final class EventLoop {
             var fds = [pollfd(fd: waylandFD, events: Int16(POLLIN | (wantWrite ? POLLOUT : 0)), revents: 0)]
             let watched = sources
             fds += watched.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
-            let ready = poll(&fds, nfds_t(fds.count), -1)
+            let timeout: Int32 = prepareToSleep() ? -1 : 0
+            let ready = poll(&fds, nfds_t(fds.count), timeout)
+            didWake()
             wakeups += 1
             if ready < 0 {
                 display.cancelRead()

@@ -8,7 +8,7 @@ import Logging
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Benchmarks: start-up, hotplug latency, idle wakeups, memory per output, the message ring.",
-        subcommands: [BenchStartup.self, BenchHotplug.self, BenchIdle.self, BenchMemory.self])
+        subcommands: [BenchStartup.self, BenchHotplug.self, BenchIdle.self, BenchMemory.self, BenchRingCommand.self])
 }
 
 /// Options every display benchmark shares.

@@ -1,0 +1,79 @@
+import Foundation
+import Logging
+import Screens
+
+/// Roles, content modes, cards and the state file.
+extension Application {
+    /// Loads the config and the restored state. Neither can stop Multiscreen: a broken config is reported and
+    /// the defaults used; a corrupt state file is set aside by ``StateStore`` and reported.
+    static func loadModel(options: Application.Options, logger: Logger) -> (ScreenModel, StateStore) {
+        let configPath = options.configPath ?? RoleConfig.defaultPath()
+        var config = RoleConfig()
+        do {
+            config = try RoleConfig.load(path: configPath)
+            if !config.rules.isEmpty { logger.info("config \(configPath): \(config.rules.count) role rules") }
+        } catch {
+            logger.error("config \(configPath) not used: \(error)")
+        }
+        let store = StateStore(path: options.statePath ?? StateStore.defaultPath())
+        let loaded = store.load()
+        if let warning = loaded.warning { logger.error("\(warning)") }
+        logger.info(
+            "state \(store.path): \(loaded.state.cards.count) cards, \(loaded.state.messages.count) messages restored")
+        return (ScreenModel(config: config, state: loaded.state), store)
+    }
+
+    /// Puts an assignment into effect: each screen's kind, and everything that depends on it redrawn.
+    func apply(_ update: (assignment: Assignment, returnedCards: [Card])) {
+        for card in update.returnedCards {
+            logger.info("card #\(card.id) returned to the controller's list: its screen went away")
+            stateChanged = true
+        }
+        apply(update.assignment)
+    }
+
+    func apply(_ assignment: Assignment) {
+        for change in assignment.changes {
+            // Role changes are published as events: the log line, the bus status and `status` carry them.
+            logger.info("role change: \(change)")
+            stateChanged = true
+        }
+        for warning in assignment.warnings { logger.warning("\(warning)") }
+        for (name, screen) in screens {
+            let kind: Screen.Kind =
+                assignment.controller == name ? .controller : .external(assignment.contents[name] ?? .messages)
+            screen.kind = kind
+        }
+        seat?.refreshCursor()
+        controllerDirty = true
+    }
+
+    /// Writes the state file once per batch of changes (atomic: write, fsync, rename).
+    func saveStateIfChanged() {
+        guard stateChanged else { return }
+        stateChanged = false
+        do {
+            try store.save(model.persistentState)
+        } catch {
+            logger.error("\(error)")
+        }
+    }
+
+    /// The rows of the controller's screens list, in output order.
+    var screenRows: [ControllerScene.Row] {
+        tracker.outputs.map { info in
+            let kind = screens[info.registryName]?.kind
+            let role: String
+            switch kind {
+            case .controller?: role = "controller"
+            case .external(let mode)?: role = "external · \(mode.rawValue)"
+            case nil: role = "opening"
+            }
+            let scale = info.scale > 1 ? " @\(info.scale)x" : ""
+            let state = screens[info.registryName]?.hasCommitted == true ? "" : " · waiting"
+            return ControllerScene.Row(
+                name: info.displayName, detail: "\(role) · \(info.modeWidth)×\(info.modeHeight)\(scale)\(state)",
+                isController: kind == .controller)
+        }
+    }
+}

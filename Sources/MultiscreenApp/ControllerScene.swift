@@ -1,0 +1,142 @@
+import Foundation
+import Rendering
+import Screens
+
+/// The controller UI: the screens with their role, mode and status, a text field and Send button, the message
+/// log and the bus status, with a visible focus ring so it works from the keyboard alone.
+enum ControllerScene {
+    struct Row {
+        var name: String
+        var detail: String
+        var isController: Bool
+    }
+
+    struct Content {
+        var title: String
+        var rows: [Row]
+        var panel: ControllerPanel
+        var log: [LoggedMessage]
+        var waitingCards: [Card]
+        var status: String
+        var background: RGBColor
+    }
+
+    static func draw(on canvas: Canvas, layout: ControllerLayout, content: Content) {
+        let l = layout
+        canvas.begin(width: Int32(l.bounds.width), height: Int32(l.bounds.height), background: content.background)
+        canvas.fill(x: 0, y: 0, width: l.header.width, height: l.header.height, color: SceneStyle.panel, alpha: 0.55)
+        canvas.text(
+            "Multiscreen · controller", x: l.padding, y: l.padding / 2, pixelSize: l.titleSize,
+            color: SceneStyle.text)
+        let titleWidth = canvas.measure(content.title, pixelSize: l.textSize).width
+        canvas.text(
+            content.title, x: l.bounds.width - l.padding - Float(titleWidth), y: l.padding,
+            pixelSize: l.textSize, color: SceneStyle.dimText)
+
+        // Screens.
+        canvas.text("Screens", x: l.screensTitle.x, y: l.screensTitle.y, pixelSize: l.textSize, color: SceneStyle.text)
+        for (index, row) in content.rows.enumerated() where index < l.rows.count {
+            let rect = l.rows[index]
+            canvas.fill(
+                x: rect.x, y: rect.y, width: rect.width, height: rect.height, color: SceneStyle.panel, alpha: 0.45)
+            if content.panel.focus == .screen(index) { focusRing(canvas, rect, l) }
+            let mark = row.isController ? "★ " : ""
+            canvas.text(
+                mark + row.name, x: rect.x + l.padding / 2, y: rect.y + l.padding / 3, pixelSize: l.textSize,
+                color: SceneStyle.text, maxWidth: Int(rect.width - l.padding))
+            canvas.text(
+                row.detail, x: rect.x + l.padding / 2, y: rect.y + Float(l.textSize) * 1.35 + l.padding / 3,
+                pixelSize: l.smallSize, color: SceneStyle.dimText, maxWidth: Int(rect.width - l.padding))
+        }
+        if !content.waitingCards.isEmpty, let last = l.rows.last ?? Optional(l.screensTitle) {
+            var y = last.y + last.height + l.padding
+            canvas.text(
+                "Cards waiting for a screen", x: l.screensTitle.x, y: y, pixelSize: l.smallSize, color: SceneStyle.text)
+            y += Float(l.smallSize) * 1.5
+            for card in content.waitingCards.prefix(5) {
+                canvas.text(
+                    "#\(card.id) \(card.text)", x: l.screensTitle.x, y: y, pixelSize: l.smallSize,
+                    color: SceneStyle.dimText, maxWidth: Int(l.screensTitle.width))
+                y += Float(l.smallSize) * 1.4
+            }
+        }
+
+        // Text field with caret, and the Send button.
+        let field = l.textField
+        canvas.fill(x: field.x, y: field.y, width: field.width, height: field.height, color: SceneStyle.field)
+        if content.panel.focus == .textField { focusRing(canvas, field, l) }
+        drawField(canvas, content.panel, field, l)
+        let send = l.sendButton
+        canvas.fill(x: send.x, y: send.y, width: send.width, height: send.height, color: SceneStyle.button)
+        if content.panel.focus == .sendButton { focusRing(canvas, send, l) }
+        let label = canvas.measure("Send", pixelSize: l.textSize)
+        canvas.text(
+            "Send", x: send.x + (send.width - Float(label.width)) / 2,
+            y: send.y + (send.height - Float(label.height)) / 2,
+            pixelSize: l.textSize, color: SceneStyle.text)
+
+        // Message log, newest first.
+        canvas.text("Messages", x: l.logTitle.x, y: l.logTitle.y, pixelSize: l.textSize, color: SceneStyle.text)
+        var y = l.log.y
+        for message in content.log {
+            guard y + Float(l.smallSize) * 1.4 <= l.log.y + l.log.height else { break }
+            let target = message.screen.map { " → \($0)" } ?? ""
+            let line = "\(SceneStyle.clock(message.receivedAt.timeIntervalSince1970))\(target)  \(message.text)"
+            let size = canvas.text(
+                line, x: l.log.x, y: y, pixelSize: l.smallSize, color: SceneStyle.text, maxWidth: Int(l.log.width))
+            y += Float(max(size.height, l.smallSize)) + l.padding / 3
+        }
+
+        // Status bar.
+        canvas.fill(
+            x: 0, y: l.status.y, width: l.status.width, height: l.status.height, color: SceneStyle.panel, alpha: 0.55)
+        canvas.text(
+            content.status, x: l.padding, y: l.status.y + Float(l.smallSize) / 3, pixelSize: l.smallSize,
+            color: SceneStyle.dimText, maxWidth: Int(l.status.width - 2 * l.padding))
+    }
+
+    private static func drawField(_ canvas: Canvas, _ panel: ControllerPanel, _ field: Rect, _ l: ControllerLayout) {
+        let inner = field.inset(by: l.padding / 2)
+        let textY = field.y + (field.height - Float(l.textSize) * 1.25) / 2
+        if panel.text.isEmpty {
+            if panel.focus != .textField {
+                canvas.text(
+                    "Type a message…", x: inner.x, y: textY, pixelSize: l.textSize, color: SceneStyle.dimText)
+            }
+        } else {
+            // Keep the caret visible: show the tail of a text wider than the field.
+            var shown = panel.text
+            var caret = panel.caret
+            while canvas.measure(String(shown.prefix(caret)), pixelSize: l.textSize).width > Int(inner.width),
+                !shown.isEmpty, caret > 0
+            {
+                shown.removeFirst()
+                caret -= 1
+            }
+            canvas.text(
+                shown, x: inner.x, y: textY, pixelSize: l.textSize, color: SceneStyle.fieldText,
+                maxWidth: nil)
+            if panel.focus == .textField {
+                let offset = Float(canvas.measure(String(shown.prefix(caret)), pixelSize: l.textSize).width)
+                canvas.fill(
+                    x: inner.x + offset, y: textY, width: max(l.unit * 0.003, 2), height: Float(l.textSize) * 1.25,
+                    color: SceneStyle.fieldText)
+            }
+            return
+        }
+        if panel.focus == .textField {
+            canvas.fill(
+                x: inner.x, y: textY, width: max(l.unit * 0.003, 2), height: Float(l.textSize) * 1.25,
+                color: SceneStyle.fieldText)
+        }
+    }
+
+    private static func focusRing(_ canvas: Canvas, _ rect: Rect, _ l: ControllerLayout) {
+        let t = max((l.unit * 0.006).rounded(), 2)
+        let r = Rect(x: rect.x - t, y: rect.y - t, width: rect.width + 2 * t, height: rect.height + 2 * t)
+        canvas.fill(x: r.x, y: r.y, width: r.width, height: t, color: SceneStyle.focus)
+        canvas.fill(x: r.x, y: r.y + r.height - t, width: r.width, height: t, color: SceneStyle.focus)
+        canvas.fill(x: r.x, y: r.y, width: t, height: r.height, color: SceneStyle.focus)
+        canvas.fill(x: r.x + r.width - t, y: r.y, width: t, height: r.height, color: SceneStyle.focus)
+    }
+}
