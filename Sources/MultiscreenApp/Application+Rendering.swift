@@ -11,10 +11,9 @@ extension Application {
         // redraws ("screen 2 of 3"), and the newcomer's first frame must not wait behind them.
         let ordered = screens.values.sorted { !$0.hasCommitted && $1.hasCommitted }
         for screen in ordered {
-            screen.renderIfNeeded(context: context, canvas: { try makeCanvas() }, globals: globals) {
-                canvas, geometry in
-                draw(screen, on: canvas, geometry: geometry)
-            }
+            screen.renderIfNeeded(
+                context: context, canvas: { try makeCanvas() }, globals: globals,
+                draw: { canvas, geometry in draw(screen, on: canvas, geometry: geometry) })
         }
     }
 
