@@ -33,9 +33,12 @@ extension Application {
 
     /// A press at surface-local (logical) coordinates: mapped to buffer pixels, hit-tested on the layout.
     private func press(surface: OpaquePointer?, x: Double, y: Double) {
-        guard let screen = screen(for: surface), screen.kind == .controller, let geometry = screen.geometry else {
-            return
+        guard var screen = screen(for: surface) else { return }
+        var (x, y) = (x, y)
+        if spanningHost != nil, let target = spanningTarget(x: x, y: y) {
+            (screen, x, y) = (target.screen, target.x, target.y)
         }
+        guard screen.kind == .controller, let geometry = drawingGeometry(of: screen) else { return }
         let sx = Float(geometry.bufferWidth) / Float(max(geometry.logicalWidth, 1))
         let sy = Float(geometry.bufferHeight) / Float(max(geometry.logicalHeight, 1))
         let layout = ControllerLayout(

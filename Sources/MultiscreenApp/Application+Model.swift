@@ -70,7 +70,8 @@ extension Application {
             case nil: role = "opening"
             }
             let scale = info.scale > 1 ? " @\(info.scale)x" : ""
-            let state = screens[info.registryName]?.hasCommitted == true ? "" : " · waiting"
+            let drawn = screens[info.registryName]?.hasCommitted == true || spanningHost != nil
+            let state = drawn ? "" : " · waiting"
             return ControllerScene.Row(
                 name: info.displayName, detail: "\(role) · \(info.modeWidth)×\(info.modeHeight)\(scale)\(state)",
                 isController: kind == .controller)

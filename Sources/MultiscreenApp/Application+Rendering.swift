@@ -7,6 +7,10 @@ extension Application {
     func renderDirtyScreens() {
         guard let context else { return }
         if controllerDirty { prepareController(context: context) }
+        if let hostID = spanningHost, let host = screens[hostID] {
+            renderSpanning(host: host, context: context)
+            return
+        }
         // A screen that has never shown anything goes first: when an output appears, every other screen also
         // redraws ("screen 2 of 3"), and the newcomer's first frame must not wait behind them.
         let ordered = screens.values.sorted { !$0.hasCommitted && $1.hasCommitted }
@@ -17,6 +21,24 @@ extension Application {
         }
     }
 
+    /// One window for all screens: each screen's content drawn into its region, at its logical position.
+    private func renderSpanning(host: Screen, context: GraphicsContext) {
+        if screens.values.contains(where: { $0 !== host && $0.needsDrawing }) { host.invalidate() }
+        host.renderIfNeeded(
+            context: context, canvas: { try makeCanvas() }, globals: globals,
+            draw: { canvas, geometry in
+                for info in tracker.outputs {
+                    guard let screen = screens[info.registryName],
+                        let region = spanningRegion(of: screen, host: host)
+                    else { continue }
+                    canvas.region = (region.x, region.y, geometry.bufferHeight)
+                    draw(screen, on: canvas, geometry: region.geometry)
+                    if screen !== host { screen.drawnElsewhere() }
+                }
+                canvas.region = nil
+            })
+    }
+
     /// The controller UI changed: mark its screen dirty and, when some screen mirrors it, draw it once into the
     /// offscreen texture they all sample ("rendered once per frame, not once per screen").
     private func prepareController(context: GraphicsContext) {
@@ -24,14 +46,17 @@ extension Application {
         mirrorFresh = false
         guard let controller = screens.values.first(where: { $0.kind == .controller }) else { return }
         controller.invalidate()
-        let mirrors = screens.values.filter { $0.kind == .external(.mirror) && $0.isOpen }
-        guard !mirrors.isEmpty, let geometry = controller.geometry, context.makeCurrent(nil),
+        let mirrors = screens.values.filter { $0.kind == .external(.mirror) && ($0.isOpen || spanningHost != nil) }
+        guard !mirrors.isEmpty, let geometry = drawingGeometry(of: controller), context.makeCurrent(nil),
             let canvas = try? makeCanvas()
         else { return }
         let target = mirrorTarget ?? OffscreenTarget()
         mirrorTarget = target
         guard target.bind(width: geometry.bufferWidth, height: geometry.bufferHeight) else { return }
+        let region = canvas.region
+        canvas.region = nil
         drawControllerUI(on: canvas, width: geometry.bufferWidth, height: geometry.bufferHeight, screen: controller)
+        canvas.region = region
         OffscreenTarget.bindWindow()
         mirrorFresh = true
         for mirror in mirrors { mirror.invalidate() }

@@ -61,6 +61,9 @@ public final class Application {
     public var replyHandler: ((_ producerID: Int, _ line: String) -> Void)?
     var messagesApplied = 0
     var seat: Seat?
+    /// Under a compositor that shows one window across all outputs (cage), the screen whose window hosts every
+    /// screen's content; nil everywhere else.
+    var spanningHost: UInt32?
 
     /// Connects and binds; windows are created as outputs become complete.
     /// - Throws: ``WaylandError`` or ``RenderingError``: the caller exits with ``ExitStatus/startupFailure``.
@@ -216,11 +219,25 @@ public final class Application {
             } else {
                 let screen = Screen(output: info, summary: summary, background: background, logger: logger)
                 screen.onClose = { [unowned self, unowned screen] in closed(screen) }
+                screen.onConfigureSize = { [unowned self, unowned screen] width, height in
+                    detectSpanning(screen, width: width, height: height)
+                }
                 screens[info.registryName] = screen
-                screen.open(globals: globals, wlOutput: outputs[info.registryName]?.proxy, appID: options.appID)
-                logger.info("screen opened: \(info.displayName)")
+                if spanningHost == nil {
+                    screen.open(globals: globals, wlOutput: outputs[info.registryName]?.proxy, appID: options.appID)
+                    logger.info("screen opened: \(info.displayName)")
+                }
             }
         }
+        if let host = spanningHost, screens[host] == nil, let first = current.first,
+            let screen = screens[first.registryName]
+        {
+            // The hosting window's output went away: another screen's window hosts them all now.
+            spanningHost = first.registryName
+            screen.open(globals: globals, wlOutput: outputs[first.registryName]?.proxy, appID: options.appID)
+            logger.info("screen opened: \(first.displayName) (hosts every screen)")
+        }
+        if current.isEmpty { spanningHost = nil }
         if current.isEmpty { logger.info("no outputs: waiting for one") }
         apply(model.update(outputs: current))
     }
@@ -234,7 +251,7 @@ public final class Application {
     }
 
     private func reopenClosedScreens() {
-        for (name, screen) in screens where !screen.isOpen {
+        for (name, screen) in screens where !screen.isOpen && (spanningHost == nil || spanningHost == name) {
             screen.open(globals: globals, wlOutput: outputs[name]?.proxy, appID: options.appID)
             logger.info("screen reopened: \(screen.output.displayName)")
         }

@@ -41,6 +41,9 @@ final class Screen {
 
     /// Asked to close by the compositor; the application reopens it later.
     var onClose: () -> Void = {}
+    /// A configure arrived with this size (logical; 0 = "you decide"): lets the application notice a compositor
+    /// that shows one window across all outputs (cage).
+    var onConfigureSize: (Int32, Int32) -> Void = { _, _ in }
 
     /// More feedback objects than this in flight means the compositor is not answering them (sway 1.7 headless
     /// never sends `presented` for some frames): stop asking rather than pile them up.
@@ -57,6 +60,11 @@ final class Screen {
 
     /// Something this screen shows changed.
     func invalidate() { scheduler.invalidate() }
+
+    var needsDrawing: Bool { scheduler.isDirty }
+
+    /// Drawn inside the spanning window instead of a window of its own.
+    func drawnElsewhere() { scheduler.drawnElsewhere() }
 
     /// A new message arrived: redraw if this screen shows messages (a card screen without a card does too).
     func invalidateIfShowingMessages() {
@@ -108,6 +116,7 @@ final class Screen {
     private var isConfigured = false
 
     private func configure(width: Int32, height: Int32, serial: UInt32) {
+        onConfigureSize(width, height)
         isConfigured = true
         configuredWidth = width
         configuredHeight = height

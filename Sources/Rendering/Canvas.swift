@@ -31,6 +31,11 @@ public final class Canvas {
     private var viewportHeight: Float = 1
 
     public static let textCacheLimit = 256
+
+    /// Where the next ``begin(width:height:background:)`` draws: the whole framebuffer (nil), or a region of it
+    /// whose top-left corner is at (x, y) in a framebuffer `framebufferHeight` pixels high. Scenes keep drawing in
+    /// their own local coordinates either way.
+    public var region: (x: Int32, y: Int32, framebufferHeight: Int32)?
     public var cachedTextCount: Int { textures.count }
 
     /// Compiles the programs; the context must be current.
@@ -46,6 +51,14 @@ public final class Canvas {
         viewportWidth = Float(max(width, 1))
         viewportHeight = Float(max(height, 1))
         glViewport(0, 0, width, height)
+        if let region {
+            // Drawing into a region of a larger surface (one window spanning every output, under cage).
+            glViewport(region.x, region.framebufferHeight - region.y - height, width, height)
+            glScissor(region.x, region.framebufferHeight - region.y - height, width, height)
+            glEnable(GLenum(GL_SCISSOR_TEST))
+        } else {
+            glDisable(GLenum(GL_SCISSOR_TEST))
+        }
         let (r, g, b) = background.floats
         glClearColor(r, g, b, 1)
         glClear(GLbitfield(GL_COLOR_BUFFER_BIT))

@@ -24,6 +24,9 @@ public struct FrameScheduler: Equatable, Sendable {
     /// The compositor is ready for the next frame.
     public mutating func frameDone() { awaitsFrameCallback = false }
 
+    /// Its content was drawn as part of another surface (one window spanning every output, under cage).
+    public mutating func drawnElsewhere() { isDirty = false }
+
     /// The surface was recreated or reconfigured and its callback is gone: draw as soon as possible.
     public mutating func reset() {
         isDirty = true

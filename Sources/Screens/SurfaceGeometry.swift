@@ -11,6 +11,18 @@ public struct SurfaceGeometry: Equatable, Sendable {
     /// Whether `wp_viewport.set_destination(logicalWidth, logicalHeight)` must be set.
     public var usesViewport: Bool
 
+    public init(
+        logicalWidth: Int32, logicalHeight: Int32, bufferWidth: Int32, bufferHeight: Int32, bufferScale: Int32,
+        usesViewport: Bool
+    ) {
+        self.logicalWidth = logicalWidth
+        self.logicalHeight = logicalHeight
+        self.bufferWidth = bufferWidth
+        self.bufferHeight = bufferHeight
+        self.bufferScale = bufferScale
+        self.usesViewport = usesViewport
+    }
+
     /// Resolves the geometry for a configure event.
     ///
     /// - Parameters:

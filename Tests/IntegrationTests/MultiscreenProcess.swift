@@ -23,9 +23,38 @@ struct MultiscreenProcess {
         return "multiscreen"
     }
 
-    init(environment: [String: String], arguments: [String] = ["run"]) throws {
-        process = try ChildProcess(
-            Self.binary, arguments, environment: environment.merging(["MULTISCREEN_LOG_LEVEL": "debug"]) { $1 })
+    /// Config, state and control socket of this instance: private, so tests never share state (or touch the
+    /// user's). Pass the same directory to a second instance to test restoring state after a restart.
+    let home: String
+
+    init(environment: [String: String], arguments: [String] = ["run"], home: String? = nil) throws {
+        let home = home ?? Self.makeHome()
+        self.home = home
+        let isolated = [
+            "MULTISCREEN_LOG_LEVEL": "debug", "XDG_STATE_HOME": home + "/state", "XDG_CONFIG_HOME": home + "/config",
+            "MULTISCREEN_SOCKET": home + "/control.sock",
+        ]
+        process = try ChildProcess(Self.binary, arguments, environment: environment.merging(isolated) { $1 })
+    }
+
+    static func makeHome() -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("ms-home-\(UUID().uuidString)").path
+        try? FileManager.default.createDirectory(atPath: path + "/config/multiscreen", withIntermediateDirectories: true)
+        return path
+    }
+
+    /// Writes `config.toml` for the next instance that uses this home.
+    static func writeConfig(_ text: String, home: String) throws {
+        try text.write(toFile: home + "/config/multiscreen/config.toml", atomically: true, encoding: .utf8)
+    }
+
+    /// Runs a CLI command (`send`, `status --json`, …) against this instance's control socket.
+    func command(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
+        let cli = try ChildProcess(
+            Self.binary, arguments,
+            environment: environment.merging(["MULTISCREEN_SOCKET": home + "/control.sock"]) { $1 })
+        let status = try cli.waitForExit(timeout: 10)
+        return (status, cli.output)
     }
 
     /// Waits for a log line; on timeout the error carries the whole log.
