@@ -67,7 +67,7 @@ let package = Package(
         // The application: screens on every output, frame scheduling, presentation statistics.
         .target(
             name: "MultiscreenApp",
-            dependencies: ["Wayland", "Rendering", "Screens", "Messaging", "CLinux", logging]),
+            dependencies: ["Wayland", "Rendering", "Screens", "Messaging", "Remote", "CLinux", logging]),
         // Private compositors (headless sway, nested sway, weston) and screenshots, for tests and `demo`.
         .target(name: "CompositorHarness", dependencies: ["CPNG", logging]),
         // Benchmarks behind `multiscreen bench`.

@@ -23,7 +23,7 @@ extension Application {
         } catch {
             reply = MessageCodec.encodeError(MessageError(.invalidParams, "\(error)"))
         }
-        if received.producerID != localProducer.id { replyHandler?(received.producerID, reply) }
+        if let control, received.producerID == control.producerID { control.reply(reply) }
     }
 
     /// Carries out one message. - Returns: the reply line. - Throws: ``MessageError`` for the sender.

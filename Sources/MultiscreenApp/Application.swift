@@ -1,7 +1,9 @@
 import CLinux
 import Glibc
 import Logging
+import Foundation
 import Messaging
+import Remote
 import Rendering
 import Screens
 import TextRendering
@@ -22,6 +24,8 @@ public final class Application {
         public var configPath: String?
         /// The restored state (`state.json`); nil: `$XDG_STATE_HOME/multiscreen/state.json`.
         public var statePath: String?
+        /// The control socket; nil: `$MULTISCREEN_SOCKET`, else `$XDG_RUNTIME_DIR/multiscreen/<display>.sock`.
+        public var controlSocketPath: String?
 
         public init(display: String? = nil) { self.display = display }
     }
@@ -57,8 +61,9 @@ public final class Application {
     let consumer: MessageConsumer
     /// The display thread's own producer (keyboard, pointer): SPSC with itself, so it needs no lock either.
     let localProducer: MessageProducer
-    /// Answers messages that came from a producer that wants replies (the control socket).
-    public var replyHandler: ((_ producerID: Int, _ line: String) -> Void)?
+    /// The local control socket (`multiscreen send`, `status`, …): a producer thread of its own; the display
+    /// thread answers every message it sent.
+    var control: ControlServer?
     var messagesApplied = 0
     var seat: Seat?
     /// Under a compositor that shows one window across all outputs (cage), the screen whose window hosts every
@@ -75,6 +80,9 @@ public final class Application {
         consumer = bus.makeConsumer()
         localProducer = bus.makeProducer(capacity: 256)
         (model, store) = Self.loadModel(options: options, logger: logger)
+        let socketPath =
+            try options.controlSocketPath ?? ControlSocket.defaultPath(environment: ProcessInfo.processInfo.environment)
+        control = try ControlServer(path: socketPath, bus: bus)
         let fonts = BackgroundLoad("fonts") { try TextRasterizer() }
         let started = Clock.nanoseconds()
         func phase(_ name: String) {
@@ -301,6 +309,9 @@ public final class Application {
         registry.destroy()
         if connectionAlive { _ = try? display.flush() }
         display.disconnect()
+        // Created before the connection, stopped after it: the socket goes away last, with the process.
+        control?.stop()
+        control = nil
         logger.info("shut down")
     }
 }

@@ -15,13 +15,23 @@ struct Run: ParsableCommand {
     @OptionGroup var logging: LoggingOptions
     @Option(help: "Wayland display name or socket path (default: $WAYLAND_DISPLAY).")
     var display: String?
+    @Option(help: "Control socket (default: $MULTISCREEN_SOCKET, else $XDG_RUNTIME_DIR/multiscreen/<display>.sock).")
+    var socket: String?
+    @Option(help: "Role rules (default: $XDG_CONFIG_HOME/multiscreen/config.toml).")
+    var config: String?
+    @Option(help: "State file (default: $XDG_STATE_HOME/multiscreen/state.json).")
+    var state: String?
 
     mutating func run() throws {
         logging.bootstrap()
         let logger = Logger(label: "multiscreen")
         let app: Application
         do {
-            app = try Application(options: Application.Options(display: display))
+            var options = Application.Options(display: display)
+            options.controlSocketPath = socket
+            options.configPath = config
+            options.statePath = state
+            app = try Application(options: options)
         } catch {
             logger.critical("cannot start: \(error)")
             throw ExitCode(ExitStatus.startupFailure.rawValue)
