@@ -21,6 +21,11 @@ extension Application {
         seat.onTouch = { [unowned self] event in
             if case .down(_, let surface, let x, let y) = event { press(surface: surface, x: x, y: y) }
         }
+        seat.onCapabilities = { [unowned self] capabilities in
+            let names = [(Seat.Capabilities.keyboard, "keyboard"), (.pointer, "pointer"), (.touch, "touch")]
+                .filter { capabilities.contains($0.0) }.map(\.1)
+            logger.info("seat: \(names.isEmpty ? "no input devices" : names.joined(separator: ", "))")
+        }
         // External screens are passive displays: no cursor over them.
         seat.hidesCursor = { [unowned self] surface in screen(for: surface)?.kind != .controller }
         loop.watch(seat.keyRepeater.fileDescriptor) { [unowned seat] in seat.keyRepeater.handleTimer() }

@@ -6,7 +6,9 @@ import Screens
 extension Application {
     func renderDirtyScreens() {
         guard let context else { return }
-        if controllerDirty { prepareController(context: context) }
+        // The controller's own surface changing (configure, resize, scale) changes the mirrored picture too.
+        let controller = screens.values.first { $0.kind == .controller }
+        if controllerDirty || controller?.needsDrawing == true { prepareController(context: context) }
         if let hostID = spanningHost, let host = screens[hostID] {
             renderSpanning(host: host, context: context)
             return
@@ -47,9 +49,13 @@ extension Application {
         guard let controller = screens.values.first(where: { $0.kind == .controller }) else { return }
         controller.invalidate()
         let mirrors = screens.values.filter { $0.kind == .external(.mirror) && ($0.isOpen || spanningHost != nil) }
-        guard !mirrors.isEmpty, let geometry = drawingGeometry(of: controller), context.makeCurrent(nil),
-            let canvas = try? makeCanvas()
-        else { return }
+        guard !mirrors.isEmpty else { return }
+        guard let geometry = drawingGeometry(of: controller), context.makeCurrent(nil), let canvas = try? makeCanvas()
+        else {
+            // Not configured yet: mirrors show messages until the controller has a size, then this runs again.
+            controllerDirty = true
+            return
+        }
         let target = mirrorTarget ?? OffscreenTarget()
         mirrorTarget = target
         guard target.bind(width: geometry.bufferWidth, height: geometry.bufferHeight) else { return }

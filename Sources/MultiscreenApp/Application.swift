@@ -1,7 +1,7 @@
 import CLinux
+import Foundation
 import Glibc
 import Logging
-import Foundation
 import Messaging
 import Remote
 import Rendering

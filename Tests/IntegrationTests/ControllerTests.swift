@@ -1,0 +1,206 @@
+import CompositorHarness
+import Foundation
+import Glibc
+import Messaging
+import Remote
+import Testing
+
+/// Issue 4 end to end: the controller UI, external content modes, cards, roles, restored state and local control,
+/// against a real headless sway, checked on screenshots.
+@Suite(.serialized) struct ControllerTests {
+    static let focusRing = RGB(hex: 0xFA_CC_15)
+    static let cardPanel = RGB(hex: 0xF8_FA_FC)
+
+    /// One raw request line to the instance's control socket; the reply line.
+    private func request(_ app: MultiscreenProcess, _ line: String) throws -> String {
+        try ControlClient(path: app.home + "/control.sock").exchange(line: line)
+    }
+
+    /// Keeps a virtual keyboard on the seat: the seat gains the keyboard capability only while one exists, and
+    /// keys sent before our `wl_keyboard` exists are lost (testing.md, wtype).
+    private func holdKeyboard(_ sway: HeadlessSway, _ app: MultiscreenProcess) throws -> ChildProcess {
+        let holder = try ChildProcess("wtype", ["-s", "600000"], environment: sway.environment)
+        try app.waitForLog("seat: keyboard")
+        return holder
+    }
+
+    private func type(_ sway: HeadlessSway, _ arguments: [String]) throws {
+        let typist = try ChildProcess("wtype", arguments, environment: sway.environment)
+        #expect(try typist.waitForExit(timeout: 10) == 0)
+    }
+
+    private func changedFraction(_ a: Screenshot, _ b: Screenshot) -> Double {
+        guard a.width == b.width, a.height == b.height else { return 1 }
+        var changed = 0
+        for i in stride(from: 0, to: a.pixels.count, by: 3)
+        where a.pixels[i] != b.pixels[i] || a.pixels[i + 1] != b.pixels[i + 1] || a.pixels[i + 2] != b.pixels[i + 2] {
+            changed += 1
+        }
+        return Double(changed) / Double(a.width * a.height)
+    }
+
+    @Test func typingAndEnterPutsTheTextOnEveryExternalScreen() throws {
+        let sway = try HeadlessSway(outputs: 3, width: 640, height: 360)
+        let app = try MultiscreenProcess(environment: sway.environment)
+        try app.waitForLogCount("first frame committed on", count: 3)
+        let before = try ["HEADLESS-2", "HEADLESS-3"].map { name in
+            try sway.waitForScreenshot(name) { showsScreen($0, index: name == "HEADLESS-2" ? 1 : 2) }
+        }
+        let holder = try holdKeyboard(sway, app)
+        defer { holder.kill() }
+        try type(sway, ["Hallo 세계"])
+        try type(sway, ["-k", "Return"])
+        try app.waitForLog("message #1 for every screen: Hallo 세계")
+        for (index, name) in ["HEADLESS-2", "HEADLESS-3"].enumerated() {
+            try sway.waitForScreenshot(name, "\(name) showing the message") {
+                showsScreen($0, index: index + 1) && changedFraction($0, before[index]) > 0.01
+            }
+        }
+        // The controller: its UI with the focus ring, and the message in its log.
+        try sway.waitForScreenshot("HEADLESS-1", "the controller UI") { $0.fraction(of: Self.focusRing) > 0.001 }
+        let status = try request(app, #"{"method": "status"}"#)
+        #expect(status.contains("\"text\":\"Hallo 세계\""))
+        #expect(status.contains("\"controller\":\"HEADLESS-1\""))
+    }
+
+    @Test func aMirrorShowsTheControllerUILive() throws {
+        let home = MultiscreenProcess.makeHome()
+        try MultiscreenProcess.writeConfig(
+            """
+            [[rule]]
+            match = { name = "HEADLESS-2" }
+            role = "external"
+            content = "mirror"
+            """, home: home)
+        let sway = try HeadlessSway(outputs: 2, width: 640, height: 360)
+        let app = try MultiscreenProcess(environment: sway.environment, home: home)
+        try app.waitForLogCount("first frame committed on", count: 2)
+        // Same size as the controller: the mirror is the controller's picture, pixel for pixel (or nearly).
+        try sway.waitForScreenshot("HEADLESS-2", "HEADLESS-2 mirroring the controller") { mirror in
+            guard let controller = try? sway.screenshot("HEADLESS-1") else { return false }
+            return mirror.fraction(of: Self.focusRing) > 0.001 && changedFraction(mirror, controller) < 0.05
+        }
+        // Live: typing into the controller's text field shows up in the mirror too.
+        let holder = try holdKeyboard(sway, app)
+        defer { holder.kill() }
+        let before = try sway.screenshot("HEADLESS-2")
+        try type(sway, ["mirrored text"])
+        try sway.waitForScreenshot("HEADLESS-2", "the typed text in the mirror") { mirror in
+            guard let controller = try? sway.screenshot("HEADLESS-1") else { return false }
+            return changedFraction(mirror, before) > 0.001 && changedFraction(mirror, controller) < 0.05
+        }
+        #expect(app.log.contains("HEADLESS-2: content (none) → mirror"))
+    }
+
+    @Test func aCardOpensReplacesAndCloses() throws {
+        let sway = try HeadlessSway(outputs: 2, width: 640, height: 360)
+        let app = try MultiscreenProcess(environment: sway.environment)
+        try app.waitForLogCount("first frame committed on", count: 2)
+        let opened = try request(
+            app, #"{"method": "card.open", "params": {"screen": "HEADLESS-2", "text": "Gate 12"}}"#)
+        #expect(opened == #"{"method":"card.open","result":{"id":1,"screen":"HEADLESS-2"}}"#)
+        let first = try sway.waitForScreenshot("HEADLESS-2", "the card") { $0.fraction(of: Self.cardPanel) > 0.5 }
+        _ = try request(app, #"{"method": "card.open", "params": {"screen": "HEADLESS-2", "text": "Gate 14 now"}}"#)
+        try sway.waitForScreenshot("HEADLESS-2", "the replacing card") {
+            $0.fraction(of: Self.cardPanel) > 0.5 && changedFraction($0, first) > 0.001
+        }
+        let closed = try request(app, #"{"method": "card.close", "params": {"screen": "HEADLESS-2"}}"#)
+        #expect(closed.contains(#""result":{"id":2"#))
+        try sway.waitForScreenshot("HEADLESS-2", "messages again") { showsScreen($0, index: 1) }
+        let again = try request(app, #"{"method": "card.close", "params": {"screen": "HEADLESS-2"}}"#)
+        #expect(again.contains("\"code\":-32602"), "closing a screen without a card is an error: \(again)")
+    }
+
+    @Test func theControllerMovesWhenItsOutputGoesAndMovesBack() throws {
+        let home = MultiscreenProcess.makeHome()
+        // The preferred controller is WL-3, which does not exist yet: WL-1 stands in until it appears.
+        try MultiscreenProcess.writeConfig(
+            """
+            [controller]
+            fallback = "first"
+            return = true
+
+            [[rule]]
+            match = { name = "WL-3" }
+            role = "controller"
+            """, home: home)
+        let outer = try HeadlessSway(outputs: 1, width: 1600, height: 900)
+        let nested = try NestedSway(inside: outer, outputs: 2, width: 480, height: 270)
+        let app = try MultiscreenProcess(environment: nested.environment, home: home)
+        try app.waitForLog("controller moved from (none) to WL-1 (standing in")
+        try nested.waitForScreenshot("WL-1", "the controller UI on WL-1") { $0.fraction(of: Self.focusRing) > 0.001 }
+
+        let preferred = try nested.createOutput()
+        #expect(preferred == "WL-3")
+        try app.waitForLog("controller moved from WL-1 to WL-3")
+        try nested.waitForScreenshot("WL-3", "the controller UI on WL-3") { $0.fraction(of: Self.focusRing) > 0.001 }
+        try nested.waitForScreenshot("WL-1", "WL-1 external again") { $0.fraction(of: Self.focusRing) == 0 }
+
+        try nested.removeOutput("WL-3")
+        try app.waitForLog("controller moved from WL-3 to WL-1")
+        try nested.waitForScreenshot("WL-1", "the controller UI back on WL-1") {
+            $0.fraction(of: Self.focusRing) > 0.001
+        }
+        #expect(app.process.isRunning)
+        #expect(!app.log.contains("protocol error"))
+    }
+
+    @Test func stateIsRestoredAfterARestart() throws {
+        let home = MultiscreenProcess.makeHome()
+        let sway = try HeadlessSway(outputs: 2, width: 640, height: 360)
+        do {
+            let first = try MultiscreenProcess(environment: sway.environment, home: home)
+            try first.waitForLogCount("first frame committed on", count: 2)
+            _ = try request(first, #"{"method": "send", "params": {"text": "remember me"}}"#)
+            _ = try request(
+                first, #"{"method": "card.open", "params": {"screen": "HEADLESS-2", "text": "Saved card"}}"#)
+            first.process.signal(SIGTERM)
+            #expect(try first.process.waitForExit(timeout: 5) == 0)
+        }
+        let state = try String(contentsOfFile: home + "/state/multiscreen/state.json", encoding: .utf8)
+        #expect(state.contains("remember me") && state.contains("Saved card"))
+
+        let second = try MultiscreenProcess(environment: sway.environment, home: home)
+        try second.waitForLog("1 cards, 1 messages restored")
+        try sway.waitForScreenshot("HEADLESS-2", "the restored card") { $0.fraction(of: Self.cardPanel) > 0.5 }
+        let status = try request(second, #"{"method": "status"}"#)
+        #expect(status.contains("remember me"))
+        #expect(status.contains(#""screen":"HEADLESS-2","text":"Saved card""#))
+    }
+
+    @Test func aCorruptStateFileIsSetAsideNotFatal() throws {
+        let home = MultiscreenProcess.makeHome()
+        try FileManager.default.createDirectory(atPath: home + "/state/multiscreen", withIntermediateDirectories: true)
+        try "{ not json".write(toFile: home + "/state/multiscreen/state.json", atomically: true, encoding: .utf8)
+        let sway = try HeadlessSway(outputs: 1, width: 320, height: 240)
+        let app = try MultiscreenProcess(environment: sway.environment, home: home)
+        try app.waitForLog("first frame committed on HEADLESS-1")
+        let kept = try FileManager.default.contentsOfDirectory(atPath: home + "/state/multiscreen")
+        #expect(kept.contains { $0.hasPrefix("state.json.corrupt-") }, "set aside, not lost: \(kept)")
+        #expect(app.log.contains("state.json.corrupt-"))
+        #expect(app.process.isRunning)
+    }
+
+    @Test func badRequestsGetPreciseErrorsAndTheScreensKeepRunning() throws {
+        let sway = try HeadlessSway(outputs: 2, width: 320, height: 240)
+        let app = try MultiscreenProcess(environment: sway.environment)
+        try app.waitForLogCount("first frame committed on", count: 2)
+        let cases: [(String, Int)] = [
+            ("{not json", -32700),
+            (#"{"method": "launch.rockets"}"#, -32601),
+            (#"{"method": "send", "params": {"txt": "typo"}}"#, -32602),
+            (#"{"method": "send", "params": {"text": "x", "screen": "HDMI-A-9"}}"#, -32602),
+            (#"{"method": "role.set", "params": {"screen": "HEADLESS-2", "role": "Boss!"}}"#, -32602),
+            (#"{"method": "send", "params": {"text": "\#(String(repeating: "x", count: 70_000))"}}"#, -32001),
+        ]
+        for (line, code) in cases {
+            let reply = try request(app, line)
+            #expect(reply.contains("\"code\":\(code)"), "\(line.prefix(60)) → \(reply)")
+        }
+        #expect(app.process.isRunning)
+        let ok = try request(app, #"{"method": "send", "params": {"text": "still here", "screen": "HEADLESS-2"}}"#)
+        #expect(ok.contains("\"result\""))
+        try sway.waitForScreenshot("HEADLESS-2") { showsScreen($0, index: 1) }
+        #expect(app.log.contains("refused send"))
+    }
+}
