@@ -70,7 +70,11 @@ final class ControlConnection {
         return count
     }
 
-    enum WriteOutcome { case done, wouldBlock, failed(Int32) }
+    enum WriteOutcome {
+        case done
+        case wouldBlock
+        case failed(Int32)
+    }
 
     /// Writes as much of the output as the socket takes now, never blocking. `MSG_NOSIGNAL`: a vanished peer is an
     /// `EPIPE` here, not a process-killing `SIGPIPE`.

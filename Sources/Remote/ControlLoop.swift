@@ -233,7 +233,9 @@ final class ControlLoop {
                 statistics.malformed += 1
                 logger.notice(
                     "malformed control request: \(error)",
-                    metadata: ["connection": "\(connection.id)", "bytes": "\(bytes.count)", "start": "\(excerpt(bytes))"])
+                    metadata: [
+                        "connection": "\(connection.id)", "bytes": "\(bytes.count)", "start": "\(excerpt(bytes))",
+                    ])
                 connection.append(line: MessageCodec.encodeError(error))
                 return
             }
@@ -242,11 +244,9 @@ final class ControlLoop {
                 awaitingDisplay.push((connection.id, connection.reserve()))
             case .full:
                 statistics.rejectedBusy += 1
-                connection.append(
-                    line: MessageCodec.encodeError(
-                        MessageError(
-                            .busy,
-                            "the queue to the display thread is full (\(options.producerCapacity) messages); try again")))
+                let capacity = options.producerCapacity
+                let busy = MessageError(.busy, "the queue to the display thread is full (\(capacity)); try again")
+                connection.append(line: MessageCodec.encodeError(busy))
             case .rejected(let error):
                 statistics.malformed += 1
                 connection.append(line: MessageCodec.encodeError(error))

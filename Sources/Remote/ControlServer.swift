@@ -94,7 +94,11 @@ public final class ControlServer: Sendable {
     /// Closes the listener and every connection, unlinks the socket, joins the thread and closes the producer
     /// (the display thread still drains what is in the ring; its replies are ignored). Idempotent.
     public func stop() {
-        guard let handle = thread.withLock({ handle in defer { handle = nil } ; return handle }) else { return }
+        let taken = thread.withLock { handle in
+            defer { handle = nil }
+            return handle
+        }
+        guard let handle = taken else { return }
         mailbox.requestStop()
         pthread_join(handle, nil)
         producer.close()

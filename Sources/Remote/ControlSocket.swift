@@ -46,7 +46,8 @@ public enum ControlSocket {
 
     /// A new close-on-exec, non-blocking Unix stream socket.
     static func makeSocket(path: String) throws(ControlError) -> Int32 {
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue | SOCK_NONBLOCK.rawValue), 0)
+        let descriptor = socket(
+            AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue | SOCK_NONBLOCK.rawValue), 0)
         if descriptor < 0 { throw .system(operation: "socket for", path: path, errno: errno) }
         return descriptor
     }

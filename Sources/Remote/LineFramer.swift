@@ -24,7 +24,8 @@ struct LineFramer {
         while start < bytes.count {
             let rest = UnsafeRawBufferPointer(rebasing: bytes[start...])
             let newline = rest.firstIndex(of: UInt8(ascii: "\n")).map { $0 - rest.startIndex }
-            let segment = UnsafeRawBufferPointer(rebasing: rest[rest.startIndex..<rest.startIndex + (newline ?? rest.count)])
+            let segment = UnsafeRawBufferPointer(
+                rebasing: rest[rest.startIndex..<rest.startIndex + (newline ?? rest.count)])
             if discarding {
                 if newline != nil { discarding = false }
             } else if partial.count + segment.count > limit {

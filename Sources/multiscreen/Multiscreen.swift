@@ -11,7 +11,10 @@ struct Multiscreen: ParsableCommand {
             Without a subcommand: `run` when $WAYLAND_DISPLAY is set, else `demo` (a private headless compositor \
             and a screenshot per screen).
             """,
-        subcommands: [Run.self, Outputs.self, Demo.self, Bench.self],
+        subcommands: [
+            Run.self, Outputs.self, Demo.self, Bench.self, SendCommand.self, CardCommand.self, RoleCommand.self,
+            StatusCommand.self,
+        ],
         defaultSubcommand: nil)
 
     @OptionGroup var logging: LoggingOptions

@@ -1,0 +1,43 @@
+import ArgumentParser
+import Messaging
+
+/// `multiscreen card open|close`: one card of content on a chosen screen.
+struct CardCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "card",
+        abstract: "Open or close a card on a screen of a running Multiscreen.",
+        subcommands: [Open.self, Close.self])
+
+    struct Open: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Open a card showing TEXT on a screen (replacing the card there).",
+            discussion: ControlExit.discussion)
+
+        @OptionGroup var control: ControlOptions
+        @Option(help: ArgumentHelp("The screen.", valueName: "name"))
+        var screen: String
+        @Argument(help: "The card's text (one argument; quote it).")
+        var text: String
+
+        func run() throws {
+            let result = try control.request(.openCard(screen: screen, text: text))
+            print("card opened on \(screen)")
+            for line in ResultText.lines(of: result, indent: "  ") { print(line) }
+        }
+    }
+
+    struct Close: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Close the card on a screen.", discussion: ControlExit.discussion)
+
+        @OptionGroup var control: ControlOptions
+        @Option(help: ArgumentHelp("The screen.", valueName: "name"))
+        var screen: String
+
+        func run() throws {
+            let result = try control.request(.closeCard(screen: screen))
+            print("card closed on \(screen)")
+            for line in ResultText.lines(of: result, indent: "  ") { print(line) }
+        }
+    }
+}

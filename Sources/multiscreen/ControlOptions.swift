@@ -1,0 +1,113 @@
+import ArgumentParser
+import Foundation
+import Messaging
+import Remote
+
+/// `--socket` and `--timeout`, and the one request each control command makes: shared by `send`, `card`, `role`
+/// and `status`, which talk to a running Multiscreen over its control socket.
+struct ControlOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "The control socket (default: $MULTISCREEN_SOCKET, else "
+                + "$XDG_RUNTIME_DIR/multiscreen/<basename of $WAYLAND_DISPLAY, or wayland-0>.sock).",
+            valueName: "path"))
+    var socket: String?
+
+    @Option(help: ArgumentHelp("Seconds to wait for the reply.", valueName: "seconds"))
+    var timeout: Double = 5
+
+    func validate() throws {
+        guard timeout > 0 && timeout <= 3600 else { throw ValidationError("--timeout takes 0 < seconds ≤ 3600") }
+    }
+
+    /// Sends `message` and returns the result object. Prints the failure to standard error and exits 1 (no
+    /// reply) or 2 (an error reply) otherwise, as ``ControlExit`` documents.
+    func request(_ message: Message) throws -> [String: JSONValue] {
+        let path: String
+        do {
+            path = try socket ?? ControlSocket.defaultPath(environment: ProcessInfo.processInfo.environment)
+        } catch {
+            printError("error: \(error)")
+            throw ExitCode(ControlExit.noReply)
+        }
+        let client = ControlClient(path: path, timeoutMilliseconds: Int((timeout * 1000).rounded(.up)))
+        let response: MessageCodec.Response
+        do {
+            response = try client.request(message)
+        } catch {
+            printError("error: \(error)")
+            throw ExitCode(ControlExit.noReply)
+        }
+        switch response {
+        case .result(_, let result):
+            return result
+        case .error(let error):
+            printError("error \(error.code.rawValue): \(error.message)")
+            throw ExitCode(ControlExit.errorReply)
+        }
+    }
+
+    private func printError(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+}
+
+/// The exit statuses of the control commands, and the help text that documents them.
+enum ControlExit {
+    /// No reply: nothing listening at the socket, no reply in time, a malformed reply, no socket path.
+    static let noReply: Int32 = 1
+    /// Multiscreen replied with an error.
+    static let errorReply: Int32 = 2
+
+    static let discussion: String = {
+        let codes = MessageError.Code.allCases.map { "\($0.rawValue) \($0)" }.joined(separator: ", ")
+        return """
+            Exit status: 0 when Multiscreen carried out the request and the result is printed; 1 when no reply \
+            came (nothing listening at the socket, timeout, malformed reply); 2 when Multiscreen answered with an \
+            error, printed to standard error as `error CODE: message` (codes: \(codes)); 64 for a usage error.
+            """
+    }()
+}
+
+/// A result object as indented `key: value` lines, keys sorted: readable without a JSON tool, stable for scripts
+/// that grep it (scripts should prefer `status --json`).
+enum ResultText {
+    static func lines(of result: [String: JSONValue], indent: String = "") -> [String] {
+        var lines: [String] = []
+        for key in result.keys.sorted() {
+            append(result[key]!, label: "\(indent)\(key):", indent: indent + "  ", to: &lines)
+        }
+        return lines
+    }
+
+    private static func append(_ value: JSONValue, label: String, indent: String, to lines: inout [String]) {
+        switch value {
+        case .object(let members) where !members.isEmpty:
+            lines.append(label)
+            lines += Self.lines(of: members, indent: indent)
+        case .array(let elements) where !elements.isEmpty:
+            lines.append(label)
+            for element in elements {
+                if case .object(let members) = element, !members.isEmpty {
+                    // "- first: value" then the other keys aligned under it, as YAML writes a list of maps.
+                    let nested = Self.lines(of: members, indent: indent + "  ")
+                    lines.append(indent + "- " + nested[0].dropFirst(indent.count + 2))
+                    lines += nested.dropFirst()
+                } else {
+                    append(element, label: indent + "-", indent: indent + "  ", to: &lines)
+                }
+            }
+        default:
+            lines.append("\(label) \(scalar(value))")
+        }
+    }
+
+    private static func scalar(_ value: JSONValue) -> String {
+        switch value {
+        case .string(let text): text
+        case .object: "{}"
+        case .array: "[]"
+        default: value.serialized
+        }
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import Messaging
+import Testing
+
+@testable import Remote
+
+/// Requests and replies over a real socket, with a fake display thread answering through the bus.
+@Suite struct ControlProtocolTests {
+    @Test func roundTrip() throws {
+        let fixture = try ControlFixture()
+        defer { fixture.tearDown() }
+        let client = ControlClient(path: fixture.path, timeoutMilliseconds: 3000)
+        #expect(try client.request(.send(text: "hello", screen: "left")) == sent("hello"))
+        #expect(try client.request(.status) == .result(method: .status, result: ["ok": .bool(true)]))
+        #expect(fixture.display.received == [.send(text: "hello", screen: "left"), .status])
+        #expect(eventually { fixture.server.statistics.replies == 2 })
+        #expect(fixture.server.statistics.requests == 2)
+    }
+
+    /// The local errors are ready long before the display thread answers the first request; they still wait.
+    @Test func pipelinedRepliesKeepRequestOrderAroundLocalErrors() throws {
+        let fixture = try ControlFixture(paused: true)
+        defer { fixture.tearDown() }
+        let connection = try fixture.connect()
+        connection.write(
+            MessageCodec.encodeRequest(.send(text: "1", screen: nil)) + "\n" + "{\"method\": \n"
+                + MessageCodec.encodeRequest(.send(text: "3", screen: nil)) + "\n" + "{\"method\": \"card.flip\"}\n"
+                + MessageCodec.encodeRequest(.send(text: "5", screen: nil)) + "\n")
+        #expect(eventually { fixture.server.statistics.requests == 5 })
+        fixture.display.resume()
+        #expect(try connection.readResponse() == sent("1"))
+        #expect(errorCode(try connection.readResponse()) == .parseError)
+        #expect(try connection.readResponse() == sent("3"))
+        #expect(errorCode(try connection.readResponse()) == .methodNotFound)
+        #expect(try connection.readResponse() == sent("5"))
+        #expect(eventually { fixture.server.statistics.replies == 5 })
+        #expect(fixture.server.statistics.malformed == 2)
+    }
+
+    @Test func twoConnectionsInterleaved() throws {
+        let fixture = try ControlFixture(paused: true)
+        defer { fixture.tearDown() }
+        let first = try fixture.connect()
+        let second = try fixture.connect()
+        for (index, text) in ["a1", "b1", "a2", "b2", "a3"].enumerated() {
+            (text.hasPrefix("a") ? first : second).request(.send(text: text, screen: nil))
+            #expect(eventually { fixture.server.statistics.requests == index + 1 })
+        }
+        fixture.display.resume()
+        #expect(try second.readResponse() == sent("b1"))
+        #expect(try first.readResponse() == sent("a1"))
+        #expect(try second.readResponse() == sent("b2"))
+        #expect(try first.readResponse() == sent("a2"))
+        #expect(try first.readResponse() == sent("a3"))
+    }
+
+    @Test func preciseErrors() throws {
+        let fixture = try ControlFixture()
+        defer { fixture.tearDown() }
+        let connection = try fixture.connect()
+        let cases: [(String, MessageError.Code)] = [
+            ("{\"method\": \"send\", ", .parseError),
+            ("[1, 2]", .invalidRequest),
+            ("{\"method\": \"card.flip\"}", .methodNotFound),
+            ("{\"method\": \"card.open\", \"params\": {\"text\": \"x\"}}", .invalidParams),
+            ("{\"method\": \"send\", \"params\": {\"text\": \"x\", \"colour\": \"red\"}}", .invalidParams),
+            (
+                MessageCodec.encodeRequest(
+                    .send(text: String(repeating: "x", count: Message.maximumTextBytes + 1), screen: nil)), .textTooLong
+            ),
+        ]
+        for (request, code) in cases {
+            connection.write(request + "\n")
+            let response = try connection.readResponse()
+            #expect(errorCode(response) == code, "\(request.prefix(60))")
+        }
+        #expect(
+            try ControlClient(path: fixture.path).request(.send(text: "still fine", screen: nil)) == sent("still fine"))
+        #expect(eventually { fixture.server.statistics.replies == cases.count + 1 })
+        #expect(fixture.server.statistics.malformed == cases.count)
+    }
+
+    @Test func invalidUTF8IsAParseError() throws {
+        let fixture = try ControlFixture()
+        defer { fixture.tearDown() }
+        let connection = try fixture.connect()
+        var bytes =
+            Array("{\"method\": \"send\", \"params\": {\"text\": \"".utf8) + [0xC3, 0x28] + Array("\"}}\n".utf8)
+        _ = bytes.withUnsafeMutableBytes { send(connection.descriptor, $0.baseAddress, $0.count, 0) }
+        #expect(errorCode(try connection.readResponse()) == .parseError)
+    }
+
+    @Test func requestTooLargeKeepsTheConnectionUsable() throws {
+        let fixture = try ControlFixture()
+        defer { fixture.tearDown() }
+        let connection = try fixture.connect()
+        let huge =
+            "{\"method\": \"send\", \"params\": {\"text\": \""
+            + String(repeating: "y", count: MessageCodec.maximumRequestBytes) + "\"}}"
+        connection.write(huge + "\n" + MessageCodec.encodeRequest(.send(text: "after", screen: nil)) + "\n")
+        let response = try connection.readResponse()
+        #expect(errorCode(response) == .requestTooLarge)
+        #expect(try connection.readResponse() == sent("after"))
+        #expect(eventually { fixture.server.statistics.replies == 2 })
+        #expect(fixture.server.statistics.requests == 2)
+        #expect(fixture.server.statistics.malformed == 1)
+    }
+
+    @Test func busyWhenTheRingIsFullAndCounted() throws {
+        var options = ControlServer.Options()
+        options.producerCapacity = 2
+        let fixture = try ControlFixture(paused: true, options: options)
+        defer { fixture.tearDown() }
+        let connection = try fixture.connect()
+        for text in ["1", "2", "3", "4"] { connection.request(.send(text: text, screen: nil)) }
+        #expect(eventually { fixture.server.statistics.rejectedBusy == 2 })
+        fixture.display.resume()
+        #expect(try connection.readResponse() == sent("1"))
+        #expect(try connection.readResponse() == sent("2"))
+        #expect(errorCode(try connection.readResponse()) == .busy)
+        #expect(errorCode(try connection.readResponse()) == .busy)
+        // Room again once the display thread has finished draining (slots are freed after the batch, not at reply).
+        #expect(eventually { fixture.bus.statistics.drained == 2 })
+        connection.request(.send(text: "5", screen: nil))
+        #expect(try connection.readResponse() == sent("5"))
+        #expect(eventually { fixture.server.statistics.replies == 5 })
+        let statistics = fixture.server.statistics
+        #expect(statistics.requests == 5)
+        #expect(statistics.rejectedBusy == 2)
+        #expect(statistics.replies == 5)
+        #expect(fixture.display.received.count == 3)
+    }
+
+    /// A client that writes and half-closes (`echo … | socat`) still gets its replies, then the server closes.
+    @Test func halfClosedClientStillGetsItsReplies() throws {
+        let fixture = try ControlFixture()
+        defer { fixture.tearDown() }
+        let connection = try fixture.connect()
+        connection.write(MessageCodec.encodeRequest(.send(text: "a", screen: nil)) + "\n{\"method\":\"status\"}")
+        connection.shutdownWriting()
+        #expect(try connection.readResponse() == sent("a"))
+        #expect(try connection.readResponse() == .result(method: .status, result: ["ok": .bool(true)]))
+        #expect(try connection.readLine() == nil)
+    }
+
+    /// A reply owed to a connection that has gone is counted, and the pairing stays right for the next one.
+    @Test func replyForAClosedConnectionIsCountedAsDropped() throws {
+        let fixture = try ControlFixture(paused: true)
+        defer { fixture.tearDown() }
+        do {
+            let gone = try fixture.connect()
+            gone.request(.send(text: "lost", screen: nil))
+            #expect(eventually { fixture.server.statistics.requests == 1 })
+        }
+        let staying = try fixture.connect()
+        staying.request(.send(text: "kept", screen: nil))
+        #expect(eventually { fixture.server.statistics.requests == 2 })
+        fixture.display.resume()
+        #expect(try staying.readResponse() == sent("kept"))
+        #expect(eventually { fixture.server.statistics.repliesDroppedClosedConnection == 1 })
+        #expect(fixture.display.received.count == 2)
+    }
+}

@@ -1,0 +1,186 @@
+import Foundation
+import Messaging
+import Synchronization
+import Testing
+
+@testable import Remote
+
+/// A private directory for one test's socket, removed afterwards.
+final class TemporaryDirectory {
+    let path: String
+
+    init() {
+        var template = Array("/tmp/remote-test-XXXXXX".utf8CString)
+        path = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    var socketPath: String { path + "/control.sock" }
+}
+
+/// The display thread's part, played by a test: drains the bus and answers every message from the server with
+/// `{"method": m, "result": {"ok": true, "text": <the message's text, if any>}}`. Pausable, to pile up requests.
+final class FakeDisplay: Sendable {
+    private struct State {
+        var paused: Bool
+        var running = true
+        var received: [Message] = []
+    }
+
+    private let state: Mutex<State>
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(bus: MessageBus, server: ControlServer, paused: Bool = false) {
+        state = Mutex(State(paused: paused))
+        let thread = Thread { [self] in
+            let consumer = bus.makeConsumer()
+            while state.withLock({ $0.running }) {
+                consumer.waitForMessages(timeoutMilliseconds: 5)
+                if state.withLock({ $0.paused }) { continue }
+                consumer.drain { received in
+                    state.withLock { $0.received.append(received.message) }
+                    if received.producerID == server.producerID {
+                        server.reply(Self.reply(to: received.message))
+                    }
+                }
+            }
+            finished.signal()
+        }
+        thread.start()
+    }
+
+    static func reply(to message: Message) -> String {
+        var result: [String: JSONValue] = ["ok": .bool(true)]
+        switch message {
+        case .send(let text, _), .openCard(_, let text): result["text"] = .string(text)
+        default: break
+        }
+        return MessageCodec.encodeResult(method: message.method, result: result)
+    }
+
+    func resume() { state.withLock { $0.paused = false } }
+
+    var received: [Message] { state.withLock { $0.received } }
+
+    func stop() {
+        state.withLock { $0.running = false }
+        finished.wait()
+    }
+}
+
+/// A server on a fresh socket, with its bus and fake display.
+struct ControlFixture {
+    let directory = TemporaryDirectory()
+    let bus: MessageBus
+    let server: ControlServer
+    let display: FakeDisplay
+
+    init(paused: Bool = false, options: ControlServer.Options = ControlServer.Options()) throws {
+        bus = try MessageBus()
+        server = try ControlServer(path: directory.socketPath, bus: bus, options: options)
+        display = FakeDisplay(bus: bus, server: server, paused: paused)
+    }
+
+    var path: String { directory.socketPath }
+
+    func connect() throws -> TestConnection { try TestConnection(path: path) }
+
+    func tearDown() {
+        server.stop()
+        display.stop()
+    }
+}
+
+/// A raw blocking client connection, to pipeline requests and read replies line by line.
+final class TestConnection {
+    let descriptor: Int32
+    private var buffered: [UInt8] = []
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    init(path: String) throws {
+        descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: Array(path.utf8))
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        if result != 0 {
+            let error = errno
+            close(descriptor)
+            throw Failure(description: "connect \(path): \(String(cString: strerror(error)))")
+        }
+    }
+
+    deinit { close(descriptor) }
+
+    func write(_ text: String) {
+        let bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes {
+                send(descriptor, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
+            }
+            precondition(written > 0, "write failed: \(String(cString: strerror(errno)))")
+            offset += written
+        }
+    }
+
+    func request(_ message: Message) { write(MessageCodec.encodeRequest(message) + "\n") }
+
+    func shutdownWriting() { _ = shutdown(descriptor, Int32(SHUT_WR)) }
+
+    /// The next line, or nil at end of stream; throws after `timeout` seconds without one.
+    func readLine(timeout: Double = 3) throws -> String? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            if let newline = buffered.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: buffered[..<newline], as: UTF8.self)
+                buffered.removeFirst(newline + 1)
+                return line
+            }
+            let remaining = deadline.timeIntervalSinceNow
+            if remaining <= 0 { throw Failure(description: "no reply line within \(timeout) s") }
+            var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            if poll(&entry, 1, Int32(remaining * 1000) + 1) <= 0 { continue }
+            var chunk = [UInt8](repeating: 0, count: 1 << 16)
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count <= 0 { return nil }
+            buffered.append(contentsOf: chunk[..<count])
+        }
+    }
+
+    func readResponse(timeout: Double = 3) throws -> MessageCodec.Response {
+        guard let line = try readLine(timeout: timeout) else { throw Failure(description: "end of stream") }
+        return try MessageCodec.decodeResponse(line)
+    }
+}
+
+/// Waits until `condition` holds, polling; false after `timeout` seconds.
+func eventually(timeout: Double = 3, _ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        if condition() { return true }
+        usleep(2000)
+    }
+    return condition()
+}
+
+/// The result a ``FakeDisplay`` gives to `send(text)`.
+func sent(_ text: String) -> MessageCodec.Response {
+    .result(method: .send, result: ["ok": .bool(true), "text": .string(text)])
+}
+
+/// The error code of a response, or nil for a result.
+func errorCode(_ response: MessageCodec.Response) -> MessageError.Code? {
+    if case .error(let error) = response { return error.code }
+    return nil
+}
