@@ -1,3 +1,4 @@
+import CVirtualPointer
 import CWaylandClient
 import CWaylandProtocols
 import CXKBCommon
@@ -15,6 +16,7 @@ private final class InputClient {
     let globals = WaylandGlobals()
     var seat: Seat?
     var shm: OpaquePointer?
+    var virtualPointerManager: OpaquePointer?
     var window: ToplevelWindow!
     var buffer: ShmBuffer?
     var size: (width: Int32, height: Int32) = (0, 0)
@@ -24,6 +26,8 @@ private final class InputClient {
     var keyboardFocus: OpaquePointer?
     /// A `wtype` that only sleeps, keeping a virtual keyboard (and so the seat's keyboard capability) alive.
     private var keyboardHolder: ChildProcess?
+    /// The pointer device of ``addPointerDevice()``, destroyed with the client.
+    var pointerDevice: VirtualPointerDevice?
 
     init(_ sway: HeadlessSway, composeLocale: String = "en_US.UTF-8") throws {
         display = try WaylandDisplay(name: sway.waylandSocketPath)
@@ -35,6 +39,8 @@ private final class InputClient {
                 self.seat = Seat(registry: registry, name: name)
             case "wl_shm":
                 shm = registry.bind(name, interface: ms_wl_shm_interface(), supported: 1)?.proxy
+            case "zwlr_virtual_pointer_manager_v1":
+                virtualPointerManager = registry.bind(name, interface: cvp_manager_interface(), supported: 2)?.proxy
             default:
                 break
             }
@@ -68,6 +74,8 @@ private final class InputClient {
 
     deinit {
         keyboardHolder?.kill()
+        pointerDevice?.destroy()
+        if let p = virtualPointerManager { cvp_manager_destroy(p) }
         seat?.destroy()
         window.destroy()
         buffer = nil
@@ -124,32 +132,93 @@ private final class InputClient {
         #expect(process.exitStatus == 0, "wtype failed: \(process.output)")
     }
 
-    /// Runs Debian's `virtual-pointer` (package `libwlroots-examples`) with `arguments` against `sway`, dispatching
-    /// our events while it runs, and waits for it to exit. Each run is a new `zwlr_virtual_pointer_v1` device that
-    /// sends one request and a frame, then goes away; sway's cursor position outlives it.
-    func virtualPointer(_ sway: HeadlessSway, _ arguments: String...) throws {
-        let process = try ChildProcess(virtualPointerTool, arguments, environment: sway.environment)
-        defer { process.kill() }
-        try pump("virtual-pointer \(arguments.joined(separator: " ")) to exit") { !process.isRunning }
-        #expect(process.exitStatus == 0, "virtual-pointer failed: \(process.output)")
+    /// Creates a virtual pointer device on our seat, driven by the test through the returned object, and waits for
+    /// the pointer capability it brings and our `wl_pointer`. The device lives until the client is destroyed (or the
+    /// test destroys it); everything the test sends through it reaches sway after our `wl_pointer`'s creation, so
+    /// sway delivers the resulting events to it.
+    @discardableResult
+    func addPointerDevice() throws -> VirtualPointerDevice {
+        let manager = try #require(virtualPointerManager, "sway 1.7 offers zwlr_virtual_pointer_manager_v1")
+        let seat = try #require(seat)
+        let device = try VirtualPointerDevice(manager: manager, seat: seat)
+        pointerDevice = device
+        try pump("the pointer capability") { seat.pointer != nil }
+        return device
+    }
+
+    /// Dispatches until a pointer event matching `matches` arrives.
+    func pumpPointer(_ what: String, timeout: Double = 10, until matches: (PointerEvent) -> Bool) throws {
+        try pump(what, timeout: timeout) { pointerEvents.contains(where: matches) }
     }
 
     var text: String { keys.map(\.text).joined() }
 }
 
-/// wlroots' virtual-pointer example as Debian ships it in `libwlroots-examples`.
-private let virtualPointerTool = "/usr/lib/wlroots/virtual-pointer"
+/// A `zwlr_virtual_pointer_v1` on the test client's own connection (the hand-written client in `CVirtualPointer`):
+/// a pointer device of sway's seat that exists as long as the test holds it. Requests are sent on the next flush,
+/// which ``InputClient/pump(_:timeout:until:)`` does.
+private final class VirtualPointerDevice {
+    private var proxy: OpaquePointer?
+    /// Event timestamps in milliseconds, increasing.
+    private var time: UInt32 = 0
+
+    init(manager: OpaquePointer, seat: Seat) throws {
+        guard let created = cvp_manager_create_virtual_pointer(manager, seat.proxy) else {
+            throw HarnessError("zwlr_virtual_pointer_manager_v1.create_virtual_pointer returned no proxy")
+        }
+        proxy = created
+    }
+
+    deinit { destroy() }
+
+    private func nextTime() -> UInt32 {
+        time += 1
+        return time
+    }
+
+    /// Moves to (x, y) out of an `extent` area that spans the output layout, as one frame.
+    func move(x: UInt32, y: UInt32, extent: (width: UInt32, height: UInt32)) {
+        guard let proxy else { return }
+        cvp_pointer_motion_absolute(proxy, nextTime(), x, y, extent.width, extent.height)
+        cvp_pointer_frame(proxy)
+    }
+
+    /// Presses (or releases) `button` (``PointerButton``), as one frame.
+    func button(_ button: UInt32, pressed: Bool) {
+        guard let proxy else { return }
+        let state = pressed ? WL_POINTER_BUTTON_STATE_PRESSED : WL_POINTER_BUTTON_STATE_RELEASED
+        cvp_pointer_button(proxy, nextTime(), button, state.rawValue)
+        cvp_pointer_frame(proxy)
+    }
+
+    /// Scrolls `value` on `axis` (vertical by default), as one frame: `detents` clicks of a wheel (`axis_source`
+    /// wheel and `axis_discrete`), or a plain `axis` event without detents when `detents` is nil.
+    func scroll(_ value: Double, detents: Int32?, axis: wl_pointer_axis = WL_POINTER_AXIS_VERTICAL_SCROLL) {
+        guard let proxy else { return }
+        if let detents {
+            cvp_pointer_axis_source(proxy, WL_POINTER_AXIS_SOURCE_WHEEL.rawValue)
+            cvp_pointer_axis_discrete(proxy, nextTime(), axis.rawValue, value, detents)
+        } else {
+            cvp_pointer_axis(proxy, nextTime(), axis.rawValue, value)
+        }
+        cvp_pointer_frame(proxy)
+    }
+
+    /// Removes the device from the seat.
+    func destroy() {
+        guard let proxy else { return }
+        cvp_pointer_destroy(proxy)
+        self.proxy = nil
+    }
+}
 
 /// Keyboard, pointer and cursor through a real compositor: the test process is the client, `wtype` (virtual
-/// keyboard) and Debian's `virtual-pointer` (virtual pointer) are the devices.
+/// keyboard) and our own `zwlr_virtual_pointer_v1` (``VirtualPointerDevice``) are the devices.
 ///
-/// The pointer tests that need events on our `wl_pointer` are disabled: `virtual-pointer` creates its device, sends
-/// one request and a frame, and destroys the device in a single flush. sway processes all of it before our
-/// `wl_pointer` (created, as the protocol requires, on the `wl_seat.capabilities` event the device causes) reaches
-/// it, and the device's removal takes the pointer capability away again (or the capability never reaches us at
-/// all). No enter, motion, button or axis event is ever delivered to us, however the runs are sequenced. Unlike
-/// `wtype -s`, the tool cannot be kept running to hold the capability, and none of our test tools gives a headless
-/// sway a lasting pointer device.
+/// The pointer device is created by the test process on its own connection and lives as long as the test wants.
+/// A device from another process that comes and goes within one flush (Debian's `virtual-pointer` example) is of no
+/// use: sway handles all of it before our `wl_pointer`, created on the capabilities event the device causes,
+/// reaches it, so no pointer event is ever delivered to us.
 @Suite(.serialized) struct SeatTests {
     @Test func typedUnicodeArrivesAsTextAndKeysymsOnTheFocusedSurface() throws {
         let sway = try HeadlessSway(outputs: 1, width: 320, height: 240)
@@ -237,17 +306,17 @@ private let virtualPointerTool = "/usr/lib/wlroots/virtual-pointer"
         let sway = try HeadlessSway(outputs: 1, width: 320, height: 240)
         let client = try InputClient(sway)
         let seat = try #require(client.seat)
+        #expect(seat.pointer == nil, "a headless sway has no pointer device of its own")
 
-        // The device may or may not show up in wl_seat.capabilities while it exists (see the suite's comment), but
-        // once it is gone the seat has no pointer, and creating and releasing a wl_pointer caused no protocol error.
-        try client.virtualPointer(sway, "absolute", "100", "50", "320", "240")
+        let device = try client.addPointerDevice()
+        #expect(seat.capabilities.contains(.pointer))
+        device.destroy()
         try client.pump("the device to be gone") { seat.pointer == nil && !seat.capabilities.contains(.pointer) }
-        try client.display.roundtrip()
+        try client.display.roundtrip()  // releasing the wl_pointer caused no protocol error
         #expect(seat.pointer == nil)
     }
 
-    @Test(.disabled("virtual-pointer's one-shot devices deliver no pointer events to us; see the suite's comment"))
-    func aVirtualPointerClickIsAPressAtTheSurfaceLocalPositionWithTheCursorHidden() throws {
+    @Test func aVirtualPointerClickIsAPressAtTheSurfaceLocalPositionWithTheCursorHidden() throws {
         let sway = try HeadlessSway(outputs: 1, width: 320, height: 240)
         let client = try InputClient(sway)
         let seat = try #require(client.seat)
@@ -255,45 +324,44 @@ private let virtualPointerTool = "/usr/lib/wlroots/virtual-pointer"
             client.cursorQuestions.append(surface)
             return surface == client.window.surface
         }
+        let device = try client.addPointerDevice()
         let surface = client.window.surface
 
-        // Absolute positions span the output layout: one 320×240 output at 0,0. Each run is a new device; the
-        // cursor position stays with the seat, so the button runs press where the absolute run moved to.
-        try client.virtualPointer(sway, "absolute", "100", "50", "320", "240")
-        try client.pump("the pointer over the window") { seat.pointer?.focus == surface }
-        try client.virtualPointer(sway, "button", "\(PointerButton.left)", "press")
-        try client.virtualPointer(sway, "button", "\(PointerButton.left)", "release")
-        try client.pump("the click") {
-            client.pointerEvents.contains { if case .release = $0 { true } else { false } }
-        }
+        // Absolute positions span the output layout: one 320×240 output at 0,0.
+        device.move(x: 100, y: 50, extent: (320, 240))
+        device.button(PointerButton.left, pressed: true)
+        device.button(PointerButton.left, pressed: false)
+        try client.pumpPointer("the click") { if case .release = $0 { true } else { false } }
 
         #expect(client.pointerEvents.contains(.press(button: PointerButton.left, surface: surface, x: 100, y: 50)))
         #expect(client.pointerEvents.contains(.release(button: PointerButton.left, surface: surface, x: 100, y: 50)))
-        // Every device's wl_pointer gets its own enter, so the predicate is asked once per enter, not once in all.
-        let enters = client.pointerEvents.filter { if case .enter = $0 { true } else { false } }
-        #expect(client.cursorQuestions.count == enters.count && client.cursorQuestions.allSatisfy { $0 == surface })
+        #expect(client.cursorQuestions == [surface], "asked once, at enter")
         #expect(seat.pointer?.isCursorHidden == true)
         #expect(seat.pointer?.focus == surface)
 
-        // Scrolling one wheel detent down (axis_discrete; wlroots' default axis source is the wheel) arrives as one
-        // scroll event per frame.
-        try client.virtualPointer(sway, "axis", "vertical", "15", "1")
-        try client.pump("the scroll") {
-            client.pointerEvents.contains { if case .scroll = $0 { true } else { false } }
-        }
+        // Scrolling one wheel detent down arrives as one scroll event per frame.
+        device.scroll(15, detents: 1)
+        try client.pumpPointer("the scroll") { if case .scroll = $0 { true } else { false } }
         #expect(client.pointerEvents.last == .scroll(surface: surface, dx: 0, dy: 15, discreteX: 0, discreteY: 1))
+
+        // Scrolling right without detents.
+        client.pointerEvents = []
+        device.scroll(7.5, detents: nil, axis: WL_POINTER_AXIS_HORIZONTAL_SCROLL)
+        try client.pumpPointer("the smooth scroll") { if case .scroll = $0 { true } else { false } }
+        #expect(client.pointerEvents == [.scroll(surface: surface, dx: 7.5, dy: 0, discreteX: 0, discreteY: 0)])
     }
 
-    @Test(.disabled("virtual-pointer's one-shot devices deliver no pointer events to us; see the suite's comment"))
-    func theCursorStaysOnSurfacesThePredicateKeeps() throws {
+    @Test func theCursorStaysOnSurfacesThePredicateKeeps() throws {
         let sway = try HeadlessSway(outputs: 1, width: 320, height: 240)
         let client = try InputClient(sway)
         let seat = try #require(client.seat)
         seat.hidesCursor = { _ in false }
-        try client.virtualPointer(sway, "absolute", "10", "20", "320", "240")
-        try client.pump("the pointer over the window") {
-            seat.pointer?.focus == client.window.surface && seat.pointer?.x == 10 && seat.pointer?.y == 20
+        let device = try client.addPointerDevice()
+        device.move(x: 10, y: 20, extent: (320, 240))
+        try client.pump("the motion") {
+            client.pointerEvents.last == .motion(surface: client.window.surface, x: 10, y: 20)
         }
+        #expect(seat.pointer?.focus == client.window.surface)
         #expect(seat.pointer?.isCursorHidden == false)
 
         // The screen under the pointer becomes external: the cursor goes without waiting for the next enter.
