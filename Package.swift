@@ -74,7 +74,7 @@ let package = Package(
         .target(
             name: "Benchmarks",
             dependencies: [
-                "Messaging", "CompositorHarness", logging,
+                "Messaging", "Remote", "CompositorHarness", logging,
                 .product(name: "DequeModule", package: "swift-collections"),
             ]),
         .executableTarget(

@@ -7,6 +7,7 @@ extension Application {
     /// Applies every message available now. Bursts coalesce: the screens they touch are marked dirty, and the
     /// render pass that follows draws the final state once.
     func drainMessages() {
+        drainedAt = Clock.nanoseconds()
         let applied = consumer.drain { received in apply(received) }
         messagesApplied += applied
         if applied > 0 { controllerDirty = true }
@@ -16,7 +17,7 @@ extension Application {
     private func apply(_ received: ReceivedMessage) {
         let reply: String
         do {
-            reply = try perform(received.message)
+            reply = try perform(received.message, enqueuedAt: received.enqueuedAt)
         } catch let error as MessageError {
             logger.notice("refused \(received.message.method.rawValue): \(error.message)")
             reply = MessageCodec.encodeError(error)
@@ -27,7 +28,7 @@ extension Application {
     }
 
     /// Carries out one message. - Returns: the reply line. - Throws: ``MessageError`` for the sender.
-    private func perform(_ message: Message) throws -> String {
+    private func perform(_ message: Message, enqueuedAt: UInt64) throws -> String {
         switch message {
         case .send(let text, let screen):
             let logged: LoggedMessage
@@ -37,8 +38,9 @@ extension Application {
                 throw MessageError(.invalidParams, error.description)
             }
             stateChanged = true
+            let stamp = (id: logged.id, enqueuedAt: enqueuedAt, drainedAt: drainedAt)
             for target in screens.values where screen == nil || target.output.displayName == screen {
-                target.invalidateIfShowingMessages()
+                target.invalidateIfShowingMessages(message: stamp)
             }
             logger.info("message #\(logged.id) for \(screen ?? "every screen"): \(logged.text.prefix(80))")
             return MessageCodec.encodeResult(

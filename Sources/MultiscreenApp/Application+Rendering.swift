@@ -1,3 +1,4 @@
+import Glibc
 import Rendering
 import Screens
 
@@ -6,6 +7,7 @@ import Screens
 extension Application {
     func renderDirtyScreens() {
         guard let context else { return }
+        let cpuBefore = Clock.nanoseconds(CLOCK_PROCESS_CPUTIME_ID)
         // The controller's own surface changing (configure, resize, scale) changes the mirrored picture too.
         let controller = screens.values.first { $0.kind == .controller }
         if controllerDirty || controller?.needsDrawing == true { prepareController(context: context) }
@@ -16,10 +18,17 @@ extension Application {
         // A screen that has never shown anything goes first: when an output appears, every other screen also
         // redraws ("screen 2 of 3"), and the newcomer's first frame must not wait behind them.
         let ordered = screens.values.sorted { !$0.hasCommitted && $1.hasCommitted }
+        var drawn = 0
         for screen in ordered {
-            screen.renderIfNeeded(
+            let rendered = screen.renderIfNeeded(
                 context: context, canvas: { try makeCanvas() }, globals: globals,
                 draw: { canvas, geometry in draw(screen, on: canvas, geometry: geometry) })
+            if rendered { drawn += 1 }
+        }
+        if drawn > 0 {
+            // Process CPU time covers llvmpipe's rasteriser threads too: with software GL this is CPU + "GPU".
+            let cpu = Clock.nanoseconds(CLOCK_PROCESS_CPUTIME_ID) - cpuBefore
+            logger.debug("render pass: \(drawn) screens, \(Screen.milliseconds(cpu)) ms CPU")
         }
     }
 

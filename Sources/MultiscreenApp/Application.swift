@@ -65,6 +65,8 @@ public final class Application {
     /// thread answers every message it sent.
     var control: ControlServer?
     var messagesApplied = 0
+    /// When the current batch was drained (``Clock``), for message-to-commit latency.
+    var drainedAt: UInt64 = 0
     var seat: Seat?
     /// Under a compositor that shows one window across all outputs (cage), the screen whose window hosts every
     /// screen's content; nil everywhere else.

@@ -67,12 +67,19 @@ final class Screen {
     func drawnElsewhere() { scheduler.drawnElsewhere() }
 
     /// A new message arrived: redraw if this screen shows messages (a card screen without a card does too).
-    func invalidateIfShowingMessages() {
+    /// - Parameter message: the message's id and its enqueue and drain times (``Clock``), so the frame that first
+    ///   shows it can report message-to-commit latency.
+    func invalidateIfShowingMessages(message: (id: UInt64, enqueuedAt: UInt64, drainedAt: UInt64)? = nil) {
         switch kind {
-        case .external(.messages), .external(.card): scheduler.invalidate()
-        default: break
+        case .controller, .external(.messages), .external(.card), .external(.mirror):
+            scheduler.invalidate()
+            // Keep the oldest message waiting for a frame: a burst reports its worst latency, not its best.
+            if pendingMessage == nil { pendingMessage = message }
+        case .external(.blank): break
         }
     }
+
+    private var pendingMessage: (id: UInt64, enqueuedAt: UInt64, drainedAt: UInt64)?
 
     /// Whether the current window has committed a frame yet.
     var hasCommitted: Bool { lastCommittedBuffer != nil }
@@ -139,11 +146,14 @@ final class Screen {
     }
 
     /// Draws and commits a frame if the scheduler says so (or a configure waits for its commit).
+    @discardableResult
     func renderIfNeeded(
         context: GraphicsContext, canvas: () throws -> Canvas, globals: WaylandGlobals,
         draw: (Canvas, SurfaceGeometry) -> Void
-    ) {
-        guard let window, isConfigured, let geometry, scheduler.shouldRender || pendingSerial != nil else { return }
+    ) -> Bool {
+        guard let window, isConfigured, let geometry, scheduler.shouldRender || pendingSerial != nil else {
+            return false
+        }
         if let serial = pendingSerial {
             window.acknowledge(serial: serial)
             pendingSerial = nil
@@ -154,7 +164,7 @@ final class Screen {
                     context: context, surface: window.surface, width: geometry.bufferWidth,
                     height: geometry.bufferHeight)
             }
-            guard let surface else { return }
+            guard let surface else { return false }
             surface.resize(width: geometry.bufferWidth, height: geometry.bufferHeight)
             window.setBufferScale(geometry.bufferScale)
             if opaqueSize.map({ $0 != (geometry.logicalWidth, geometry.logicalHeight) }) ?? true {
@@ -168,7 +178,7 @@ final class Screen {
             guard context.makeCurrent(surface.eglSurface) else {
                 logger.error("eglMakeCurrent failed for \(output.displayName)")
                 window.commit()
-                return
+                return false
             }
             let canvas = try canvas()
             draw(canvas, geometry)
@@ -177,6 +187,13 @@ final class Screen {
                 logger.error("eglSwapBuffers failed for \(output.displayName)")
             }
             scheduler.didRender()
+            if let message = pendingMessage {
+                pendingMessage = nil
+                let now = Clock.nanoseconds()
+                logger.debug(
+                    "latency: message #\(message.id) on \(output.displayName) enqueue→commit \(Self.milliseconds(now - message.enqueuedAt)) ms, drain→commit \(Self.milliseconds(now - message.drainedAt)) ms"
+                )
+            }
             let buffer = (geometry.bufferWidth, geometry.bufferHeight, geometry.bufferScale)
             if lastCommittedBuffer.map({ $0 != buffer }) ?? true {
                 let first = lastCommittedBuffer == nil ? "first frame " : ""
@@ -188,7 +205,9 @@ final class Screen {
             logger.error("cannot draw \(output.displayName): \(error)")
             // Still answer the configure, so the compositor does not wait for us.
             window.commit()
+            return false
         }
+        return true
     }
 
     private func requestFrameAndFeedback(window: ToplevelWindow, globals: WaylandGlobals) {
@@ -223,6 +242,11 @@ final class Screen {
             }
         }
         statistics.recordCommit(withFeedback: withFeedback && globals.presentation != nil)
+    }
+
+    static func milliseconds(_ nanoseconds: UInt64) -> String {
+        let tenths = nanoseconds / 10_000
+        return "\(tenths / 100).\(tenths % 100 < 10 ? "0" : "")\(tenths % 100)"
     }
 
     /// Destroys everything in reverse order of creation; the screen can be opened again afterwards.

@@ -8,7 +8,10 @@ import Logging
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Benchmarks: start-up, hotplug latency, idle wakeups, memory per output, the message ring.",
-        subcommands: [BenchStartup.self, BenchHotplug.self, BenchIdle.self, BenchMemory.self, BenchRingCommand.self])
+        subcommands: [
+            BenchStartup.self, BenchHotplug.self, BenchIdle.self, BenchMemory.self, BenchMessages.self,
+            BenchMirror.self, BenchRingCommand.self,
+        ])
 }
 
 /// Options every display benchmark shares.
@@ -74,5 +77,34 @@ struct BenchMemory: ParsableCommand {
 
     func run() throws {
         printResults(try options.benchmarks().memory(addedOutputs: outputs), json: options.json)
+    }
+}
+
+struct BenchMessages: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "messages",
+        abstract: "Socket message or keypress → pixels committed on every external screen (enqueue and drain).")
+    @OptionGroup var options: DisplayBenchOptions
+    @Option(help: "Messages sent through the control socket.")
+    var messages = 40
+    @Option(help: "Messages typed with wtype and sent with Return.")
+    var keypresses = 10
+
+    func run() throws {
+        printResults(
+            try options.benchmarks().messageLatency(socketMessages: messages, keypresses: keypresses),
+            json: options.json)
+    }
+}
+
+struct BenchMirror: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mirror", abstract: "Render cost of the controller with two mirrors against the controller alone.")
+    @OptionGroup var options: DisplayBenchOptions
+    @Option(help: "Controller updates per scenario.")
+    var updates = 30
+
+    func run() throws {
+        printResults(try options.benchmarks().mirrorCost(updates: updates), json: options.json)
     }
 }

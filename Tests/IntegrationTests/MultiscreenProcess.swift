@@ -39,7 +39,8 @@ struct MultiscreenProcess {
 
     static func makeHome() -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("ms-home-\(UUID().uuidString)").path
-        try? FileManager.default.createDirectory(atPath: path + "/config/multiscreen", withIntermediateDirectories: true)
+        try? FileManager.default.createDirectory(
+            atPath: path + "/config/multiscreen", withIntermediateDirectories: true)
         return path
     }
 
