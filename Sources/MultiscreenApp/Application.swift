@@ -53,7 +53,7 @@ public final class Application {
     var panel = ControllerPanel()
     /// The controller UI's content changed since it was last drawn.
     var controllerDirty = true
-    var mirrorTarget: OffscreenTarget?
+    var mirrorTarget: MirrorTexture?
     var mirrorFresh = false
 
     // Messages: every message reaches the screens through the bus, including the controller's own Send.

@@ -66,7 +66,7 @@ enum ExternalScene {
     }
 
     /// `mirror`: the controller UI's texture, aspect ratio kept, letterboxed in black.
-    static func drawMirror(on canvas: Canvas, geometry: SurfaceGeometry, target: OffscreenTarget) {
+    static func drawMirror(on canvas: Canvas, geometry: SurfaceGeometry, target: MirrorTexture) {
         canvas.begin(width: geometry.bufferWidth, height: geometry.bufferHeight, background: SceneStyle.black)
         guard target.width > 0, target.height > 0 else { return }
         let bounds = Rect(x: 0, y: 0, width: Float(geometry.bufferWidth), height: Float(geometry.bufferHeight))

@@ -46,6 +46,17 @@ public final class Canvas {
         self.rasterizer = rasterizer
     }
 
+    /// Copies what was just drawn since ``begin(width:height:background:)`` into `target` (see ``MirrorTexture``).
+    public func capture(into target: MirrorTexture) {
+        let width = Int32(viewportWidth)
+        let height = Int32(viewportHeight)
+        if let region {
+            target.capture(x: region.x, y: region.framebufferHeight - region.y - height, width: width, height: height)
+        } else {
+            target.capture(x: 0, y: 0, width: width, height: height)
+        }
+    }
+
     /// Starts a frame on the current surface: sets the viewport and clears to `background`.
     public func begin(width: Int32, height: Int32, background: RGBColor) {
         viewportWidth = Float(max(width, 1))
@@ -103,9 +114,10 @@ public final class Canvas {
         return rasterizer.measure(text, pixelSize: pixelSize)
     }
 
-    /// Draws an ``OffscreenTarget``'s texture into `rect`. Framebuffer textures have their origin at the bottom
+    /// Draws a ``MirrorTexture`` into `rect`. Textures copied from a framebuffer have their origin at the bottom
     /// left, so the texture coordinates are flipped vertically.
-    public func drawTexture(_ target: OffscreenTarget, in rect: Rect) {
+    public func drawTexture(_ target: MirrorTexture, in rect: Rect) {
+        target.setFiltering(exact: Int32(rect.width) == target.width && Int32(rect.height) == target.height)
         textureProgram.use()
         glUniform2f(textureProgram.uniform("u_viewport"), viewportWidth, viewportHeight)
         glActiveTexture(GLenum(GL_TEXTURE0))
