@@ -80,7 +80,7 @@ let package = Package(
         .executableTarget(
             name: "multiscreen",
             dependencies: [
-                "MultiscreenApp", "Screens", "CompositorHarness", "Benchmarks", "Remote", logging,
+                "MultiscreenApp", "Screens", "Messaging", "CompositorHarness", "Benchmarks", "Remote", logging,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // ThreadSanitizer stress run of the rings (scripts/tsan-stress), including a broken canary ring.

@@ -2,7 +2,9 @@ import ArgumentParser
 import CompositorHarness
 import Foundation
 import Logging
+import Messaging
 import MultiscreenApp
+import Remote
 import Screens
 
 /// `multiscreen demo`: the whole product on a machine with no Wayland session.
@@ -25,6 +27,8 @@ struct Demo: ParsableCommand {
     var height = 720
     @Option(help: "Seconds to wait for every screen to show its content.")
     var timeout = 30.0
+    @Option(help: "The message the demo sends to the external screens.")
+    var message = "Hello from Multiscreen · 안녕하세요"
 
     func validate() throws {
         guard (1...16).contains(outputs) else { throw ValidationError("--outputs must be between 1 and 16") }
@@ -38,10 +42,29 @@ struct Demo: ParsableCommand {
         logger.info("starting headless sway with \(outputs) outputs of \(width)x\(height)")
         let sway = try HeadlessSway(outputs: outputs, width: width, height: height)
         defer { sway.stop() }
+        // The demo's state, config and control socket are its own: a demo must not touch the user's.
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("multiscreen-demo-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: home) }
         let app = try ChildProcess(
             "/proc/self/exe".resolvingSymlinks, ["run", "--log-level", logging.logLevel.rawValue],
-            environment: sway.environment)
+            environment: sway.environment.merging([
+                "XDG_STATE_HOME": home + "/state", "XDG_CONFIG_HOME": home + "/config",
+                "MULTISCREEN_SOCKET": home + "/control.sock",
+            ]) { $1 })
         defer { app.kill() }
+        // The starter kit's moment: a message from the controller side shows up on every external screen.
+        if outputs > 1 {
+            for name in try sway.outputs().map(\.name) {
+                _ = try app.waitForLine(containing: "first frame committed on \(name)", timeout: timeout)
+            }
+            let client = ControlClient(path: home + "/control.sock")
+            try waitUntil(timeout: timeout, "the control socket") {
+                FileManager.default.fileExists(atPath: client.path)
+            }
+            _ = try client.exchange(line: MessageCodec.encodeRequest(.send(text: message, screen: nil)))
+            _ = try app.waitForLine(containing: "message #1 for every screen", timeout: timeout)
+        }
 
         let names = try sway.outputs().map(\.name).sorted { $0.naturalOrder($1) }
         var paths: [String] = []
@@ -50,7 +73,9 @@ struct Demo: ParsableCommand {
             let colour = RGB(red: expected.red, green: expected.green, blue: expected.blue)
             do {
                 try sway.waitForScreenshot(name, timeout: timeout, "\(name) showing its screen") {
+                    // External screens: their own colour with the message; the controller: its UI.
                     $0.fraction(of: colour, tolerance: 2) > 0.5
+                        && (index == 0 || outputs == 1 || $0.fraction(of: RGB(hex: 0xF8_FA_FC), tolerance: 8) > 0.02)
                 }
             } catch {
                 FileHandle.standardError.write(Data("multiscreen log:\n\(app.output)\n".utf8))
