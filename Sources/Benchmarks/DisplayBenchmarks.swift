@@ -208,6 +208,12 @@ public struct DisplayBenchmarks {
             BenchmarkResult(
                 benchmark: "memory", subject: "multiscreen", metric: "rss-per-output/buffer-bytes",
                 value: perOutput / bufferBytes, unit: "x", samples: addedOutputs),
+            // Mesa's software path keeps the shm buffers it attaches plus llvmpipe's own render target (one more
+            // buffer of the same size, invisible in the protocol): that is the output's buffer memory.
+            BenchmarkResult(
+                benchmark: "memory", subject: "multiscreen", metric: "rss-per-output/swap-chain-bytes",
+                value: perOutput / (bufferBytes * (Double(buffersAfter - buffersBefore) / Double(addedOutputs) + 1)),
+                unit: "x", samples: addedOutputs),
             BenchmarkResult(
                 benchmark: "memory", subject: "mesa-swrast", metric: "shm-buffers-per-added-output",
                 value: Double(buffersAfter - buffersBefore) / Double(addedOutputs), unit: "buffers",
