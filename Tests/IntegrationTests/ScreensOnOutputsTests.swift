@@ -25,6 +25,9 @@ import Testing
         // Each screen is its own: the three pictures differ.
         let shots = try names.map { try sway.screenshot($0) }
         #expect(shots[0] != shots[1] && shots[1] != shots[2])
+        // Signage never blanks: every window holds an idle inhibitor (sway: "application": "enabled").
+        let tree = try sway.swaymsg("-t", "get_tree")
+        #expect(tree.components(separatedBy: "\"application\": \"enabled\"").count - 1 == 3)
     }
 
     @Test func anOutputAddedAtRunTimeGetsItsWindow() throws {
