@@ -65,6 +65,21 @@ import Testing
         #expect(!app.log.contains("protocol error"))
     }
 
+    @Test func aWindowClosedByTheCompositorIsReopened() throws {
+        let sway = try HeadlessSway(outputs: 2, width: 320, height: 240)
+        let app = try MultiscreenProcess(environment: sway.environment)
+        try app.waitForLogCount("first frame committed on", count: 2)
+        // `kill` sends xdg_toplevel.close: a kiosk must not go dark, nor exit.
+        try sway.swaymsg(#"[title="Multiscreen — HEADLESS-2"] kill"#)
+        try app.waitForLog("compositor closed the window on HEADLESS-2")
+        try app.waitForLog("screen reopened: HEADLESS-2")
+        try app.waitForLog("first frame committed on HEADLESS-2", timeout: 10)
+        try sway.waitForWindow { $0.output == "HEADLESS-2" && $0.title == "Multiscreen — HEADLESS-2" }
+        try sway.waitForScreenshot("HEADLESS-2") { showsScreen($0, index: 1) }
+        #expect(app.process.isRunning)
+        #expect(app.log.components(separatedBy: "first frame committed on HEADLESS-2").count - 1 == 2)
+    }
+
     @Test func idleMakesNoWakeups() throws {
         let sway = try HeadlessSway(outputs: 2, width: 320, height: 240)
         let app = try MultiscreenProcess(environment: sway.environment)

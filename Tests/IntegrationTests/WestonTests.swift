@@ -1,6 +1,7 @@
 import CompositorHarness
 import Foundation
 import Glibc
+import Remote
 import Testing
 
 /// Multiscreen on weston 10: `wl_output` version 3 only (names come from xdg-output), real `presented` feedback,
@@ -15,6 +16,11 @@ import Testing
         #expect(shot.width == 640 && shot.height == 360)
         #expect(app.process.isRunning)
         #expect(app.log.contains("presentation=yes"))
+        // weston sends real `presented` feedback (sway 1.7 headless does not): the statistics must count it.
+        try waitUntil(timeout: 10, "presented frames in the status") {
+            let status = try ControlClient(path: app.home + "/control.sock").exchange(line: #"{"method": "status"}"#)
+            return status.range(of: #""presented":[1-9]"#, options: .regularExpression) != nil
+        }
     }
 
     /// weston 10's kiosk-shell on the headless backend presents nothing at all, not even `weston-simple-shm`
