@@ -273,7 +273,9 @@ public final class Application {
     func makeCanvas() throws -> Canvas {
         if let canvas { return canvas }
         guard let rasterizer else { throw RenderingError.egl(call: "TextRasterizer", code: 0) }
-        let made = try Canvas(library: try ShaderLibrary(), rasterizer: rasterizer)
+        let library = try ShaderLibrary()
+        logger.debug("shaders from \(library.directory)")
+        let made = try Canvas(library: library, rasterizer: rasterizer)
         canvas = made
         return made
     }
