@@ -23,8 +23,8 @@ import Foundation
 ///
 /// The application's stdout and stderr go to cage's, so ``log`` and ``waitForLine(containing:timeout:)`` see both.
 /// cage has wlr-screencopy, so ``screenshot(_:)`` uses `grim`.
-public final class Cage: Sendable {
-    let compositor: CompositorProcess
+public final class Cage: ScreencopyCompositor {
+    public let compositor: CompositorProcess
     /// The socket name inside the runtime directory, what `WAYLAND_DISPLAY` holds.
     public let waylandDisplay: String
     /// The application's `HOME`.
@@ -54,21 +54,15 @@ public final class Cage: Sendable {
         precondition(!application.isEmpty, "cage needs an application to run")
         let owner = Privileges.unprivilegedUserForSway
         let directory = try RuntimeDirectory(prefix: "ms-cage", owner: owner)
-        let home: String
-        let state: String
-        let config: String
-        let cache: String
-        do {
-            home = try directory.makeSubdirectory("home", owner: owner)
-            state = try directory.makeSubdirectory("home/state", owner: owner)
-            config = try directory.makeSubdirectory("home/config", owner: owner)
-            cache = try directory.makeSubdirectory("home/cache", owner: owner)
+        let (home, state, config, cache) = try cleaningUp(onError: directory.remove) {
+            let home = try directory.makeSubdirectory("home", owner: owner)
+            let state = try directory.makeSubdirectory("home/state", owner: owner)
+            let config = try directory.makeSubdirectory("home/config", owner: owner)
+            let cache = try directory.makeSubdirectory("home/cache", owner: owner)
             for (relativePath, contents) in configFiles.sorted(by: { $0.key < $1.key }) {
                 try Self.writeFile(relativePath, contents, under: config, owner: owner)
             }
-        } catch {
-            directory.remove()
-            throw error
+            return (home, state, config, cache)
         }
         homeDirectory = home
         stateDirectory = state
@@ -84,15 +78,8 @@ public final class Cage: Sendable {
             name: "cage", directory: directory,
             command: Privileges.prefix(for: owner) + ["cage", "-m", "extend", "--"] + application,
             environment: variables, workingDirectory: home)
-        do {
-            let socket = "\(directory.path)/\(waylandDisplay)"
-            // The socket file exists from bind(); until listen() a connection is refused, which is "not ready yet".
-            try compositor.waitUntil(timeout: timeout, "cage's Wayland socket to accept connections") {
-                Self.acceptsConnections(socket)
-            }
-        } catch {
-            compositor.stop()
-            throw error
+        try cleaningUp(onError: compositor.stop) {
+            try compositor.waitForWaylandSocket(waylandDisplay, timeout: timeout)
         }
         compositor.logger.info(
             "cage ready in \(Int(compositor.age * 1000)) ms", metadata: ["outputs": "\(outputs)"])
@@ -102,22 +89,6 @@ public final class Cage: Sendable {
         stop()
     }
 
-    /// What a client (`grim`, `wayland-info`, a second application) needs to connect: `WAYLAND_DISPLAY` and
-    /// `XDG_RUNTIME_DIR`.
-    public var environment: [String: String] {
-        ["WAYLAND_DISPLAY": waylandDisplay, "XDG_RUNTIME_DIR": compositor.directory.path]
-    }
-
-    /// The private `XDG_RUNTIME_DIR`.
-    public var runtimeDirectory: String { compositor.directory.path }
-    /// cage's PID (running as `nobody` when we are root).
-    public var pid: pid_t { compositor.process.pid }
-    /// Every live process of this instance (cage and the application): for checks that ``stop()`` leaves nothing.
-    public var processIDs: [pid_t] { compositor.processIDs }
-    /// cage's output and the application's, so far.
-    public var log: String { compositor.process.output }
-    /// Seconds since cage was spawned.
-    public var age: Double { compositor.age }
     /// Whether cage is still running (it exits when the application does).
     public var isRunning: Bool { compositor.process.isRunning }
 
@@ -128,81 +99,7 @@ public final class Cage: Sendable {
         try compositor.process.waitForLine(containing: needle, timeout: timeout)
     }
 
-    /// The outputs as a client sees them (`wayland-info`: `HEADLESS-n` names and layout positions from
-    /// `xdg_output`).
-    public func outputs() throws -> [CompositorOutput] {
-        try compositor.checkAlive()
-        return WaylandInfo.outputs(from: try WaylandInfo.run(environment: environment))
-    }
-
-    /// The pixels of `output` (`grim -o OUTPUT -t ppm -`), in physical pixels.
-    public func screenshot(_ output: String) throws -> Screenshot {
-        try compositor.checkAlive()
-        let grim = try ChildProcess(
-            "grim", ["-o", output, "-t", "ppm", "-"], environment: environment, standardOutput: .bytes)
-        let status = try grim.waitForExit(timeout: 20)
-        guard status == 0 else {
-            throw HarnessError("grim -o \(output) failed with status \(status): \(grim.standardError)")
-        }
-        return try Screenshot(ppm: grim.standardOutputBytes)
-    }
-
-    /// Writes `output` as a PNG with grim's own (compressed) encoder.
-    public func screenshotPNG(_ output: String, to path: String) throws {
-        try compositor.checkAlive()
-        let grim = try ChildProcess("grim", ["-o", output, "-t", "png", path], environment: environment)
-        let status = try grim.waitForExit(timeout: 20)
-        guard status == 0 else {
-            throw HarnessError("grim -o \(output) \(path) failed with status \(status): \(grim.standardError)")
-        }
-    }
-
-    /// Screenshots `output` until `condition` holds for one, which it returns (a client's frame takes a few frames
-    /// to show up).
-    @discardableResult
-    public func waitForScreenshot(
-        _ output: String, timeout: Double = 10, _ what: String = "the expected picture",
-        where condition: (Screenshot) -> Bool
-    ) throws -> Screenshot {
-        var last: Screenshot?
-        do {
-            try compositor.waitUntil(timeout: timeout, "\(what) on \(output)") {
-                let shot = try screenshot(output)
-                last = shot
-                return condition(shot)
-            }
-        } catch var error as HarnessError {
-            if let last {
-                error.message += " (last screenshot \(last.width)×\(last.height), dominant \(last.dominantColor()))"
-            }
-            throw error
-        }
-        return last!
-    }
-
-    /// Kills cage and the application by process group and marker, reaps them and removes the runtime directory.
-    /// Idempotent.
-    public func stop() { compositor.stop() }
-
     // MARK: - Helpers
-
-    /// Whether a Unix stream socket at `path` accepts a connection (closed again at once).
-    static func acceptsConnections(_ path: String) -> Bool {
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        return result == 0
-    }
 
     /// Writes `contents` to `relativePath` under `directory`, creating intermediate directories; everything it
     /// creates is owned by `owner` (when set) so the application may also change it.

@@ -8,7 +8,9 @@ import Synchronization
 
 /// What every private compositor has: a runtime directory, a process group, a log, and a marker variable by which
 /// `stop()` finds the processes it spawned even if they left the process group.
-final class CompositorProcess: Sendable {
+///
+/// Public only as the type of ``PrivateCompositor/compositor``; its members are the harness's own.
+public final class CompositorProcess: Sendable {
     let name: String
     let directory: RuntimeDirectory
     let process: ChildProcess
@@ -76,6 +78,33 @@ final class CompositorProcess: Sendable {
             try checkAlive()
             return try condition()
         }
+    }
+
+    /// Waits until the Wayland socket `display` in the runtime directory accepts a connection. The socket file
+    /// exists from bind(); until listen() a connection is refused, which is "not ready yet".
+    func waitForWaylandSocket(_ display: String, timeout: Double) throws {
+        let socket = "\(directory.path)/\(display)"
+        try waitUntil(timeout: timeout, "\(name)'s Wayland socket to accept connections") {
+            Self.acceptsConnections(socket)
+        }
+    }
+
+    /// Whether a Unix stream socket at `path` accepts a connection (closed again at once).
+    static func acceptsConnections(_ path: String) -> Bool {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        return result == 0
     }
 
     /// Seconds since the compositor was spawned.

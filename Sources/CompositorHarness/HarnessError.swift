@@ -33,3 +33,14 @@ extension String {
         return String(result)
     }
 }
+
+/// Runs `body`; if it throws, runs `cleanup` (remove a runtime directory, stop a compositor) before rethrowing, so a
+/// start-up that fails halfway leaks nothing.
+func cleaningUp<T>(onError cleanup: () -> Void, _ body: () throws -> T) rethrows -> T {
+    do {
+        return try body()
+    } catch {
+        cleanup()
+        throw error
+    }
+}

@@ -10,8 +10,8 @@ import Foundation
 /// Runs as whoever we are, root included. There is no run-time hotplug and no IPC: ``outputs()`` comes from
 /// `wayland-info`, and ``screenshot()`` from `weston-screenshooter` (weston has no wlr-screencopy, so `grim` cannot
 /// capture it). weston 10 only allows the screenshooter with `--debug`, which `init` passes unless told not to.
-public final class Weston: Sendable {
-    let compositor: CompositorProcess
+public final class Weston: PrivateCompositor {
+    public let compositor: CompositorProcess
     /// The socket name inside the runtime directory.
     public let waylandDisplay: String
     public let allowsScreenshots: Bool
@@ -43,13 +43,7 @@ public final class Weston: Sendable {
             \(extraIni ?? "")
 
             """
-        let iniPath: String
-        do {
-            iniPath = try directory.write("weston.ini", ini)
-        } catch {
-            directory.remove()
-            throw error
-        }
+        let iniPath = try cleaningUp(onError: directory.remove) { try directory.write("weston.ini", ini) }
         waylandDisplay = "wayland-1"
         allowsScreenshots = allowScreenshots
         var command = [
@@ -59,39 +53,18 @@ public final class Weston: Sendable {
         if let shell { command.append("--shell=\(shell)") }
         if allowScreenshots { command.append("--debug") }
         compositor = try CompositorProcess(name: "weston", directory: directory, command: command, environment: [:])
-        do {
-            let socket = "\(directory.path)/\(waylandDisplay)"
-            try compositor.waitUntil(timeout: timeout, "weston's socket") { access(socket, F_OK) == 0 }
+        try cleaningUp(onError: compositor.stop) {
+            try compositor.waitForWaylandSocket(waylandDisplay, timeout: timeout)
             try compositor.waitUntil(timeout: timeout, "a wl_output in wayland-info") {
-                // A refused connection (socket bound, not yet listening) is "not ready yet", not a failure.
-                guard let text = try? WaylandInfo.run(environment: environment) else { return false }
-                return !WaylandInfo.outputs(from: text).isEmpty
+                // A failed wayland-info this early is "not ready yet", not a failure.
+                (try? outputs())?.isEmpty == false
             }
-        } catch {
-            compositor.stop()
-            throw error
         }
         compositor.logger.info("weston ready in \(Int(compositor.age * 1000)) ms")
     }
 
     deinit {
         stop()
-    }
-
-    /// What a client needs to connect: `WAYLAND_DISPLAY` and `XDG_RUNTIME_DIR`.
-    public var environment: [String: String] {
-        ["WAYLAND_DISPLAY": waylandDisplay, "XDG_RUNTIME_DIR": compositor.directory.path]
-    }
-
-    public var runtimeDirectory: String { compositor.directory.path }
-    public var pid: pid_t { compositor.process.pid }
-    public var processIDs: [pid_t] { compositor.processIDs }
-    public var log: String { compositor.process.output }
-
-    /// The outputs as a client sees them (`wayland-info`: `wl_output` v3 plus `xdg_output` names, e.g. `headless`).
-    public func outputs() throws -> [CompositorOutput] {
-        try compositor.checkAlive()
-        return WaylandInfo.outputs(from: try WaylandInfo.run(environment: environment))
     }
 
     /// The whole screen via `weston-screenshooter` (which writes a PNG into its working directory).
@@ -113,8 +86,4 @@ public final class Weston: Sendable {
         }
         return try Screenshot(contentsOfFile: "\(directory)/\(file)")
     }
-
-    /// Kills weston and its helpers (`weston-desktop-shell`, `weston-keyboard`), reaps them, removes the runtime
-    /// directory. Idempotent.
-    public func stop() { compositor.stop() }
 }
