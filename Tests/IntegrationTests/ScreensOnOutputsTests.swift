@@ -80,6 +80,28 @@ import Testing
         #expect(app.log.components(separatedBy: "first frame committed on HEADLESS-2").count - 1 == 2)
     }
 
+    /// The layout `scripts/install` makes (PREFIX/bin, PREFIX/share/multiscreen/shaders), run from another working
+    /// directory: the installed binary finds its shaders beside itself, not in the source tree.
+    @Test func anInstalledBinaryFindsItsShadersFromAnyDirectory() throws {
+        let prefix = MultiscreenProcess.makeHome() + "/prefix"
+        let shaders = prefix + "/share/multiscreen/shaders"
+        try FileManager.default.createDirectory(atPath: prefix + "/bin", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: shaders, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: MultiscreenProcess.binary, toPath: prefix + "/bin/multiscreen")
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("shaders").path
+        for file in try FileManager.default.contentsOfDirectory(atPath: source) {
+            try FileManager.default.copyItem(atPath: source + "/" + file, toPath: shaders + "/" + file)
+        }
+        let sway = try HeadlessSway(outputs: 1, width: 320, height: 240)
+        let app = try ChildProcess(
+            prefix + "/bin/multiscreen", ["run", "--log-level", "debug", "--socket", prefix + "/control.sock"],
+            environment: sway.environment.merging(["XDG_STATE_HOME": prefix + "/state"]) { $1 },
+            workingDirectory: "/")
+        _ = try app.waitForLine(containing: "shaders from \(shaders)", timeout: 10)
+        _ = try app.waitForLine(containing: "first frame committed on HEADLESS-1", timeout: 10)
+    }
+
     @Test func idleMakesNoWakeups() throws {
         let sway = try HeadlessSway(outputs: 2, width: 320, height: 240)
         let app = try MultiscreenProcess(environment: sway.environment)
