@@ -14,6 +14,8 @@ final class ControlConnection {
     var framer: LineFramer
     /// The peer closed its side (or we stopped reading after an error): no more requests, finish the replies.
     var readClosed = false
+    /// Malformed requests so far, to log only the first few.
+    var malformedRequests = 0
 
     /// Places in request order; nil while the display thread has not answered.
     private var pending = FIFO<[UInt8]?>()

@@ -216,7 +216,7 @@ final class ControlLoop {
         case .tooLong:
             statistics.requests += 1
             statistics.malformed += 1
-            logger.notice("control request too large", metadata: ["connection": "\(connection.id)"])
+            logMalformed("control request too large", on: connection, bytes: nil)
             connection.append(
                 line: MessageCodec.encodeError(
                     MessageError(
@@ -231,11 +231,7 @@ final class ControlLoop {
                 message = try MessageCodec.decodeRequest(bytes: bytes)
             } catch {
                 statistics.malformed += 1
-                logger.notice(
-                    "malformed control request: \(error)",
-                    metadata: [
-                        "connection": "\(connection.id)", "bytes": "\(bytes.count)", "start": "\(excerpt(bytes))",
-                    ])
+                logMalformed("malformed control request: \(error)", on: connection, bytes: bytes)
                 connection.append(line: MessageCodec.encodeError(error))
                 return
             }
@@ -271,6 +267,26 @@ final class ControlLoop {
         close(connection.descriptor)
         connections[connection.id] = nil
     }
+
+    /// Logs a bad request: the first few of a connection at notice, the rest at debug, so a client looping on a
+    /// bug (or a flood) cannot fill the journal; the counters still count every one.
+    private func logMalformed(_ text: String, on connection: ControlConnection, bytes: [UInt8]?) {
+        connection.malformedRequests += 1
+        let level: Logger.Level = connection.malformedRequests <= Self.malformedLoggedPerConnection ? .notice : .debug
+        var metadata: Logger.Metadata = ["connection": "\(connection.id)"]
+        if let bytes {
+            metadata["bytes"] = "\(bytes.count)"
+            metadata["start"] = "\(excerpt(bytes))"
+        }
+        logger.log(level: level, "\(text)", metadata: metadata)
+        if connection.malformedRequests == Self.malformedLoggedPerConnection {
+            logger.notice(
+                "further malformed requests on this connection are logged at debug level",
+                metadata: ["connection": "\(connection.id)"])
+        }
+    }
+
+    private static let malformedLoggedPerConnection = 5
 
     /// The first bytes of a bad request, printable, for the log: enough to recognise it, never a 400 KB dump.
     private func excerpt(_ bytes: [UInt8]) -> String {

@@ -160,4 +160,24 @@ import Testing
         #expect(eventually { fixture.server.statistics.repliesDroppedClosedConnection == 1 })
         #expect(fixture.display.received.count == 2)
     }
+
+    /// A client that pipelines thousands of requests and reads nothing fills its socket and then its output buffer;
+    /// the server stops reading it and goes on serving everyone else, then catches up when it reads.
+    @Test func slowReaderDoesNotBlockOthers() throws {
+        let fixture = try ControlFixture()
+        defer { fixture.tearDown() }
+        let flooding = try fixture.connect()
+        let count = 20_000
+        flooding.write(String(repeating: "x\n", count: count))
+        #expect(eventually { fixture.server.statistics.requests > 1000 })
+        let client = ControlClient(path: fixture.path, timeoutMilliseconds: 3000)
+        #expect(try client.request(.send(text: "other", screen: nil)) == sent("other"))
+        for _ in 0..<count {
+            guard errorCode(try flooding.readResponse()) == .parseError else {
+                Issue.record("expected a parse error")
+                return
+            }
+        }
+        #expect(eventually { fixture.server.statistics.replies == count + 1 })
+    }
 }
