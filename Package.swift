@@ -98,6 +98,6 @@ let package = Package(
         .testTarget(name: "TextRenderingTests", dependencies: ["TextRendering"]),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["CompositorHarness", "Screens", "Remote", "Messaging"]),
+            dependencies: ["CompositorHarness", "Screens", "Remote", "Messaging", "Wayland", "CVirtualPointer"]),
     ]
 )
