@@ -27,7 +27,12 @@ extension Application {
             logger.info("seat: \(names.isEmpty ? "no input devices" : names.joined(separator: ", "))")
         }
         // External screens are passive displays: no cursor over them.
-        seat.hidesCursor = { [unowned self] surface in screen(for: surface)?.kind != .controller }
+        seat.hidesCursor = { [unowned self] surface in
+            let screen = screen(for: surface)
+            guard screen?.kind != .controller else { return false }
+            logger.debug("cursor hidden over \(screen?.output.displayName ?? "an unknown surface")")
+            return true
+        }
         loop.watch(seat.keyRepeater.fileDescriptor) { [unowned seat] in seat.keyRepeater.handleTimer() }
     }
 

@@ -152,6 +152,10 @@ private func changed(_ a: Screenshot, _ b: Screenshot) -> Double {
             guard let controller = try? sway.screenshot("HEADLESS-1") else { return false }
             return mirror.fraction(of: Self.focusRing) > 0.001 && changed(mirror, controller) < 0.05
         }
+        // Over an external screen the cursor is hidden (the Seat sends wl_pointer.set_cursor(nil), see SeatTests).
+        try pointer.move(to: "HEADLESS-3", x: 100, y: 100)
+        try app.waitForLog("cursor hidden over HEADLESS-3")
+        #expect(!app.log.contains("cursor hidden over HEADLESS-1"))
         #expect(app.process.isRunning)
         #expect(!app.log.contains("protocol error"))
     }
