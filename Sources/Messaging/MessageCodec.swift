@@ -3,6 +3,7 @@
 /// - request: `{"method": "card.open", "params": {"screen": "left", "text": "Hello"}}`
 /// - result: `{"method": "card.open", "result": {...}}`
 /// - error: `{"error": {"code": -32601, "message": "no method \"card.flip\""}}`
+/// - event (to subscribers of the control socket): `{"method": "role.changed", "params": {...}}`
 ///
 /// Methods and their params (all strings; `params` may be omitted when there are none):
 ///
@@ -103,6 +104,14 @@ public enum MessageCodec {
         JSONValue.object([
             "error": .object(["code": .integer(error.code.rawValue), "message": .string(error.message)])
         ]).serialized
+    }
+
+    // MARK: Events
+
+    /// An event line, in the form of a JSON-RPC notification: `{"method":"<name>","params":{...}}` (keys sorted,
+    /// like every line this codec writes). What the display thread hands `ControlServer.publish(_:)` (module Remote).
+    public static func encodeEvent(name: String, params: [String: JSONValue] = [:]) -> String {
+        JSONValue.object(["method": .string(name), "params": .object(params)]).serialized
     }
 
     /// Reads a reply (the client side). - Throws: ``MessageError`` when the text is not a well-formed reply.

@@ -5,6 +5,7 @@ import Messaging
 #endif
 
 /// One request, one reply: what the CLI needs. Connects per request, so there is no connection to keep healthy.
+/// And one event stream: ``events(durationMilliseconds:handler:)`` keeps its connection for as long as it reads.
 public struct ControlClient: Sendable {
     public var path: String
     /// For the whole exchange: connecting, writing the request and reading the reply.
@@ -33,7 +34,64 @@ public struct ControlClient: Sendable {
         let descriptor = try connect(until: deadline)
         defer { close(descriptor) }
         try write(Array((line + "\n").utf8), to: descriptor, until: deadline)
-        return try readLine(from: descriptor, until: deadline)
+        var reader = LineReader()
+        switch try reader.next(from: descriptor, until: deadline, path: path) {
+        case .line(let reply): return reply
+        case .closed: throw .closedBeforeReply(path: path)
+        case .timedOut: throw timedOut
+        }
+    }
+
+    /// How an event stream ended.
+    public enum EventStreamEnd: Equatable, Sendable {
+        /// The handler returned false.
+        case stopped
+        /// The duration passed.
+        case timedOut
+        /// The server closed the connection (Multiscreen stopped).
+        case closed
+        /// The server answered the subscription with an error (a Multiscreen without events answers
+        /// `methodNotFound`).
+        case refused(MessageError)
+    }
+
+    /// Subscribes to events and calls `handler` with each event line (without its `\n`) as it arrives, until the
+    /// handler returns false, `durationMilliseconds` pass (nil: no limit) or the server closes the connection.
+    ///
+    /// Lines are `{"method":"<event name>","params":{...}}`, including `events.dropped` (``ControlEvents``).
+    /// ``timeoutMilliseconds`` bounds connecting and the subscription's reply.
+    /// - Throws: ``ControlError`` when there is no server, no reply to the subscription in time, or a malformed one.
+    public func events(
+        durationMilliseconds: Int? = nil, handler: (String) -> Bool
+    ) throws(ControlError) -> EventStreamEnd {
+        let start = MonotonicClock.nanoseconds()
+        let deadline = start + UInt64(max(0, timeoutMilliseconds)) * 1_000_000
+        let end = durationMilliseconds.map { start + UInt64(max(0, $0)) * 1_000_000 }
+        let descriptor = try connect(until: deadline)
+        defer { close(descriptor) }
+        let request = JSONValue.object(["method": .string(ControlEvents.subscribeMethod)]).serialized
+        try write(Array((request + "\n").utf8), to: descriptor, until: deadline)
+        var reader = LineReader()
+        switch try reader.next(from: descriptor, until: min(deadline, end ?? deadline), path: path) {
+        case .line(let reply):
+            if reply != ControlEvents.subscribeReply {
+                if case .error(let error)? = try? MessageCodec.decodeResponse(reply) { return .refused(error) }
+                throw .malformedReply(excerpt: Self.excerpt(reply), reason: "not the reply to events.subscribe")
+            }
+        case .closed: throw .closedBeforeReply(path: path)
+        case .timedOut:
+            if let end, end <= deadline { return .timedOut }
+            throw timedOut
+        }
+        while true {
+            // Checked between lines too: a steady stream never lets the read wait reach the deadline.
+            if let end, MonotonicClock.nanoseconds() >= end { return .timedOut }
+            switch try reader.next(from: descriptor, until: end, path: path) {
+            case .line(let line): if !handler(line) { return .stopped }
+            case .closed: return .closed
+            case .timedOut: return .timedOut
+            }
+        }
     }
 
     private func connect(until deadline: UInt64) throws(ControlError) -> Int32 {
@@ -73,39 +131,6 @@ public struct ControlClient: Sendable {
         }
     }
 
-    private func readLine(from descriptor: Int32, until deadline: UInt64) throws(ControlError) -> String {
-        var reply: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count > 0 {
-                let received = chunk[..<count]
-                if let newline = received.firstIndex(of: UInt8(ascii: "\n")) {
-                    reply.append(contentsOf: received[..<newline])
-                    break
-                }
-                reply.append(contentsOf: received)
-                if reply.count > Self.maximumReplyBytes {
-                    throw .malformedReply(
-                        excerpt: Self.excerpt(String(decoding: reply.prefix(200), as: UTF8.self)),
-                        reason: "longer than \(Self.maximumReplyBytes) bytes")
-                }
-            } else if count == 0 {
-                throw .closedBeforeReply(path: path)
-            } else if errno == EAGAIN || errno == EWOULDBLOCK {
-                try wait(for: POLLIN, on: descriptor, until: deadline)
-            } else if errno != EINTR {
-                if errno == ECONNRESET { throw .closedBeforeReply(path: path) }
-                throw .system(operation: "read from", path: path, errno: errno)
-            }
-        }
-        guard let text = String(validating: reply, as: UTF8.self) else {
-            throw .malformedReply(
-                excerpt: Self.excerpt(String(decoding: reply.prefix(200), as: UTF8.self)), reason: "not UTF-8")
-        }
-        return text
-    }
-
     private func wait(for events: Int32, on descriptor: Int32, until deadline: UInt64) throws(ControlError) {
         while true {
             let now = MonotonicClock.nanoseconds()
@@ -120,7 +145,77 @@ public struct ControlClient: Sendable {
 
     private var timedOut: ControlError { .timedOut(path: path, milliseconds: timeoutMilliseconds) }
 
-    private static func excerpt(_ text: String) -> String {
+    static func excerpt(_ text: String) -> String {
         text.count <= 200 ? text : String(text.prefix(200)) + "…"
+    }
+}
+
+/// Lines from a non-blocking socket, keeping what follows a line for the next one.
+private struct LineReader {
+    enum Outcome {
+        case line(String)
+        case closed
+        case timedOut
+    }
+
+    private var buffered: [UInt8] = []
+    /// Where the next line starts in `buffered` (lines are not removed one by one: a chunk holds many events).
+    private var start = 0
+    /// Where to resume searching for a newline.
+    private var searched = 0
+    private var chunk = [UInt8](repeating: 0, count: 1 << 16)
+
+    /// The next line without its `\n`; `.closed` at end of stream (a partial last line is discarded); `.timedOut`
+    /// at `deadline` (nil: none).
+    mutating func next(from descriptor: Int32, until deadline: UInt64?, path: String) throws(ControlError) -> Outcome {
+        while true {
+            if let newline = buffered[searched...].firstIndex(of: UInt8(ascii: "\n")) {
+                let line = Array(buffered[start..<newline])
+                start = newline + 1
+                searched = start
+                guard let text = String(validating: line, as: UTF8.self) else {
+                    throw .malformedReply(
+                        excerpt: ControlClient.excerpt(String(decoding: line.prefix(200), as: UTF8.self)),
+                        reason: "not UTF-8")
+                }
+                return .line(text)
+            }
+            buffered.removeFirst(start)
+            start = 0
+            searched = buffered.count
+            if buffered.count > ControlClient.maximumReplyBytes {
+                throw .malformedReply(
+                    excerpt: ControlClient.excerpt(String(decoding: buffered.prefix(200), as: UTF8.self)),
+                    reason: "longer than \(ControlClient.maximumReplyBytes) bytes")
+            }
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count > 0 {
+                buffered.append(contentsOf: chunk[..<count])
+            } else if count == 0 {
+                return .closed
+            } else if errno == EAGAIN || errno == EWOULDBLOCK {
+                if try !wait(on: descriptor, until: deadline, path: path) { return .timedOut }
+            } else if errno == ECONNRESET {
+                return .closed
+            } else if errno != EINTR {
+                throw .system(operation: "read from", path: path, errno: errno)
+            }
+        }
+    }
+
+    /// - Returns: false when the deadline passed before the socket was readable.
+    private func wait(on descriptor: Int32, until deadline: UInt64?, path: String) throws(ControlError) -> Bool {
+        while true {
+            var timeout: Int32 = -1
+            if let deadline {
+                let now = MonotonicClock.nanoseconds()
+                if now >= deadline { return false }
+                timeout = Int32(min((deadline - now + 999_999) / 1_000_000, UInt64(Int32.max)))
+            }
+            var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&entry, 1, timeout)
+            if ready > 0 { return true }
+            if ready < 0 && errno != EINTR { throw .system(operation: "poll", path: path, errno: errno) }
+        }
     }
 }

@@ -8,6 +8,10 @@
 /// `pending`, local errors fill their place at once, display-thread replies fill theirs when they arrive, and only
 /// the filled prefix moves to `output`. Writes are non-blocking; what the peer does not take stays in `output` and
 /// is written when the socket polls writable.
+///
+/// Events for a subscribed connection go straight to `output`, between whole reply lines: they never hold up a
+/// reply, and replies keep their order. The subscription starts when its reply moves to `output`, so the first
+/// event a client reads comes after the `events.subscribe` result.
 final class ControlConnection {
     let id: Int
     let descriptor: Int32
@@ -16,6 +20,10 @@ final class ControlConnection {
     var readClosed = false
     /// Malformed requests so far, to log only the first few.
     var malformedRequests = 0
+    /// Events are written to this connection (its `events.subscribe` reply has moved to the output).
+    private(set) var subscribed = false
+    /// Events not queued since the output went over the limit, to report in one `events.dropped` line.
+    var eventsDropped = 0
 
     /// Places in request order; nil while the display thread has not answered.
     private var pending = FIFO<[UInt8]?>()
@@ -23,6 +31,8 @@ final class ControlConnection {
     private var firstSequence = 0
     private var output: [UInt8] = []
     private var outputStart = 0
+    /// Sequence number of the `events.subscribe` reply that will start the subscription when it is promoted.
+    private var subscribeSequence: Int?
 
     init(id: Int, descriptor: Int32, lineLimit: Int) {
         self.id = id
@@ -48,6 +58,18 @@ final class ControlConnection {
         pending.push(Self.bytes(of: line))
     }
 
+    /// Queues the reply to `events.subscribe`, behind every earlier request's; the subscription starts when this
+    /// reply moves to the output (``promoteReady()``).
+    func appendSubscribeReply(line: String) {
+        if !subscribed && subscribeSequence == nil { subscribeSequence = firstSequence + pending.count }
+        append(line: line)
+    }
+
+    /// Queues an event line (as ``bytes(of:)`` made it) after whatever is already in the output.
+    func appendEvent(_ line: [UInt8]) {
+        output.append(contentsOf: line)
+    }
+
     /// Fills the place `sequence` reserved.
     func fill(_ sequence: Int, line: String) {
         pending[sequence - firstSequence] = Self.bytes(of: line)
@@ -58,6 +80,10 @@ final class ControlConnection {
         var moved = 0
         while case .some(.some(let line)) = pending.first {
             _ = pending.popFirst()
+            if firstSequence == subscribeSequence {
+                subscribed = true
+                subscribeSequence = nil
+            }
             firstSequence += 1
             output.append(contentsOf: line)
             moved += 1
@@ -108,9 +134,9 @@ final class ControlConnection {
         }
     }
 
-    /// A reply line as written: the display thread's JSON (newlines flattened to spaces, which JSON treats as
+    /// A reply or event line as written: the display thread's JSON (newlines flattened to spaces, which JSON treats as
     /// whitespace; a raw newline inside a JSON string would be invalid anyway) plus the terminating `\n`.
-    private static func bytes(of line: String) -> [UInt8] {
+    static func bytes(of line: String) -> [UInt8] {
         var bytes = Array(line.utf8)
         for index in bytes.indices where bytes[index] == UInt8(ascii: "\n") || bytes[index] == UInt8(ascii: "\r") {
             bytes[index] = UInt8(ascii: " ")

@@ -22,6 +22,8 @@ final class ControlLoop {
     /// thread answers in ring order, which is this order, so the front is always the one a reply belongs to.
     private var awaitingDisplay = FIFO<(connection: Int, sequence: Int)>()
     private var statistics = ControlStatistics()
+    /// Connections with ``ControlConnection/subscribed`` set, mirrored in ``ControlMailbox/subscribers``.
+    private var subscriberCount = 0
     private let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
 
     init(
@@ -66,12 +68,14 @@ final class ControlLoop {
                 let inbox = mailbox.take()
                 if inbox.stopping { return }
                 deliver(inbox.replies)
+                broadcast(inbox.events)
             }
             if descriptors[1].revents != 0 { acceptAll() }
             for (index, connection) in polled.enumerated() where connections[connection.id] != nil {
                 service(connection, revents: Int32(descriptors[index + 2].revents))
             }
             statistics.awaitingDisplay = awaitingDisplay.count
+            statistics.subscribers = subscriberCount
             let snapshot = statistics
             mailbox.statistics.withLock { $0 = snapshot }
         }
@@ -80,6 +84,9 @@ final class ControlLoop {
     /// Closes the listener and every connection and unlinks the socket file if it is still the one we bound.
     func closeEverything() {
         for connection in connections.values { drop(connection) }
+        subscriberCount = 0
+        mailbox.subscribers.store(0, ordering: .releasing)
+        statistics.subscribers = 0
         close(listener)
         var status = stat()
         if lstat(path, &status) == 0
@@ -110,6 +117,32 @@ final class ControlLoop {
             touched.append(connection)
         }
         for connection in touched where connections[connection.id] != nil { pushReplies(connection) }
+    }
+
+    // MARK: Events from the display thread
+
+    /// Queues each event on every subscriber whose output is under the limit; for the others, counts it.
+    private func broadcast(_ events: [String]) {
+        guard !events.isEmpty, subscriberCount > 0 else { return }
+        let lines = events.map(ControlConnection.bytes(of:))
+        for connection in connections.values where connection.subscribed {
+            for line in lines {
+                // Once over the limit, drop until caught up (``pushReplies``), not whenever a flush makes room
+                // for one more line: the subscriber gets one `events.dropped` line per episode, not one per event.
+                if connection.eventsDropped > 0 || connection.unsentBytes >= options.outputBufferLimit {
+                    if connection.eventsDropped == 0 {
+                        logger.debug(
+                            "control subscriber is not reading; dropping its events",
+                            metadata: ["connection": "\(connection.id)"])
+                    }
+                    connection.eventsDropped += 1
+                    statistics.eventsDropped += 1
+                } else {
+                    connection.appendEvent(line)
+                }
+            }
+            pushReplies(connection)
+        }
     }
 
     // MARK: Connections
@@ -230,6 +263,22 @@ final class ControlLoop {
             do throws(MessageError) {
                 message = try MessageCodec.decodeRequest(bytes: bytes)
             } catch {
+                if error.code == .methodNotFound {
+                    switch ControlEvents.classify(bytes) {
+                    case .subscribe:
+                        connection.appendSubscribeReply(line: ControlEvents.subscribeReply)
+                        return
+                    case .invalidParams:
+                        statistics.malformed += 1
+                        let invalid = MessageError(
+                            .invalidParams, "\(ControlEvents.subscribeMethod) takes no params (or an empty object)")
+                        logMalformed("malformed control request: \(invalid)", on: connection, bytes: bytes)
+                        connection.append(line: MessageCodec.encodeError(invalid))
+                        return
+                    case .other:
+                        break
+                    }
+                }
                 statistics.malformed += 1
                 logMalformed("malformed control request: \(error)", on: connection, bytes: bytes)
                 connection.append(line: MessageCodec.encodeError(error))
@@ -250,20 +299,46 @@ final class ControlLoop {
         }
     }
 
-    /// Moves answered replies to the output and writes what the socket takes; closes a connection that is done.
+    /// Moves answered replies to the output and writes what the socket takes; starts a subscription whose reply
+    /// moved; tells a subscriber that has caught up how many events it missed; closes a connection that is done
+    /// (a subscriber that only half-closed stays until it closes: it is still reading events).
     private func pushReplies(_ connection: ControlConnection) {
+        let wasSubscribed = connection.subscribed
         statistics.replies += connection.promoteReady()
+        if connection.subscribed && !wasSubscribed {
+            subscriberCount += 1
+            // Stored before the reply is written, so a publish after the client read it finds the subscriber.
+            mailbox.subscribers.store(subscriberCount, ordering: .releasing)
+            logger.debug("control connection \(connection.id) subscribed to events")
+        }
         if connection.hasUnsentOutput, case .failed = connection.flush() {
             drop(connection)
             return
         }
-        if connection.readClosed && connection.isFinished { drop(connection) }
+        if connection.eventsDropped > 0 && connection.unsentBytes <= options.outputBufferLimit / 2 {
+            logger.debug(
+                "control subscriber caught up; \(connection.eventsDropped) events dropped",
+                metadata: ["connection": "\(connection.id)"])
+            connection.appendEvent(
+                ControlConnection.bytes(of: ControlEvents.droppedLine(count: connection.eventsDropped)))
+            connection.eventsDropped = 0
+            if case .failed = connection.flush() {
+                drop(connection)
+                return
+            }
+        }
+        if connection.readClosed && connection.isFinished && !connection.subscribed { drop(connection) }
     }
 
     /// Closes a connection. Replies it was still owed are counted as dropped now (answered ones) or when the
     /// display thread gives them (unanswered ones: their place in ``awaitingDisplay`` stays until then).
     private func drop(_ connection: ControlConnection) {
         statistics.repliesDroppedClosedConnection += connection.answeredButQueued
+        if connection.subscribed {
+            subscriberCount -= 1
+            mailbox.subscribers.store(subscriberCount, ordering: .releasing)
+            logger.debug("control connection \(connection.id) unsubscribed (closed)")
+        }
         close(connection.descriptor)
         connections[connection.id] = nil
     }

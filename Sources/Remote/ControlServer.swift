@@ -20,6 +20,13 @@ import Synchronization
 /// server.stop()                                    // at exit
 /// ```
 ///
+/// Events (a role change, an output gone) go to the clients that sent `events.subscribe` (see ``ControlEvents``):
+/// ```swift
+/// if server.hasSubscribers {                       // optional: skips building the line when nobody listens
+///     server.publish(MessageCodec.encodeEvent(name: "role.changed", params: ["screen": .string(name), ...]))
+/// }
+/// ```
+///
 /// Why a thread and not the display loop's `poll`: a client may send 400 KB or never read its replies; neither may
 /// cost the display thread a frame. The server thread sleeps in `poll` on the listener, its clients and an eventfd.
 ///
@@ -44,7 +51,7 @@ public final class ControlServer: Sendable {
     /// ``MessageProducer/id`` of the producer this server sends with: ``ReceivedMessage/producerID`` equal to it
     /// means the display thread owes ``reply(_:)`` one line.
     public let producerID: Int
-    private let mailbox: ControlMailbox
+    let mailbox: ControlMailbox
     private let producer: MessageProducer
     private let thread = Mutex<pthread_t?>(nil)
     private let logger = Logger(label: "multiscreen.control")
@@ -88,8 +95,28 @@ public final class ControlServer: Sendable {
         _ = mailbox.post(reply: line)
     }
 
-    /// The counters so far (updated once per server wakeup).
-    public var statistics: ControlStatistics { mailbox.statistics.withLock { $0 } }
+    /// Hands the server an event line for every connection subscribed to events (``ControlEvents``); build it with
+    /// `MessageCodec.encodeEvent(name:params:)`. The server thread writes it to each subscriber after what is
+    /// already queued for it, never blocking: a subscriber that does not read has its events dropped and counted.
+    ///
+    /// Thread-safe. With nobody subscribed it is two atomic operations and no syscall; otherwise a lock and at
+    /// most one eventfd write per server wakeup. Events published from one thread reach each subscriber in
+    /// publish order. After ``stop()`` it does nothing.
+    public func publish(_ line: String) {
+        _ = mailbox.post(event: line)
+    }
+
+    /// Whether any connection is subscribed to events now: a display thread may skip building an event's line
+    /// when it is false (``publish(_:)`` would discard it anyway). One atomic load.
+    public var hasSubscribers: Bool { mailbox.subscribers.load(ordering: .relaxed) > 0 }
+
+    /// The counters so far (updated once per server wakeup; `subscribers` and `eventsPublished` at once).
+    public var statistics: ControlStatistics {
+        var statistics = mailbox.statistics.withLock { $0 }
+        statistics.subscribers = mailbox.subscribers.load(ordering: .relaxed)
+        statistics.eventsPublished = mailbox.eventsPublished.load(ordering: .relaxed)
+        return statistics
+    }
 
     /// Closes the listener and every connection, unlinks the socket, joins the thread and closes the producer
     /// (the display thread still drains what is in the ring; its replies are ignored). Idempotent.
@@ -110,6 +137,7 @@ public final class ControlServer: Sendable {
                 "busy": "\(statistics.rejectedBusy)", "malformed": "\(statistics.malformed)",
                 "peerRejected": "\(statistics.peerRejected)",
                 "dropped": "\(statistics.repliesDroppedClosedConnection)",
+                "eventsPublished": "\(statistics.eventsPublished)", "eventsDropped": "\(statistics.eventsDropped)",
             ])
     }
 

@@ -1,6 +1,10 @@
 /// The control server's counters. Every request line ends in exactly one of: a reply written (`replies`), a reply
 /// dropped because its connection had gone (`repliesDroppedClosedConnection`); `rejectedBusy` and `malformed` count
 /// the error replies among them, so nothing is dropped without a number going up.
+///
+/// Events: every ``ControlServer/publish(_:)`` counts in `eventsPublished`; for each connection subscribed at the
+/// time, the event line is either queued to its output or counted in `eventsDropped` (its output was over the
+/// limit), and the connection is then told how many with an `events.dropped` line.
 public struct ControlStatistics: Equatable, Sendable {
     /// Request lines read (valid or not), excluding empty lines.
     public var requests = 0
@@ -20,6 +24,13 @@ public struct ControlStatistics: Equatable, Sendable {
     public var connectionsAccepted = 0
     /// Requests sent to the display thread and not yet answered.
     public var awaitingDisplay = 0
+    /// Connections subscribed to events now.
+    public var subscribers = 0
+    /// Events published, whether or not anyone was subscribed.
+    public var eventsPublished = 0
+    /// Event lines not queued for a subscriber because its output buffer was over the limit (one per event and
+    /// subscriber), each reported to that subscriber in an `events.dropped` line once it has caught up.
+    public var eventsDropped = 0
 
     public init() {}
 }

@@ -49,6 +49,21 @@ struct MessageCodecTests {
         }
     }
 
+    /// An event is one line in the shape of a JSON-RPC notification, keys sorted, newlines escaped.
+    @Test func eventWireFormat() throws {
+        #expect(
+            MessageCodec.encodeEvent(
+                name: "role.changed",
+                params: ["screen": .string("DP-1"), "role": .string("controller"), "previous": .null])
+                == #"{"method":"role.changed","params":{"previous":null,"role":"controller","screen":"DP-1"}}"#)
+        #expect(MessageCodec.encodeEvent(name: "outputs.changed") == #"{"method":"outputs.changed","params":{}}"#)
+        let multiline = MessageCodec.encodeEvent(name: "message", params: ["text": .string("a\nb")])
+        #expect(!multiline.contains("\n"))
+        #expect(
+            try JSONParser.parse(Array(multiline.utf8))
+                == .object(["method": .string("message"), "params": .object(["text": .string("a\nb")])]))
+    }
+
     /// Every way a request can be wrong, with the code it must produce.
     @Test(arguments: [
         // Not JSON at all.
