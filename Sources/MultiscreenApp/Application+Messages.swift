@@ -43,6 +43,12 @@ extension Application {
                 target.invalidateIfShowingMessages(message: stamp)
             }
             logger.info("message #\(logged.id) for \(screen ?? "every screen"): \(logged.text.prefix(80))")
+            publishEvent(
+                "message.received",
+                [
+                    "id": .integer(Int(logged.id)), "text": .string(logged.text),
+                    "screen": screen.map { .string($0) } ?? .null,
+                ])
             return MessageCodec.encodeResult(
                 method: .send, result: ["id": .integer(Int(logged.id)), "screen": screen.map { .string($0) } ?? .null])
         case .openCard(let screen, let text):
@@ -56,6 +62,8 @@ extension Application {
             apply(model.assignment)
             screens.values.first { $0.output.displayName == screen }?.invalidate()
             logger.info("card #\(card.id) opened on \(screen)")
+            publishEvent(
+                "card.opened", ["id": .integer(Int(card.id)), "screen": .string(screen), "text": .string(text)])
             return MessageCodec.encodeResult(
                 method: .openCard, result: ["id": .integer(Int(card.id)), "screen": .string(screen)])
         case .closeCard(let screen):
@@ -68,6 +76,7 @@ extension Application {
             stateChanged = true
             screens.values.first { $0.output.displayName == screen }?.invalidate()
             logger.info("card #\(card.id) closed on \(screen)")
+            publishEvent("card.closed", ["id": .integer(Int(card.id)), "screen": .string(screen)])
             return MessageCodec.encodeResult(
                 method: .closeCard, result: ["id": .integer(Int(card.id)), "screen": .string(screen)])
         case .setRole(let screen, let roleName):
@@ -113,7 +122,7 @@ extension Application {
             }
             return .object(entry)
         }
-        return [
+        var result: [String: JSONValue] = [
             "screens": .array(screenList),
             "controller": model.assignment.controller.flatMap { tracker[$0]?.displayName }.map { .string($0) }
                 ?? .null,
@@ -138,6 +147,19 @@ extension Application {
                 "wakeups": .integer(self.bus.wakeupsSent), "applied": .integer(messagesApplied),
             ]),
         ]
+        if let control {
+            // Counted, never silent: refused, malformed and dropped requests and events.
+            let c = control.statistics
+            result["control"] = .object([
+                "requests": .integer(c.requests), "replies": .integer(c.replies),
+                "rejectedBusy": .integer(c.rejectedBusy), "malformed": .integer(c.malformed),
+                "peerRejected": .integer(c.peerRejected),
+                "repliesDroppedClosedConnection": .integer(c.repliesDroppedClosedConnection),
+                "subscribers": .integer(c.subscribers), "eventsPublished": .integer(c.eventsPublished),
+                "eventsDropped": .integer(c.eventsDropped),
+            ])
+        }
+        return result
     }
 
     static func json(_ info: OutputInfo) -> JSONValue {

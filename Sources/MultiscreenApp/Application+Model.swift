@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Messaging
 import Screens
 
 /// Roles, content modes, cards and the state file.
@@ -34,8 +35,8 @@ extension Application {
 
     func apply(_ assignment: Assignment) {
         for change in assignment.changes {
-            // Role changes are published as events: the log line, the bus status and `status` carry them.
             logger.info("role change: \(change)")
+            publish(change)
             stateChanged = true
         }
         for warning in assignment.warnings { logger.warning("\(warning)") }
@@ -76,5 +77,28 @@ extension Application {
                 name: info.displayName, detail: "\(role) · \(info.modeWidth)×\(info.modeHeight)\(scale)\(state)",
                 isController: kind == .controller)
         }
+    }
+}
+
+extension Application {
+    /// Role changes are events: subscribers of the control socket (`multiscreen events`) receive each as a line.
+    func publish(_ change: RoleChange) {
+        func name(_ value: String?) -> JSONValue { value.map { .string($0) } ?? .null }
+        switch change {
+        case .role(let output, let from, let to):
+            publishEvent(
+                "role.changed", ["screen": .string(output), "from": name(from?.rawValue), "to": name(to?.rawValue)])
+        case .controllerMoved(let from, let to, let standIn):
+            publishEvent("controller.moved", ["from": name(from), "to": name(to), "standIn": .bool(standIn)])
+        case .content(let output, let from, let to):
+            publishEvent(
+                "content.changed", ["screen": .string(output), "from": name(from?.rawValue), "to": name(to?.rawValue)])
+        }
+    }
+
+    /// Sends an event to the control socket's subscribers (free when there are none).
+    func publishEvent(_ name: String, _ params: [String: JSONValue]) {
+        guard let control, control.hasSubscribers else { return }
+        control.publish(MessageCodec.encodeEvent(name: name, params: params))
     }
 }

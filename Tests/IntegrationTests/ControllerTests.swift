@@ -204,3 +204,28 @@ import Testing
         #expect(app.log.contains("refused send"))
     }
 }
+
+/// Role changes, messages and cards are events: `multiscreen events` streams them from the control socket.
+@Suite(.serialized) struct EventTests {
+    @Test func roleChangesMessagesAndCardsAreStreamedToSubscribers() throws {
+        let sway = try HeadlessSway(outputs: 2, width: 320, height: 240)
+        let app = try MultiscreenProcess(environment: sway.environment)
+        try app.waitForLogCount("first frame committed on", count: 2)
+        let client = ControlClient(path: app.home + "/control.sock")
+        let events = try ChildProcess(
+            MultiscreenProcess.binary, ["events", "--count", "6", "--timeout", "20"],
+            environment: ["MULTISCREEN_SOCKET": app.home + "/control.sock"])
+        try waitUntil(timeout: 10, "the subscription") {
+            try client.exchange(line: #"{"method": "status"}"#).contains(#""subscribers":1"#)
+        }
+        _ = try client.exchange(
+            line: #"{"method": "role.set", "params": {"screen": "HEADLESS-2", "role": "controller"}}"#)
+        _ = try client.exchange(line: #"{"method": "send", "params": {"text": "to all"}}"#)
+        #expect(try events.waitForExit(timeout: 10) == 0, "six events arrive (5 for the role change, 1 message): \(events.output)")
+        let lines = events.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.contains(#""method":"controller.moved""#) && $0.contains(#""to":"HEADLESS-2""#) })
+        #expect(lines.contains { $0.contains(#""method":"role.changed""#) && $0.contains(#""screen":"HEADLESS-1""#) })
+        #expect(lines.contains { $0.contains(#""method":"message.received""#) && $0.contains(#""text":"to all""#) })
+        #expect(app.process.isRunning)
+    }
+}
