@@ -221,7 +221,8 @@ import Testing
         _ = try client.exchange(
             line: #"{"method": "role.set", "params": {"screen": "HEADLESS-2", "role": "controller"}}"#)
         _ = try client.exchange(line: #"{"method": "send", "params": {"text": "to all"}}"#)
-        #expect(try events.waitForExit(timeout: 10) == 0, "six events arrive (5 for the role change, 1 message): \(events.output)")
+        // Five events for the role change (two roles, the controller's move, two content modes), one message.
+        #expect(try events.waitForExit(timeout: 10) == 0, "six events arrive: \(events.output)")
         let lines = events.standardOutput.split(separator: "\n").map(String.init)
         #expect(lines.contains { $0.contains(#""method":"controller.moved""#) && $0.contains(#""to":"HEADLESS-2""#) })
         #expect(lines.contains { $0.contains(#""method":"role.changed""#) && $0.contains(#""screen":"HEADLESS-1""#) })
