@@ -6,11 +6,13 @@ import Remote
 /// `--socket` and `--timeout`, and the one request each control command makes: shared by `send`, `card`, `role`
 /// and `status`, which talk to a running Multiscreen over its control socket.
 struct ControlOptions: ParsableArguments {
-    @Option(
-        help: ArgumentHelp(
-            "The control socket (default: $MULTISCREEN_SOCKET, else "
-                + "$XDG_RUNTIME_DIR/multiscreen/<basename of $WAYLAND_DISPLAY, or wayland-0>.sock).",
-            valueName: "path"))
+    /// The `--socket` help, shared with `events`.
+    static let socketHelp = ArgumentHelp(
+        "The control socket (default: $MULTISCREEN_SOCKET, else "
+            + "$XDG_RUNTIME_DIR/multiscreen/<basename of $WAYLAND_DISPLAY, or wayland-0>.sock).",
+        valueName: "path")
+
+    @Option(help: socketHelp)
     var socket: String?
 
     @Option(help: ArgumentHelp("Seconds to wait for the reply.", valueName: "seconds"))

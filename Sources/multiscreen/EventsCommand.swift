@@ -20,11 +20,7 @@ struct EventsCommand: ParsableCommand {
             subscription (an error reply, printed to standard error); 64 for a usage error.
             """)
 
-    @Option(
-        help: ArgumentHelp(
-            "The control socket (default: $MULTISCREEN_SOCKET, else "
-                + "$XDG_RUNTIME_DIR/multiscreen/<basename of $WAYLAND_DISPLAY, or wayland-0>.sock).",
-            valueName: "path"))
+    @Option(help: ControlOptions.socketHelp)
     var socket: String?
 
     @Option(help: ArgumentHelp("Stop after this many events.", valueName: "n"))
