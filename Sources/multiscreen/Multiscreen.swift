@@ -20,13 +20,13 @@ struct Multiscreen: ParsableCommand {
     @OptionGroup var logging: LoggingOptions
 
     mutating func run() throws {
+        // Parsed, not constructed: argument-parser only gives property wrappers their defaults when parsing.
+        let arguments = ["--log-level", logging.logLevel.rawValue]
         if ProcessInfo.processInfo.environment["WAYLAND_DISPLAY"].map({ !$0.isEmpty }) ?? false {
-            var command = Run()
-            command.logging = logging
+            var command = try Run.parse(arguments)
             try command.run()
         } else {
-            var command = Demo()
-            command.logging = logging
+            var command = try Demo.parse(arguments)
             try command.run()
         }
     }

@@ -159,3 +159,26 @@ import Testing
         #expect(outputs.allSatisfy { $0["modeWidth"] as? Int == 320 && $0["modeHeight"] as? Int == 240 })
     }
 }
+
+/// The README's main job: `multiscreen` with no arguments and no Wayland session runs the demo.
+@Suite(.serialized) struct MainJobTests {
+    @Test func withoutASessionTheDefaultCommandIsTheDemo() throws {
+        let directory = MultiscreenProcess.makeHome()
+        var environment = ProcessInfo.processInfo.environment
+        for name in ["WAYLAND_DISPLAY", "WAYLAND_SOCKET", "SWAYSOCK", "DISPLAY"] { environment[name] = nil }
+        environment["HOME"] = directory
+        let main = try ChildProcess(
+            MultiscreenProcess.binary, [], environment: environment, inheritEnvironment: false,
+            workingDirectory: directory)
+        #expect(try main.waitForExit(timeout: 60) == 0, "log:\n\(main.output)")
+        let printed = main.standardOutput.split(separator: "\n").map(String.init)
+        #expect(printed == ["HEADLESS-1", "HEADLESS-2"].map { directory + "/multiscreen-demo/\($0).png" })
+        for path in printed {
+            let shot = try Screenshot(contentsOfFile: path)
+            #expect(shot.width == 1280 && shot.height == 720)
+        }
+        // The external screen shows the demo's message, on its own colour.
+        let external = try Screenshot(contentsOfFile: printed[1])
+        #expect(showsScreen(external, index: 1))
+    }
+}
