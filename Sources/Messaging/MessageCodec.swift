@@ -40,7 +40,7 @@ public enum MessageCodec {
             throw MessageError(
                 .requestTooLarge, "request is \(bytes.count) bytes, the limit is \(maximumRequestBytes)")
         }
-        guard case .object(let request) = try JSONParser.parse(bytes) else {
+        guard case .object(let request) = try JSONValue.parse(bytes) else {
             throw MessageError(.invalidRequest, "a request is a JSON object")
         }
         if let unknown = request.keys.sorted().first(where: { $0 != "method" && $0 != "params" }) {
@@ -72,6 +72,13 @@ public enum MessageCodec {
         try reader.rejectUnread()
         try message.validate()
         return message
+    }
+
+    /// Any JSON document, parsed as ``decodeRequest(bytes:)`` parses a request (without the size check): for
+    /// callers that look at a rejected request themselves, such as the control socket's `events.subscribe`.
+    /// - Throws: ``MessageError`` with code `parseError`, saying what is wrong and where.
+    public static func parseJSON(bytes: [UInt8]) throws(MessageError) -> JSONValue {
+        try JSONValue.parse(bytes)
     }
 
     public static func encodeRequest(_ message: Message) -> String {
@@ -116,7 +123,7 @@ public enum MessageCodec {
 
     /// Reads a reply (the client side). - Throws: ``MessageError`` when the text is not a well-formed reply.
     public static func decodeResponse(_ text: String) throws(MessageError) -> Response {
-        guard case .object(let response) = try JSONParser.parse(Array(text.utf8)) else {
+        guard case .object(let response) = try JSONValue.parse(Array(text.utf8)) else {
             throw MessageError(.invalidRequest, "a response is a JSON object")
         }
         if case .object(let error)? = response["error"], response.count == 1 {

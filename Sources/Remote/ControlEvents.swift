@@ -29,43 +29,13 @@ public enum ControlEvents {
     }
 
     /// Whether a request line the codec rejected with `methodNotFound` is a subscription. The codec has already
-    /// checked that it is a valid JSON object with no keys but `method` and `params`, so the line without its
-    /// insignificant whitespace tells the rest. Only called for unknown methods: ordinary requests pay nothing.
+    /// checked that it is a valid JSON object with no keys but `method` and `params`; this parses it again (only
+    /// for unknown methods: ordinary requests pay nothing) and looks at those two.
     static func classify(_ bytes: [UInt8]) -> Request {
-        let compact = String(decoding: compacted(bytes), as: UTF8.self)
-        let method = #""method":"\#(subscribeMethod)""#
-        if compact == "{\(method)}" || compact == #"{\#(method),"params":{}}"#
-            || compact == #"{"params":{},\#(method)}"#
-        {
-            return .subscribe
-        }
-        if compact.hasPrefix("{\(method),") || compact.hasSuffix(",\(method)}") { return .invalidParams }
-        return .other
-    }
-
-    /// JSON text without the whitespace between tokens (what is inside strings is kept).
-    private static func compacted(_ bytes: [UInt8]) -> [UInt8] {
-        var result: [UInt8] = []
-        result.reserveCapacity(bytes.count)
-        var inString = false
-        var escaped = false
-        for byte in bytes {
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
-                }
-                result.append(byte)
-            } else if byte == UInt8(ascii: "\"") {
-                inString = true
-                result.append(byte)
-            } else if byte != 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D {
-                result.append(byte)
-            }
-        }
-        return result
+        guard case .object(let request)? = try? MessageCodec.parseJSON(bytes: bytes),
+            request["method"] == .string(subscribeMethod)
+        else { return .other }
+        let params = request["params"]
+        return params == nil || params == .object([:]) ? .subscribe : .invalidParams
     }
 }

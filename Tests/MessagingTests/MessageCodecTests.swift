@@ -60,7 +60,7 @@ struct MessageCodecTests {
         let multiline = MessageCodec.encodeEvent(name: "message", params: ["text": .string("a\nb")])
         #expect(!multiline.contains("\n"))
         #expect(
-            try JSONParser.parse(Array(multiline.utf8))
+            try MessageCodec.parseJSON(bytes: Array(multiline.utf8))
                 == .object(["method": .string("message"), "params": .object(["text": .string("a\nb")])]))
     }
 
@@ -71,17 +71,17 @@ struct MessageCodecTests {
         ("{", .parseError),
         (#"{"method":"status"} x"#, .parseError),
         (#"{"method":'status'}"#, .parseError),
-        (#"{"method":"status",}"#, .parseError),
+        (#"{"method":"status",,}"#, .parseError),
+        (#"{,"method":"status"}"#, .parseError),
         (#"{"method":"send","params":{"text":"a\qb"}}"#, .parseError),
         (#"{"method":"send","params":{"text":"\ud800"}}"#, .parseError),
         (#"{"method":"send","params":{"text":"\udc00"}}"#, .parseError),
         ("{\"method\":\"send\",\"params\":{\"text\":\"tab\there\"}}", .parseError),
-        (#"{"method":"status","method":"outputs"}"#, .parseError),
+        (#"{"method":"status","params":{"a":-}}"#, .parseError),
         (#"{"method":"status","params":{"a":01}}"#, .parseError),
         (#"{"method":"status","params":{"a":1.}}"#, .parseError),
         (#"{"method":"status","params":{"a":1e999}}"#, .parseError),
         (#"{"method":"status","params":{"a":tru}}"#, .parseError),
-        (String(repeating: "[", count: 65) + String(repeating: "]", count: 65), .parseError),
         // JSON, but not a request.
         ("[]", .invalidRequest),
         (#""status""#, .invalidRequest),
@@ -95,6 +95,7 @@ struct MessageCodecTests {
         // Params wrong.
         (#"{"method":"send"}"#, .invalidParams),
         (#"{"method":"send","params":{"text":3}}"#, .invalidParams),
+        (#"{"method":"send","params":{"text":true}}"#, .invalidParams),
         (#"{"method":"send","params":{"text":"a","screen":null}}"#, .invalidParams),
         (#"{"method":"send","params":{"text":"a","colour":"red"}}"#, .invalidParams),
         (#"{"method":"card.open","params":{"screen":"left"}}"#, .invalidParams),
@@ -111,23 +112,92 @@ struct MessageCodecTests {
         }
     }
 
-    @Test func invalidUTF8IsAParseError() {
-        let bytes: [[UInt8]] = [
-            [0xC0, 0x80],  // an overlong NUL
-            [0xED, 0xA0, 0x80],  // an encoded surrogate
-            [0xE2, 0x82],  // a truncated sequence
-        ].map { Array(#"{"method":"send","params":{"text":""#.utf8) + $0 + Array(#""}}"#.utf8) }
-        for request in bytes {
-            #expect(throws: MessageError(.parseError, "invalid UTF-8 at byte 35")) {
-                try MessageCodec.decodeRequest(bytes: request)
+    /// Foundation bounds nesting at 512 levels; the codec adds no limit of its own.
+    @Test func nesting() {
+        let cases: [(String, MessageError.Code)] = [
+            ("[".repeated(513) + "]".repeated(513), .parseError),
+            (#"{"a":"#.repeated(513) + "1" + "}".repeated(513), .parseError),
+            ("[".repeated(100_000), .parseError),
+            ("[".repeated(512) + "]".repeated(512), .invalidRequest),
+            (#"{"method":"status","params":{"a":"# + #"{"a":"#.repeated(509) + "1" + "}".repeated(511), .invalidParams),
+        ]
+        for (text, code) in cases {
+            do {
+                _ = try MessageCodec.decodeRequest(text)
+                Issue.record("accepted \(text.prefix(40))")
+            } catch {
+                #expect(error.code == code, "\(text.prefix(40)) → \(error)")
             }
         }
     }
 
+    @Test(
+        arguments: [
+            ([0xC0, 0x80], "Invalid UTF-8 sequence 2 bytes starting from character 35."),  // an overlong NUL
+            ([0xED, 0xA0, 0x80], "Invalid UTF-8 sequence 3 bytes starting from character 35."),  // an encoded surrogate
+            ([0xE2, 0x82], "Invalid UTF-8 sequence 2 bytes starting from character 35."),  // a truncated sequence
+        ] as [([UInt8], String)])
+    func invalidUTF8IsAParseError(invalid: [UInt8], description: String) {
+        let request = Array(#"{"method":"send","params":{"text":""#.utf8) + invalid + Array(#""}}"#.utf8)
+        #expect(throws: MessageError(.parseError, "not JSON: \(description)")) {
+            try MessageCodec.decodeRequest(bytes: request)
+        }
+    }
+
+    /// Syntax errors carry Foundation's description, which says what and where.
     @Test func parseErrorsSayWhere() {
-        #expect(throws: MessageError(.parseError, "expected ',' or '}' at byte 19")) {
+        #expect(throws: MessageError(.parseError, "not JSON: Invalid value around character 19.")) {
             try MessageCodec.decodeRequest(#"{"method":"status" "params":{}}"#)
         }
+        #expect(throws: MessageError(.parseError, "not JSON: Invalid escape sequence around character 36.")) {
+            try MessageCodec.decodeRequest(#"{"method":"send","params":{"text":"a\qb"}}"#)
+        }
+        #expect(throws: MessageError(.parseError, "not JSON: Unexpected end of file during JSON parse.")) {
+            try MessageCodec.decodeRequest("{")
+        }
+        #expect(
+            throws: MessageError(
+                .parseError, "not JSON: Too many nested arrays or dictionaries around character 513.")
+        ) {
+            try MessageCodec.decodeRequest(String(repeating: "[", count: 513))
+        }
+    }
+
+    /// `true` is never a number and `1` never a boolean; an integer is a number written without fraction or
+    /// exponent that fits in `Int`, anything else a `Double`.
+    @Test func scalarsKeepTheirType() throws {
+        let text = """
+            {"method":"status","result":{"values":[true,false,1,0,-0,1.0,1e2,1.5,-0.0,9223372036854775807,\
+            -9223372036854775808,9223372036854775808,-9223372036854775809,100000000000000000000000,1E300,null,\
+            "1","true"]}}
+            """
+        let expected: [JSONValue] = [
+            .bool(true), .bool(false), .integer(1), .integer(0), .integer(0), .number(1), .number(100), .number(1.5),
+            .number(-0.0), .integer(Int.max), .integer(Int.min), .number(0x1p63),
+            .number(-0x1p63), .number(1e23), .number(1e300), .null, .string("1"),
+            .string("true"),
+        ]
+        #expect(try MessageCodec.decodeResponse(text) == .result(method: .status, result: ["values": .array(expected)]))
+        #expect(throws: MessageError(.invalidParams, "\"text\" of send must be a string")) {
+            try MessageCodec.decodeRequest(#"{"method":"send","params":{"text":1}}"#)
+        }
+        #expect(throws: MessageError(.invalidRequest, "malformed error object")) {
+            try MessageCodec.decodeResponse(#"{"error":{"code":true,"message":"?"}}"#)
+        }
+        #expect(throws: MessageError(.invalidRequest, "malformed error object")) {
+            try MessageCodec.decodeResponse(#"{"error":{"code":-32700.0,"message":"?"}}"#)
+        }
+    }
+
+    /// What Foundation's parser accepts beyond RFC 8259 and the codec therefore accepts too (see ``JSONValue``):
+    /// a duplicate key keeps its last value, a trailing comma is ignored, and so is a byte order mark.
+    @Test func foundationLeniencies() throws {
+        #expect(try MessageCodec.decodeRequest("\u{FEFF}" + #"{"method":"status"}"#) == .status)
+        #expect(try MessageCodec.decodeRequest(#"{"method":"status","method":"outputs"}"#) == .outputs)
+        #expect(try MessageCodec.decodeRequest(#"{"method":"status",}"#) == .status)
+        #expect(
+            try MessageCodec.decodeRequest(#"{"method":"send","params":{"text":"a","text":"b",},}"#)
+                == .send(text: "b", screen: nil))
     }
 
     @Test func limits() throws {
@@ -161,4 +231,8 @@ struct MessageCodecTests {
             #expect(throws: MessageError.self) { try MessageCodec.decodeResponse(text) }
         }
     }
+}
+
+extension String {
+    fileprivate func repeated(_ count: Int) -> String { String(repeating: self, count: count) }
 }
