@@ -4,7 +4,7 @@
 /// implementation-defined server range.
 public struct MessageError: Error, Equatable, Hashable, Sendable, CustomStringConvertible {
     public enum Code: Int, CaseIterable, Sendable {
-        /// Not JSON: bad syntax, invalid UTF-8, nesting too deep, a duplicate key.
+        /// Not JSON: bad syntax, invalid UTF-8, nesting deeper than Foundation's 512 levels.
         case parseError = -32700
         /// JSON, but not a request: not an object, no string "method", "params" not an object, unknown keys.
         case invalidRequest = -32600
