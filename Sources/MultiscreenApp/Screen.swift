@@ -30,13 +30,16 @@ final class Screen {
     private(set) var scheduler = FrameScheduler()
     private(set) var statistics = FrameStatistics()
     private(set) var geometry: SurfaceGeometry?
-    private var configuredWidth: Int32 = 0
-    private var configuredHeight: Int32 = 0
+    /// The size of the latest `xdg_toplevel.configure` (0 = "you decide"); nil until the first one.
+    /// xdg-shell: "the client must not attach a buffer before the first configure" (xdg_surface error
+    /// `unconfigured_buffer`), so there is no ``geometry`` — and nothing is drawn — until then, whatever output
+    /// changes arrive between `open` and the first configure.
+    private var configuredSize: (width: Int32, height: Int32)?
     private var fractionalScale120: UInt32?
-    private var lastCommittedBuffer: (Int32, Int32, Int32)?
+    /// The geometry of the last committed frame: what the surface's buffer scale, viewport and opaque region
+    /// were set for.
+    private var committedGeometry: SurfaceGeometry?
     private var compositorSendsPresented = false
-    private var opaqueSize: (Int32, Int32)?
-    private var lastCommitMonotonic: UInt64 = 0
     private let logger: Logger
 
     /// Asked to close by the compositor; the application reopens it later.
@@ -82,7 +85,7 @@ final class Screen {
     private var pendingMessage: (id: UInt64, enqueuedAt: UInt64, drainedAt: UInt64)?
 
     /// Whether the current window has committed a frame yet.
-    var hasCommitted: Bool { lastCommittedBuffer != nil }
+    var hasCommitted: Bool { committedGeometry != nil }
 
     /// Creates the fullscreen window on `wlOutput`.
     func open(globals: WaylandGlobals, wlOutput: OpaquePointer?, appID: String) {
@@ -117,16 +120,10 @@ final class Screen {
     }
 
     private var pendingSerial: UInt32?
-    /// xdg-shell: "the client must not attach a buffer before the first configure" (xdg_surface error
-    /// `unconfigured_buffer`). Output changes that arrive between `open` and the first configure (new outputs
-    /// often get an xdg_output update right away) must not draw.
-    private var isConfigured = false
 
     private func configure(width: Int32, height: Int32, serial: UInt32) {
         onConfigureSize(width, height)
-        isConfigured = true
-        configuredWidth = width
-        configuredHeight = height
+        configuredSize = (width, height)
         pendingSerial = serial
         resolveGeometry()
         // Answer every configure with a commit right away (the ack alone leaves sway waiting for its 200 ms
@@ -135,9 +132,10 @@ final class Screen {
     }
 
     private func resolveGeometry() {
+        guard let configuredSize else { return }
         let fractional = window?.viewport != nil ? fractionalScale120 : nil
         let new = SurfaceGeometry.resolve(
-            configuredWidth: configuredWidth, configuredHeight: configuredHeight, output: output,
+            configuredWidth: configuredSize.width, configuredHeight: configuredSize.height, output: output,
             fractionalScale120: fractional)
         if new != geometry {
             geometry = new
@@ -151,7 +149,7 @@ final class Screen {
         context: GraphicsContext, canvas: () throws -> Canvas, globals: WaylandGlobals,
         draw: (Canvas, SurfaceGeometry) -> Void
     ) -> Bool {
-        guard let window, isConfigured, let geometry, scheduler.shouldRender || pendingSerial != nil else {
+        guard let window, let geometry, scheduler.shouldRender || pendingSerial != nil else {
             return false
         }
         if let serial = pendingSerial {
@@ -165,15 +163,15 @@ final class Screen {
                     height: geometry.bufferHeight)
             }
             guard let surface else { return false }
-            surface.resize(width: geometry.bufferWidth, height: geometry.bufferHeight)
-            window.setBufferScale(geometry.bufferScale)
-            if opaqueSize.map({ $0 != (geometry.logicalWidth, geometry.logicalHeight) }) ?? true {
+            // Surface state is double-buffered and sticks: set it only when the geometry changed.
+            if geometry != committedGeometry {
+                surface.resize(width: geometry.bufferWidth, height: geometry.bufferHeight)
+                window.setBufferScale(geometry.bufferScale)
                 window.setOpaque(
                     width: geometry.logicalWidth, height: geometry.logicalHeight, compositor: globals.compositor)
-                opaqueSize = (geometry.logicalWidth, geometry.logicalHeight)
-            }
-            if geometry.usesViewport {
-                window.setViewportDestination(width: geometry.logicalWidth, height: geometry.logicalHeight)
+                if geometry.usesViewport {
+                    window.setViewportDestination(width: geometry.logicalWidth, height: geometry.logicalHeight)
+                }
             }
             guard context.makeCurrent(surface.eglSurface) else {
                 logger.error("eglMakeCurrent failed for \(output.displayName)")
@@ -194,12 +192,12 @@ final class Screen {
                     "latency: message #\(message.id) on \(output.displayName) enqueue→commit \(Self.milliseconds(now - message.enqueuedAt)) ms, drain→commit \(Self.milliseconds(now - message.drainedAt)) ms"
                 )
             }
-            let buffer = (geometry.bufferWidth, geometry.bufferHeight, geometry.bufferScale)
-            if lastCommittedBuffer.map({ $0 != buffer }) ?? true {
-                let first = lastCommittedBuffer == nil ? "first frame " : ""
-                lastCommittedBuffer = buffer
+            if geometry != committedGeometry {
+                let first = committedGeometry == nil ? "first frame " : ""
                 logger.info(
-                    "\(first)committed on \(output.displayName): buffer \(buffer.0)x\(buffer.1) scale \(buffer.2)")
+                    "\(first)committed on \(output.displayName): buffer \(geometry.bufferWidth)x\(geometry.bufferHeight) scale \(geometry.bufferScale)"
+                )
+                committedGeometry = geometry
             }
         } catch {
             logger.error("cannot draw \(output.displayName): \(error)")
@@ -213,7 +211,6 @@ final class Screen {
     private func requestFrameAndFeedback(window: ToplevelWindow, globals: WaylandGlobals) {
         let committedAt = Clock.nanoseconds(globals.presentationClock)
         let committedMonotonic = Clock.nanoseconds()
-        lastCommitMonotonic = committedMonotonic
         frameCallback = window.requestFrame { [unowned self] _ in
             frameCallback = nil
             scheduler.frameDone()
@@ -260,12 +257,9 @@ final class Screen {
         window?.destroy()
         window = nil
         geometry = nil
-        lastCommittedBuffer = nil
-        opaqueSize = nil
+        committedGeometry = nil
         pendingSerial = nil
-        isConfigured = false
-        configuredWidth = 0
-        configuredHeight = 0
+        configuredSize = nil
         scheduler.reset()
     }
 }
