@@ -98,35 +98,31 @@ enum ControllerScene {
     private static func drawField(_ canvas: Canvas, _ panel: ControllerPanel, _ field: Rect, _ l: ControllerLayout) {
         let inner = field.inset(by: l.padding / 2)
         let textY = field.y + (field.height - Float(l.textSize) * 1.25) / 2
-        if panel.text.isEmpty {
-            if panel.focus != .textField {
-                canvas.text(
-                    "Type a message…", x: inner.x, y: textY, pixelSize: l.textSize, color: SceneStyle.dimText)
-            }
-        } else {
-            // Keep the caret visible: show the tail of a text wider than the field.
-            var shown = panel.text
-            var caret = panel.caret
-            while canvas.measure(String(shown.prefix(caret)), pixelSize: l.textSize).width > Int(inner.width),
-                !shown.isEmpty, caret > 0
-            {
-                shown.removeFirst()
-                caret -= 1
-            }
-            canvas.text(
-                shown, x: inner.x, y: textY, pixelSize: l.textSize, color: SceneStyle.fieldText,
-                maxWidth: nil)
-            if panel.focus == .textField {
-                let offset = Float(canvas.measure(String(shown.prefix(caret)), pixelSize: l.textSize).width)
-                canvas.fill(
-                    x: inner.x + offset, y: textY, width: max(l.unit * 0.003, 2), height: Float(l.textSize) * 1.25,
-                    color: SceneStyle.fieldText)
-            }
+        if panel.text.isEmpty && panel.focus != .textField {
+            canvas.text("Type a message…", x: inner.x, y: textY, pixelSize: l.textSize, color: SceneStyle.dimText)
             return
         }
+        // Keep the caret visible: show the text from the first character that lets the part before the caret fit.
+        // Binary search over how many characters to drop (the width only shrinks as more are dropped), so a long
+        // text costs a few measurements per frame, not one per character.
+        let characters = Array(panel.text)
+        func width(dropping count: Int) -> Int {
+            canvas.measure(String(characters[count..<panel.caret]), pixelSize: l.textSize).width
+        }
+        var low = 0
+        var high = panel.caret
+        while low < high {
+            let middle = (low + high) / 2
+            if width(dropping: middle) > Int(inner.width) { low = middle + 1 } else { high = middle }
+        }
+        let shown = String(characters[low...])
+        if !shown.isEmpty {
+            canvas.text(shown, x: inner.x, y: textY, pixelSize: l.textSize, color: SceneStyle.fieldText)
+        }
         if panel.focus == .textField {
+            let offset = low < panel.caret ? Float(width(dropping: low)) : 0
             canvas.fill(
-                x: inner.x, y: textY, width: max(l.unit * 0.003, 2), height: Float(l.textSize) * 1.25,
+                x: inner.x + offset, y: textY, width: max(l.unit * 0.003, 2), height: Float(l.textSize) * 1.25,
                 color: SceneStyle.fieldText)
         }
     }
