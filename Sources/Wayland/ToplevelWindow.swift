@@ -138,7 +138,12 @@ private nonisolated(unsafe) let toplevelListener: UnsafeMutablePointer<xdg_tople
             configure: { data, _, width, height, _ in
                 ToplevelWindow.from(data).toplevelConfigure(width: width, height: height)
             },
-            close: { data, _ in ToplevelWindow.from(data).onClose() },
+            close: { data, _ in
+                // The handler destroys this very window (Application tears the screen down and reopens it later):
+                // keep the object alive until the handler has returned, as FrameCallback does.
+                let window = ToplevelWindow.from(data)
+                withExtendedLifetime(window) { window.onClose() }
+            },
             // v4: a fullscreen window's size comes from configure; bounds only matter for floating windows.
             configure_bounds: { _, _, _, _ in },
             // v5: we never show a window menu or minimise, so the capabilities change nothing.
