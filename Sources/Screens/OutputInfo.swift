@@ -55,11 +55,8 @@ public struct OutputInfo: Equatable, Sendable, Codable {
     /// Refresh rate in Hz with three decimals, e.g. "60.000 Hz", or "unknown refresh".
     public var refreshText: String {
         guard refreshMilliHertz > 0 else { return "unknown refresh" }
-        let hz = refreshMilliHertz / 1000
-        let frac = refreshMilliHertz % 1000
-        let padded =
-            String(frac).count < 3 ? String(repeating: "0", count: 3 - String(frac).count) + String(frac) : String(frac)
-        return "\(hz).\(padded) Hz"
+        let thousandths = String(refreshMilliHertz % 1000)
+        return "\(refreshMilliHertz / 1000).\(String(repeating: "0", count: 3 - thousandths.count))\(thousandths) Hz"
     }
 
     /// "640×360 @ 60.000 Hz"
