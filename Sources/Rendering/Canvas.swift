@@ -36,7 +36,6 @@ public final class Canvas {
     /// whose top-left corner is at (x, y) in a framebuffer `framebufferHeight` pixels high. Scenes keep drawing in
     /// their own local coordinates either way.
     public var region: (x: Int32, y: Int32, framebufferHeight: Int32)?
-    public var cachedTextCount: Int { textures.count }
 
     /// Compiles the programs; the context must be current.
     public init(library: ShaderLibrary, rasterizer: TextRasterizer) throws {

@@ -87,13 +87,6 @@ public final class GraphicsContext {
         eglMakeCurrent(display, nil, nil, nil)
     }
 
-    public var renderer: String {
-        glGetString(GLenum(GL_RENDERER)).map {
-            String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))
-        }
-            ?? "?"
-    }
-
     /// Destroys the context and terminates the EGL display. Every ``WindowSurface`` must be gone already.
     public func terminate() {
         guard let display else { return }
