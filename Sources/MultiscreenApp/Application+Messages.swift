@@ -7,17 +7,17 @@ extension Application {
     /// Applies every message available now. Bursts coalesce: the screens they touch are marked dirty, and the
     /// render pass that follows draws the final state once.
     func drainMessages() {
-        drainedAt = Clock.nanoseconds()
-        let applied = consumer.drain { received in apply(received) }
+        let drainedAt = Clock.nanoseconds()
+        let applied = consumer.drain { received in apply(received, drainedAt: drainedAt) }
         messagesApplied += applied
         if applied > 0 { controllerDirty = true }
         saveStateIfChanged()
     }
 
-    private func apply(_ received: ReceivedMessage) {
+    private func apply(_ received: ReceivedMessage, drainedAt: UInt64) {
         let reply: String
         do {
-            reply = try perform(received.message, enqueuedAt: received.enqueuedAt)
+            reply = try perform(received.message, enqueuedAt: received.enqueuedAt, drainedAt: drainedAt)
         } catch let error as MessageError {
             logger.notice("refused \(received.message.method.rawValue): \(error.message)")
             reply = MessageCodec.encodeError(error)
@@ -28,7 +28,7 @@ extension Application {
     }
 
     /// Carries out one message. - Returns: the reply line. - Throws: ``MessageError`` for the sender.
-    private func perform(_ message: Message, enqueuedAt: UInt64) throws -> String {
+    private func perform(_ message: Message, enqueuedAt: UInt64, drainedAt: UInt64) throws -> String {
         switch message {
         case .send(let text, let screen):
             let logged: LoggedMessage

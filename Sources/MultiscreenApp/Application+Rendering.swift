@@ -66,11 +66,11 @@ extension Application {
                 let target = mirrorTarget ?? MirrorTexture()
                 mirrorTarget = target
                 canvas.capture(into: target)
-                mirrorFresh = true
                 for mirror in mirrors { mirror.invalidate() }
             }
         case .external(.mirror):
-            if let target = mirrorTarget, mirrorFresh {
+            // The texture holds the controller's last frame: shown only while there is a controller to mirror.
+            if let target = mirrorTarget, screens.values.contains(where: { $0.kind == .controller }) {
                 ExternalScene.drawMirror(on: canvas, geometry: geometry, target: target)
             } else {
                 drawMessages(screen, on: canvas, geometry: geometry)

@@ -54,7 +54,6 @@ public final class Application {
     /// The controller UI's content changed since it was last drawn.
     var controllerDirty = true
     var mirrorTarget: MirrorTexture?
-    var mirrorFresh = false
 
     // Messages: every message reaches the screens through the bus, including the controller's own Send.
     let bus: MessageBus
@@ -65,8 +64,6 @@ public final class Application {
     /// thread answers every message it sent.
     var control: ControlServer?
     var messagesApplied = 0
-    /// When the current batch was drained (``Clock``), for message-to-commit latency.
-    var drainedAt: UInt64 = 0
     var seat: Seat?
     /// Under a compositor that shows one window across all outputs (cage), the screen whose window hosts every
     /// screen's content; nil everywhere else.
@@ -138,9 +135,6 @@ public final class Application {
         }
         syncScreens()
     }
-
-    /// The outputs known right now.
-    public var currentOutputs: [OutputInfo] { tracker.outputs }
 
     /// Runs until SIGINT/SIGTERM or a fatal connection error.
     /// - Returns: the process exit status (see ``ExitStatus``).
@@ -278,11 +272,6 @@ public final class Application {
         let made = try Canvas(library: library, rasterizer: rasterizer)
         canvas = made
         return made
-    }
-
-    /// Frame statistics per output name, for `status` and benchmarks.
-    public var statistics: [String: FrameStatistics] {
-        Dictionary(screens.values.map { ($0.output.displayName, $0.statistics) }, uniquingKeysWith: { a, _ in a })
     }
 
     // MARK: - Teardown
