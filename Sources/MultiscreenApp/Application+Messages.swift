@@ -11,7 +11,6 @@ extension Application {
         let applied = consumer.drain { received in apply(received, drainedAt: drainedAt) }
         messagesApplied += applied
         if applied > 0 { controllerDirty = true }
-        saveStateIfChanged()
     }
 
     private func apply(_ received: ReceivedMessage, drainedAt: UInt64) {

@@ -49,7 +49,7 @@ extension Application {
         controllerDirty = true
     }
 
-    /// Writes the state file once per batch of changes (atomic: write, fsync, rename).
+    /// Writes the state file (atomic: write, fsync, rename), at most once per ``Application/saveDelay``.
     func saveStateIfChanged() {
         guard stateChanged else { return }
         stateChanged = false

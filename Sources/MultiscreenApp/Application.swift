@@ -49,7 +49,14 @@ public final class Application {
     // The product model: roles, content, cards, messages (pure, in Screens), and its file.
     var model: ScreenModel
     let store: StateStore
-    var stateChanged = false
+    /// Something worth saving changed. The state file is written shortly after, off the message path: an atomic
+    /// write costs two fsyncs, which must not sit between a message and its frame. SIGINT/SIGTERM save at once.
+    var stateChanged = false {
+        didSet { if stateChanged && !oldValue { saveTimer.arm(after: Self.saveDelay) } }
+    }
+    let saveTimer: OneShotTimer
+    /// How long a burst of changes may gather before one write: also the most a crash (not a signal) can lose.
+    static let saveDelay = 0.5
     var panel = ControllerPanel()
     /// The controller UI's content changed since it was last drawn.
     var controllerDirty = true
@@ -95,6 +102,7 @@ public final class Application {
         // levels off at +13 MB over 300 add/remove cycles instead of climbing past +40 MB).
         mallopt(M_MMAP_THRESHOLD, 128 * 1024)
         reopenTimer = try OneShotTimer()
+        saveTimer = try OneShotTimer()
         display = try WaylandDisplay(name: options.display)
         registry = Registry(display: display)
         loop = EventLoop(display: display)
@@ -121,6 +129,10 @@ public final class Application {
                 logger.info("received signal \(number), shutting down")
                 stopRequested = true
             }
+        }
+        loop.watch(saveTimer.fd) { [unowned self] in
+            saveTimer.acknowledge()
+            saveStateIfChanged()
         }
         loop.watch(reopenTimer.fd) { [unowned self] in
             reopenTimer.acknowledge()
