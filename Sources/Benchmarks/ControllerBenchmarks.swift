@@ -46,6 +46,22 @@ extension DisplayBenchmarks {
         }
     }
 
+    /// Sums `render pass: 3 screens, 24.74 ms CPU` lines: (CPU milliseconds, screens drawn).
+    static func renderPasses(in log: String) -> (cpu: Double, screens: Double) {
+        var cpu = 0.0
+        var screens = 0.0
+        for line in log.split(separator: "\n") where line.contains("render pass: ") {
+            let words = line.split(separator: " ")
+            if let at = words.firstIndex(of: "pass:"), let n = Double(words[at + 1]),
+                let ms = words.firstIndex(of: "ms").flatMap({ Double(words[$0 - 1]) })
+            {
+                cpu += ms
+                screens += n
+            }
+        }
+        return (cpu, screens)
+    }
+
     /// `latency: message #7 on HEADLESS-2 enqueue→commit 3.21 ms, drain→commit 2.80 ms`
     static func latencies(in log: String, id: Int, screen: String) -> (enqueue: Double, drain: Double)? {
         guard
@@ -134,28 +150,18 @@ extension DisplayBenchmarks {
         var samples: [String: [Double]] = [:]
         var screensDrawn: [String: [Double]] = [:]
         for i in 0..<updates {
-            for (name, instance) in [("controller-alone", alone), ("controller-and-2-mirrors", mirrored)] {
+            for (name, instance, screenCount) in [
+                ("controller-alone", alone, 1.0), ("controller-and-2-mirrors", mirrored, 3.0),
+            ] {
                 let offset = instance.app.output.utf8.count
                 // A message for the controller's own log: only the controller (and whoever mirrors it) redraws.
-                let id = try instance.send("update \(i)", screen: "HEADLESS-1")
-                try waitUntil(timeout: 10, "the controller to show update \(i)") {
-                    Self.latencies(in: instance.app.output, id: id, screen: "HEADLESS-1") != nil
-                }
-                if name == "controller-and-2-mirrors" {
-                    // The mirrors may draw in the same pass or at their own next frame callback: wait for both.
-                    Thread.sleep(forTimeInterval: 0.05)
-                }
-                let text = String(instance.app.output.utf8.dropFirst(offset)) ?? ""
+                // The mirrors may draw in the same pass or at their own next frame callback: wait for all of them.
+                _ = try instance.send("update \(i)", screen: "HEADLESS-1")
                 var cpu = 0.0
                 var screens = 0.0
-                for line in text.split(separator: "\n") where line.contains("render pass: ") {
-                    let words = line.split(separator: " ")
-                    if let at = words.firstIndex(of: "pass:"), let n = Double(words[at + 1]),
-                        let ms = words.firstIndex(of: "ms").flatMap({ Double(words[$0 - 1]) })
-                    {
-                        cpu += ms
-                        screens += n
-                    }
+                try waitUntil(timeout: 10, "\(Int(screenCount)) screens to draw update \(i)") {
+                    (cpu, screens) = Self.renderPasses(in: String(instance.app.output.utf8.dropFirst(offset)) ?? "")
+                    return screens >= screenCount
                 }
                 samples[name, default: []].append(cpu)
                 screensDrawn[name, default: []].append(screens)
