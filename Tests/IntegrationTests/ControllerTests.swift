@@ -111,6 +111,44 @@ import Testing
         #expect(again.contains("\"code\":-32602"), "closing a screen without a card is an error: \(again)")
     }
 
+    @Test func aCardWhoseScreenGoesAwayReturnsToTheControllersList() throws {
+        let outer = try HeadlessSway(outputs: 1, width: 1600, height: 900)
+        let nested = try NestedSway(inside: outer, outputs: 2, width: 480, height: 270)
+        let app = try MultiscreenProcess(environment: nested.environment)
+        try app.waitForLogCount("first frame committed on", count: 2)
+        _ = try request(app, #"{"method": "card.open", "params": {"screen": "WL-2", "text": "Gate 7"}}"#)
+        try nested.waitForScreenshot("WL-2", "the card") { $0.fraction(of: Self.cardPanel) > 0.5 }
+        let before = try nested.screenshot("WL-1")
+        try nested.removeOutput("WL-2")
+        try app.waitForLog("card #1 returned to the controller's list")
+        let status = try request(app, #"{"method": "status"}"#)
+        #expect(status.contains(#"{"id":1,"screen":null,"text":"Gate 7"}"#), "\(status)")
+        // The controller lists it under "Cards waiting for a screen".
+        try nested.waitForScreenshot("WL-1", "the waiting card on the controller") {
+            changedFraction($0, before) > 0.001
+        }
+        #expect(app.process.isRunning)
+    }
+
+    @Test func theCommandLineDrivesARunningMultiscreen() throws {
+        let sway = try HeadlessSway(outputs: 2, width: 320, height: 240)
+        let app = try MultiscreenProcess(environment: sway.environment)
+        try app.waitForLogCount("first frame committed on", count: 2)
+        let sent = try app.command(["send", "from the CLI", "--screen", "HEADLESS-2"])
+        #expect(sent.status == 0, "\(sent.output)")
+        try app.waitForLog("message #1 for HEADLESS-2: from the CLI")
+        #expect(try app.command(["card", "open", "--screen", "HEADLESS-2", "CLI card"]).status == 0)
+        try sway.waitForScreenshot("HEADLESS-2", "the CLI's card") { $0.fraction(of: Self.cardPanel) > 0.5 }
+        #expect(try app.command(["card", "close", "--screen", "HEADLESS-2"]).status == 0)
+        #expect(try app.command(["role", "set", "HEADLESS-2", "controller"]).status == 0)
+        try app.waitForLog("controller moved from HEADLESS-1 to HEADLESS-2")
+        let status = try app.command(["status", "--json"])
+        #expect(status.status == 0 && status.output.contains(#""controller":"HEADLESS-2""#), "\(status.output)")
+        // An error reply: exit status 2 and the code on standard error.
+        let refused = try app.command(["card", "close", "--screen", "HEADLESS-9"])
+        #expect(refused.status == 2 && refused.output.contains("error -32602"), "\(refused.output)")
+    }
+
     @Test func theControllerMovesWhenItsOutputGoesAndMovesBack() throws {
         let home = MultiscreenProcess.makeHome()
         // The preferred controller is WL-3, which does not exist yet: WL-1 stands in until it appears.
