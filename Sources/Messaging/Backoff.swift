@@ -41,7 +41,4 @@ public struct Backoff: Sendable {
 
     /// Call after a successful attempt, so the next wait starts spinning again.
     public mutating func reset() { attempt = 0 }
-
-    /// Whether the next `wait` will sleep rather than spin or yield.
-    public var isSleeping: Bool { attempt >= spins + yields }
 }

@@ -42,8 +42,6 @@ final class ControlConnection {
 
     var hasUnsentOutput: Bool { outputStart < output.count }
     var unsentBytes: Int { output.count - outputStart }
-    /// Requests still waiting for their reply (from the display thread, or behind one that is).
-    var pendingCount: Int { pending.count }
     /// Every request answered and every reply written.
     var isFinished: Bool { pending.isEmpty && !hasUnsentOutput }
 
