@@ -91,10 +91,10 @@ public enum RingBenchmark {
                 throughput(MutexDeque(capacity: capacity), options.items, consumerCPU)
             }
             let details: [String: Double] = ["capacity": Double(capacity), "items": Double(options.items)]
-            let ringMedian = median(ringRuns)
+            let ringMedian = SampleStatistics.median(ringRuns)
             report(summary("ring.throughput", ring, ringRuns, "ops/ms", details))
             report(summary("ring.throughput", mutexDeque, mutexRuns, "ops/ms", details))
-            report(ratio("ring.throughput", mutexDeque, ringMedian / median(mutexRuns), details))
+            report(ratio("ring.throughput", mutexDeque, ringMedian / SampleStatistics.median(mutexRuns), details))
             if capacity == options.items {
                 // AsyncStream has no lossless bound (its bounded policies drop), so it only runs unbounded.
                 let asyncItems = options.items / options.asyncStreamDivisor
@@ -103,7 +103,7 @@ public enum RingBenchmark {
                 asyncDetails["items"] = Double(asyncItems)
                 asyncDetails["capacity"] = nil
                 report(summary("ring.throughput", asyncStream, asyncRuns, "ops/ms", asyncDetails))
-                report(ratio("ring.throughput", asyncStream, ringMedian / median(asyncRuns), details))
+                report(ratio("ring.throughput", asyncStream, ringMedian / SampleStatistics.median(asyncRuns), details))
             }
         }
 
@@ -125,8 +125,9 @@ public enum RingBenchmark {
         var asyncTripDetails = tripDetails
         asyncTripDetails["iterations"] = Double(options.roundTrips / options.asyncStreamDivisor)
         report(summary("ring.round-trip", asyncStream, asyncTrips, "ns", asyncTripDetails))
-        report(ratio("ring.round-trip", mutexDeque, median(mutexTrips) / median(ringTrips), tripDetails))
-        report(ratio("ring.round-trip", asyncStream, median(asyncTrips) / median(ringTrips), tripDetails))
+        let ringTripMedian = SampleStatistics.median(ringTrips)
+        report(ratio("ring.round-trip", mutexDeque, SampleStatistics.median(mutexTrips) / ringTripMedian, tripDetails))
+        report(ratio("ring.round-trip", asyncStream, SampleStatistics.median(asyncTrips) / ringTripMedian, tripDetails))
 
         func percentiles<Q: Queue>(_ subject: String, _ makeQueue: () -> Q) {
             var histogram = Histogram()
@@ -314,11 +315,6 @@ public enum RingBenchmark {
 
     static func repeated(_ runs: Int, _ measure: () -> Double) -> [Double] { (0..<runs).map { _ in measure() } }
 
-    static func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted()
-        return sorted.isEmpty ? .nan : sorted[(sorted.count - 1) / 2]
-    }
-
     static func summary(
         _ benchmark: String, _ subject: String, _ runs: [Double], _ unit: String, _ details: [String: Double]
     )
@@ -327,7 +323,7 @@ public enum RingBenchmark {
         var details = details
         for (index, value) in runs.enumerated() { details["run\(index + 1)"] = value }
         return Result(
-            benchmark: benchmark, subject: subject, metric: "median", value: median(runs), unit: unit,
+            benchmark: benchmark, subject: subject, metric: "median", value: SampleStatistics.median(runs), unit: unit,
             samples: runs.count, details: details)
     }
 
