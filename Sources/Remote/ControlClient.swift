@@ -132,13 +132,24 @@ public struct ControlClient: Sendable {
     }
 
     private func wait(for events: Int32, on descriptor: Int32, until deadline: UInt64) throws(ControlError) {
+        if try !ControlClient.poll(descriptor, for: events, until: deadline, path: path) { throw timedOut }
+    }
+
+    /// Waits until `descriptor` reports one of `events` (or an error or hang-up, which the next call reports).
+    /// - Returns: false when `deadline` (nil: none) passed first.
+    fileprivate static func poll(
+        _ descriptor: Int32, for events: Int32, until deadline: UInt64?, path: String
+    ) throws(ControlError) -> Bool {
         while true {
-            let now = MonotonicClock.nanoseconds()
-            if now >= deadline { throw timedOut }
+            var timeout: Int32 = -1
+            if let deadline {
+                let now = MonotonicClock.nanoseconds()
+                if now >= deadline { return false }
+                timeout = Int32(min((deadline - now + 999_999) / 1_000_000, UInt64(Int32.max)))
+            }
             var entry = pollfd(fd: descriptor, events: Int16(events), revents: 0)
-            let remaining = Int32(min((deadline - now + 999_999) / 1_000_000, UInt64(Int32.max)))
-            let ready = poll(&entry, 1, remaining)
-            if ready > 0 { return }
+            let ready = Glibc.poll(&entry, 1, timeout)
+            if ready > 0 { return true }
             if ready < 0 && errno != EINTR { throw .system(operation: "poll", path: path, errno: errno) }
         }
     }
@@ -194,28 +205,12 @@ private struct LineReader {
             } else if count == 0 {
                 return .closed
             } else if errno == EAGAIN || errno == EWOULDBLOCK {
-                if try !wait(on: descriptor, until: deadline, path: path) { return .timedOut }
+                if try !ControlClient.poll(descriptor, for: POLLIN, until: deadline, path: path) { return .timedOut }
             } else if errno == ECONNRESET {
                 return .closed
             } else if errno != EINTR {
                 throw .system(operation: "read from", path: path, errno: errno)
             }
-        }
-    }
-
-    /// - Returns: false when the deadline passed before the socket was readable.
-    private func wait(on descriptor: Int32, until deadline: UInt64?, path: String) throws(ControlError) -> Bool {
-        while true {
-            var timeout: Int32 = -1
-            if let deadline {
-                let now = MonotonicClock.nanoseconds()
-                if now >= deadline { return false }
-                timeout = Int32(min((deadline - now + 999_999) / 1_000_000, UInt64(Int32.max)))
-            }
-            var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&entry, 1, timeout)
-            if ready > 0 { return true }
-            if ready < 0 && errno != EINTR { throw .system(operation: "poll", path: path, errno: errno) }
         }
     }
 }

@@ -53,7 +53,9 @@ public enum ControlSocket {
     }
 
     /// Connects a fresh socket to `path` (a Unix socket connects or fails at once; it never waits for the peer).
-    /// - Returns: the connected descriptor (non-blocking), or nil with `errno` for ENOENT/ECONNREFUSED-like failures.
+    /// - Returns: the connected descriptor (non-blocking), or the `errno` of a failed `connect` (ENOENT,
+    ///   ECONNREFUSED, EAGAIN for a full backlog, …) for the caller to judge; throws only for an unusable path or
+    ///   no socket.
     static func connect(to path: String) throws(ControlError) -> Result<Int32, Errno> {
         let descriptor = try makeSocket(path: path)
         let result = try withAddress(path) { Glibc.connect(descriptor, $0, $1) }
