@@ -311,10 +311,12 @@ import Testing
         let fixture = try ControlFixture()
         defer { fixture.tearDown() }
         let server = fixture.server
+        // Stop only once the client has the event: a stop that overtakes it in the mailbox would discard it.
+        let eventRead = DispatchSemaphore(value: 0)
         let stopper = Thread {
             if eventually({ server.hasSubscribers }) {
                 server.publish(Self.event(0))
-                usleep(50_000)
+                _ = eventRead.wait(timeout: .now() + 3)
             }
             server.stop()
         }
@@ -322,6 +324,7 @@ import Testing
         var lines: [String] = []
         let end = try ControlClient(path: fixture.path, timeoutMilliseconds: 3000).events { line in
             lines.append(line)
+            eventRead.signal()
             return true
         }
         #expect(end == .closed)
