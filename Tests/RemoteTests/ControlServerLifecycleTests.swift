@@ -47,6 +47,22 @@ import Testing
         #expect(fixture.display.received.isEmpty)
     }
 
+    /// `Options.maximumConnections`: one connection more is answered `busy` and closed; the others are served.
+    @Test func connectionBeyondTheMaximumIsRefusedBusy() throws {
+        var options = ControlServer.Options()
+        options.maximumConnections = 1
+        let fixture = try ControlFixture(options: options)
+        defer { fixture.tearDown() }
+        let first = try fixture.connect()
+        #expect(eventually { fixture.server.statistics.connectionsAccepted == 1 })
+        let second = try fixture.connect()
+        #expect(errorCode(try second.readResponse()) == .busy)
+        #expect(try second.readLine() == nil)
+        first.request(.send(text: "still served", screen: nil))
+        #expect(try first.readResponse() == sent("still served"))
+        #expect(fixture.server.statistics.connectionsAccepted == 1)
+    }
+
     @Test func staleSocketIsReplaced() throws {
         let directory = TemporaryDirectory()
         let path = directory.socketPath
