@@ -190,9 +190,12 @@ struct MessageCodecTests {
     }
 
     /// What Foundation's parser accepts beyond RFC 8259 and the codec therefore accepts too (see ``JSONValue``):
-    /// a duplicate key keeps its last value, a trailing comma is ignored, and so is a byte order mark.
+    /// a duplicate key keeps its last value, a trailing comma is ignored, and so is a byte order mark; UTF-16 input
+    /// is detected from its first bytes.
     @Test func foundationLeniencies() throws {
         #expect(try MessageCodec.decodeRequest("\u{FEFF}" + #"{"method":"status"}"#) == .status)
+        let utf16LittleEndian = #"{"method":"status"}"#.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        #expect(try MessageCodec.decodeRequest(bytes: utf16LittleEndian) == .status)
         #expect(try MessageCodec.decodeRequest(#"{"method":"status","method":"outputs"}"#) == .outputs)
         #expect(try MessageCodec.decodeRequest(#"{"method":"status",}"#) == .status)
         #expect(
