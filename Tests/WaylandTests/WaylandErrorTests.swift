@@ -8,9 +8,7 @@ import Wayland
 @Suite(.serialized) struct WaylandErrorTests {
     /// Connects the test process itself as a client of `sway`.
     private func connect(_ sway: HeadlessSway) throws -> (WaylandDisplay, Registry, WaylandGlobals) {
-        let env = sway.environment
-        let socket = env["XDG_RUNTIME_DIR"]! + "/" + env["WAYLAND_DISPLAY"]!
-        let display = try WaylandDisplay(name: socket)
+        let display = try WaylandDisplay(name: sway.waylandSocketPath)
         let registry = Registry(display: display)
         let globals = WaylandGlobals()
         registry.onGlobal = { name, interface, _ in globals.bindIfSingleton(registry, name: name, interface: interface)
