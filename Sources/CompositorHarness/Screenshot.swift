@@ -112,6 +112,21 @@ public struct Screenshot: Sendable, Equatable {
         return Double(count { $0.distance(to: color) <= tolerance }) / Double(width * height)
     }
 
+    /// The fraction (0…1) of pixels that differ from the same pixel of `other`: 1 when the sizes differ, 0 for two
+    /// empty images. Tests use it to tell that a picture changed (or stayed the same) without knowing it in advance.
+    public func fraction(differingFrom other: Screenshot) -> Double {
+        guard width == other.width, height == other.height else { return 1 }
+        guard width * height > 0 else { return 0 }
+        var differing = 0
+        for index in stride(from: 0, to: pixels.count, by: 3)
+        where pixels[index] != other.pixels[index] || pixels[index + 1] != other.pixels[index + 1]
+            || pixels[index + 2] != other.pixels[index + 2]
+        {
+            differing += 1
+        }
+        return Double(differing) / Double(width * height)
+    }
+
     /// The rectangle (`x`, `y`, `width`, `height`), clipped to the image.
     public func cropped(x: Int, y: Int, width: Int, height: Int) -> Screenshot {
         let left = max(0, x)

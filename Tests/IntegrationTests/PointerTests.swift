@@ -95,22 +95,6 @@ private final class PointerDevices {
     }
 }
 
-/// The pixels where two screenshots of the same size differ (all of them when the sizes differ).
-private func differingPixels(_ a: Screenshot, _ b: Screenshot) -> [(x: Int, y: Int)] {
-    guard a.width == b.width, a.height == b.height else {
-        return (0..<a.width * a.height).map { ($0 % a.width, $0 / a.width) }
-    }
-    var differing: [(x: Int, y: Int)] = []
-    for i in 0..<a.width * a.height where a.pixels[3 * i..<3 * i + 3] != b.pixels[3 * i..<3 * i + 3] {
-        differing.append((i % a.width, i / a.width))
-    }
-    return differing
-}
-
-private func changed(_ a: Screenshot, _ b: Screenshot) -> Double {
-    Double(differingPixels(a, b).count) / Double(max(a.width * a.height, 1))
-}
-
 /// Pointer presses drive the controller UI of a real `multiscreen run`: the test's own virtual pointer clicks the
 /// controller's Send button and a screen's row, at the places ``ControllerLayout`` puts them.
 @Suite(.serialized) struct PointerTests {
@@ -141,7 +125,7 @@ private func changed(_ a: Screenshot, _ b: Screenshot) -> Double {
         try app.waitForLog("message #1 for every screen: clicked hello")
         for (index, name) in externals.enumerated() {
             try sway.waitForScreenshot(name, "\(name) showing the message") {
-                showsScreen($0, index: index + 1) && changed($0, before[index]) > 0.01
+                showsScreen($0, index: index + 1) && $0.fraction(differingFrom: before[index]) > 0.01
             }
         }
 
@@ -150,7 +134,7 @@ private func changed(_ a: Screenshot, _ b: Screenshot) -> Double {
         try app.waitForLog("HEADLESS-2: content messages → mirror")
         try sway.waitForScreenshot("HEADLESS-2", "HEADLESS-2 mirroring the controller") { mirror in
             guard let controller = try? sway.screenshot("HEADLESS-1") else { return false }
-            return mirror.fraction(of: Self.focusRing) > 0.001 && changed(mirror, controller) < 0.05
+            return mirror.fraction(of: Self.focusRing) > 0.001 && mirror.fraction(differingFrom: controller) < 0.05
         }
         // Over an external screen the cursor is hidden (the Seat sends wl_pointer.set_cursor(nil), see SeatTests).
         try pointer.move(to: "HEADLESS-3", x: 100, y: 100)
