@@ -175,7 +175,7 @@ public final class ChildProcess: Sendable {
     }
 
     /// Sends `signal` to every process in the group.
-    public func signalGroup(_ signal: Int32) {
+    private func signalGroup(_ signal: Int32) {
         lifecycle.withLock { state in
             if !Self.groupIsGone(pid, &state) { Glibc.kill(-pid, signal) }
         }
@@ -199,8 +199,8 @@ public final class ChildProcess: Sendable {
         wakeup.wake()
     }
 
-    /// Members of the process group that still exist (for diagnostics and tests).
-    public var remainingMembers: [pid_t] { ProcessTable.members(ofGroup: pid) }
+    /// Members of the process group that still exist, for the warning when a group survives SIGKILL.
+    private var remainingMembers: [pid_t] { ProcessTable.members(ofGroup: pid) }
 
     /// The number of open file descriptors of the process (`/proc/PID/fd`), for leak checks.
     public var openFileDescriptorCount: Int {

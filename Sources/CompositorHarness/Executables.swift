@@ -26,9 +26,4 @@ public enum Executables {
         let hint = debianPackages[name].map { " (install the Debian package `\($0)`)" } ?? ""
         throw HarnessError("`\(name)` was not found in PATH=\(path)\(hint)")
     }
-
-    /// Whether `name` can be found in `PATH`.
-    public static func isAvailable(_ name: String) -> Bool {
-        (try? resolve(name)) != nil
-    }
 }

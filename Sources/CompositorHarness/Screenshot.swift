@@ -16,17 +16,6 @@ public struct Screenshot: Sendable, Equatable {
         self.pixels = pixels
     }
 
-    /// A screenshot filled with one colour (for tests of the screenshot code itself).
-    public init(width: Int, height: Int, color: RGB) {
-        var pixels = [UInt8](repeating: 0, count: width * height * 3)
-        for index in stride(from: 0, to: pixels.count, by: 3) {
-            pixels[index] = color.red
-            pixels[index + 1] = color.green
-            pixels[index + 2] = color.blue
-        }
-        self.init(width: width, height: height, pixels: pixels)
-    }
-
     /// Parses a binary PPM (`P6`, maxval 255), what `grim -t ppm` writes.
     /// - Throws: ``HarnessError`` for anything else.
     public init(ppm data: [UInt8]) throws {
@@ -127,22 +116,6 @@ public struct Screenshot: Sendable, Equatable {
         return Double(differing) / Double(width * height)
     }
 
-    /// The rectangle (`x`, `y`, `width`, `height`), clipped to the image.
-    public func cropped(x: Int, y: Int, width: Int, height: Int) -> Screenshot {
-        let left = max(0, x)
-        let top = max(0, y)
-        let right = min(self.width, x + width)
-        let bottom = min(self.height, y + height)
-        guard right > left && bottom > top else { return Screenshot(width: 0, height: 0, pixels: []) }
-        var result: [UInt8] = []
-        result.reserveCapacity((right - left) * (bottom - top) * 3)
-        for row in top..<bottom {
-            let start = (row * self.width + left) * 3
-            result.append(contentsOf: pixels[start..<(start + (right - left) * 3)])
-        }
-        return Screenshot(width: right - left, height: bottom - top, pixels: result)
-    }
-
     /// The image as a PNG file's bytes (RGB8, compressed by libpng: see ``PNG``).
     ///
     /// - Precondition: the image is not empty (PNG cannot hold a 0-pixel-wide or -high image); ``writePNG(to:)``
@@ -159,13 +132,5 @@ public struct Screenshot: Sendable, Equatable {
     /// - Throws: ``HarnessError`` with libpng's message if the file cannot be written or the image is empty.
     public func writePNG(to path: String) throws {
         try PNG.write(self, to: path)
-    }
-
-    /// Writes the image as a binary PPM file.
-    public func writePPM(to path: String) throws {
-        let header = Array("P6\n\(width) \(height)\n255\n".utf8)
-        guard FileManager.default.createFile(atPath: path, contents: Data(header + pixels)) else {
-            throw HarnessError("cannot write \(path): \(String(cString: strerror(errno)))")
-        }
     }
 }
