@@ -49,7 +49,7 @@ let package = Package(
         .target(name: "CWaylandProtocols", dependencies: ["CWaylandClient"]),
 
         // Lock-free rings, the wakeup, messages and their JSON codec. No Wayland.
-        .target(name: "Messaging", dependencies: [atomics]),
+        .target(name: "Messaging", dependencies: [atomics, "CLinux"]),
         // The local control socket (a thread speaking the codec's JSON lines into a producer) and its client.
         .target(name: "Remote", dependencies: ["Messaging", "CLinux", logging]),
         // Pure model: outputs, roles, content, cards, messages, state, the controller UI's state and layout.

@@ -1,4 +1,5 @@
 import Atomics
+import CLinux
 
 #if canImport(Glibc)
     import Glibc
@@ -23,9 +24,7 @@ final class WakeupSignal: @unchecked Sendable {
     private let wakeupsSent: UnsafeAtomic<Int>
 
     init() throws(MessageError) {
-        guard let eventfd = Self.eventfd else { throw MessageError(.busy, "eventfd(2) is not available") }
-        // EFD_NONBLOCK and EFD_CLOEXEC are defined as O_NONBLOCK and O_CLOEXEC.
-        let descriptor = eventfd(0, O_NONBLOCK | O_CLOEXEC)
+        let descriptor = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
         if descriptor < 0 {
             throw MessageError(.busy, "eventfd failed: \(String(cString: strerror(errno)))")
         }
@@ -40,13 +39,6 @@ final class WakeupSignal: @unchecked Sendable {
         counterStorage.initialize(to: .init(0))
         wakeupsSent = UnsafeAtomic(at: counterStorage)
     }
-
-    /// `eventfd(2)` from the C library: Swift's Glibc module does not include `<sys/eventfd.h>`, and a C shim
-    /// target for one function would be a package-wide change, so look the symbol up once.
-    private static let eventfd: (@convention(c) (UInt32, Int32) -> Int32)? = {
-        guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "eventfd") else { return nil }
-        return unsafeBitCast(symbol, to: (@convention(c) (UInt32, Int32) -> Int32).self)
-    }()
 
     deinit {
         close(fileDescriptor)
