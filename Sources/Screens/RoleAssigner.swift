@@ -31,7 +31,6 @@ public struct RoleAssigner: Sendable {
     private var defaultController: String?
     /// The output standing in for a missing preferred controller, if any.
     private var standIn: UInt32?
-    private var names: [UInt32: String] = [:]
 
     public init(config: RoleConfig = RoleConfig(), memory: ScreenMemory = ScreenMemory()) {
         self.config = config
@@ -110,10 +109,10 @@ public struct RoleAssigner: Sendable {
             next.contents[id] = memory.contents[keys[index]] ?? rules[index]?.content ?? .messages
         }
         next.warnings = warnings
-        let nextNames = Dictionary(uniqueKeysWithValues: outputs.map { ($0.registryName, $0.displayName) })
-        next.changes = changes(from: assignment, names, to: next, nextNames, order: outputs.map(\.registryName))
+        next.changes = changes(
+            from: assignment, Self.names(self.outputs), to: next, Self.names(outputs),
+            order: outputs.map(\.registryName))
         assignment = next
-        names = nextNames
         self.outputs = outputs
         return next
     }
@@ -159,6 +158,11 @@ public struct RoleAssigner: Sendable {
             throw UnknownScreenError(name: name, known: outputs.map(\.displayName))
         }
         return output
+    }
+
+    /// Display name per registry name.
+    private static func names(_ outputs: [OutputInfo]) -> [UInt32: String] {
+        Dictionary(uniqueKeysWithValues: outputs.map { ($0.registryName, $0.displayName) })
     }
 
     private static func sharedIdentityWarnings(_ outputs: [OutputInfo], _ keys: [String]) -> [String] {
