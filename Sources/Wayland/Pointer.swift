@@ -19,9 +19,9 @@ public final class Pointer {
     /// surfaces the cursor is left as the compositor shows it.
     public var hidesCursor: (OpaquePointer?) -> Bool = { _ in false }
 
-    /// Scrolling of the current frame, emitted as one ``PointerEvent/scroll(surface:dx:dy:discreteX:discreteY:)``.
     /// The serial of the last `enter`: `set_cursor` is honoured only with it.
     private var enterSerial: UInt32 = 0
+    /// Scrolling of the current frame, emitted as one ``PointerEvent/scroll(surface:dx:dy:discreteX:discreteY:)``.
     private var scrollX: Double = 0
     private var scrollY: Double = 0
     private var discreteX: Int32 = 0
