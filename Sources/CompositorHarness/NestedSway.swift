@@ -62,13 +62,13 @@ public final class NestedSway: SwayCompositor {
         try placeWindow(of: name, width: defaultWidth, height: defaultHeight)
         // A resize sent while the outer sway is still mapping the new window is sometimes lost (seen under load,
         // about once in a hundred hotplugs): ask again every half second until the inner output has the mode.
-        var lastAsked = Date()
+        var lastAsked = monotonicSeconds()
         try sway.compositor.waitUntil(timeout: 10, "output \(name) to be \(defaultWidth)×\(defaultHeight)") {
             let mode = try sway.outputs().first { $0.name == name }?.mode
             if mode?.width == defaultWidth && mode?.height == defaultHeight { return true }
-            if Date().timeIntervalSince(lastAsked) > 0.5 {
+            if monotonicSeconds() - lastAsked > 0.5 {
                 try placeWindow(of: name, width: defaultWidth, height: defaultHeight)
-                lastAsked = Date()
+                lastAsked = monotonicSeconds()
             }
             return false
         }
