@@ -59,13 +59,22 @@ public final class ChildProcess: Sendable {
         variables.merge(environment) { _, new in new }
 
         ProcessRegistry.prepare()
+        // The wakeup pipe closes itself; the other two are closed here if anything below throws.
+        let wakeup = try WakeupPipe()
         let (stdoutRead, stdoutWrite) = try makePipe()
-        let (stderrRead, stderrWrite) = try makePipe()
+        let stderrPipe: (readEnd: Int32, writeEnd: Int32)
+        do {
+            stderrPipe = try makePipe()
+        } catch {
+            close(stdoutRead)
+            close(stdoutWrite)
+            throw error
+        }
+        let (stderrRead, stderrWrite) = stderrPipe
         defer {
             close(stdoutWrite)
             close(stderrWrite)
         }
-        let wakeup = try WakeupPipe()
 
         let pid: pid_t
         do {
