@@ -10,7 +10,11 @@ import Testing
 
 /// The test process as a Wayland client of a private headless sway: one mapped fullscreen window and the seat, with
 /// every input event recorded.
+///
+/// Ownership: the client holds its sway, so the compositor is stopped only after `deinit` has destroyed the client's
+/// objects and disconnected, whatever order the test's locals go in.
 private final class InputClient {
+    let sway: HeadlessSway
     let display: WaylandDisplay
     let registry: Registry
     let globals = WaylandGlobals()
@@ -30,6 +34,7 @@ private final class InputClient {
     var pointerDevice: VirtualPointerDevice?
 
     init(_ sway: HeadlessSway, composeLocale: String = "en_US.UTF-8") throws {
+        self.sway = sway
         display = try WaylandDisplay(name: sway.waylandSocketPath)
         registry = Registry(display: display)
         registry.onGlobal = { [unowned self] name, interface, _ in
@@ -114,7 +119,7 @@ private final class InputClient {
     /// `wl_keyboard` objects that exist when they are sent: a lone `wtype` types its first keys before our
     /// `wl_keyboard` (created on the capability event) reaches sway, and they are lost. A second, sleeping `wtype`
     /// keeps the capability, so the typing one's keys all arrive.
-    func holdKeyboard(_ sway: HeadlessSway) throws {
+    func holdKeyboard() throws {
         guard keyboardHolder == nil else { return }
         keyboardHolder = try ChildProcess("wtype", ["-s", "120000"], environment: sway.environment)
         try pump("a keyboard focused on the window") {
@@ -122,9 +127,9 @@ private final class InputClient {
         }
     }
 
-    /// Runs `wtype` with `arguments` against `sway`, dispatching our events while it runs, and waits for it to exit.
-    func wtype(_ sway: HeadlessSway, _ arguments: String..., until condition: () -> Bool) throws {
-        try holdKeyboard(sway)
+    /// Runs `wtype` with `arguments` against our sway, dispatching our events while it runs, and waits for it to exit.
+    func wtype(_ arguments: String..., until condition: () -> Bool) throws {
+        try holdKeyboard()
         let process = try ChildProcess("wtype", arguments, environment: sway.environment)
         defer { process.kill() }
         try pump("wtype \(arguments.joined(separator: " ")) to arrive", until: condition)
@@ -227,7 +232,7 @@ private final class VirtualPointerDevice {
         #expect(seat.version == Seat.supportedVersion, "sway 1.7 offers wl_seat v7 or more")
 
         let typed = "héllo 안녕"
-        try client.wtype(sway, typed) { client.keys.count >= typed.count }
+        try client.wtype(typed) { client.keys.count >= typed.count }
         #expect(client.text == typed)
         #expect(client.keys.map(\.keysym) == [0x68, 0xe9, 0x6c, 0x6c, 0x6f, 0x20, 0x100_c548, 0x100_b155])
         #expect(client.keys.allSatisfy { $0.surface == client.window.surface && !$0.isRepeat && $0.modifiers == [] })
@@ -239,12 +244,12 @@ private final class VirtualPointerDevice {
         let sway = try HeadlessSway(outputs: 1, width: 320, height: 240)
         let client = try InputClient(sway)
 
-        try client.wtype(sway, "-k", "Return", "-k", "Tab", "-k", "BackSpace") { client.keys.count >= 3 }
+        try client.wtype("-k", "Return", "-k", "Tab", "-k", "BackSpace") { client.keys.count >= 3 }
         #expect(client.keys.map(\.keysym) == [0xff0d, 0xff09, 0xff08])  // XKB_KEY_Return, _Tab, _BackSpace
         #expect(client.keys.allSatisfy { $0.text.isEmpty })
 
         client.keys = []
-        try client.wtype(sway, "-M", "ctrl", "a", "-m", "ctrl", "-M", "shift", "b", "-m", "shift") {
+        try client.wtype("-M", "ctrl", "a", "-m", "ctrl", "-M", "shift", "b", "-m", "shift") {
             client.keys.count >= 2
         }
         let shortcut = try #require(client.keys.first { $0.keysym == 0x61 })  // XKB_KEY_a
@@ -263,7 +268,7 @@ private final class VirtualPointerDevice {
         #expect(try #require(client.seat).composeLocale == "en_US.UTF-8")
 
         // en_US.UTF-8/Compose: <dead_acute> <e> : "é" eacute; <Multi_key> <o> <c> : "©" copyright.
-        try client.wtype(sway, "-k", "dead_acute", "-k", "e", "-k", "Multi_key", "-k", "o", "-k", "c", "-k", "x") {
+        try client.wtype("-k", "dead_acute", "-k", "e", "-k", "Multi_key", "-k", "o", "-k", "c", "-k", "x") {
             client.keys.count >= 3
         }
         #expect(client.text == "é©x")
@@ -279,7 +284,7 @@ private final class VirtualPointerDevice {
         let client = try InputClient(sway)
         let repeater = try #require(client.seat).keyRepeater
 
-        try client.holdKeyboard(sway)
+        try client.holdKeyboard()
         let process = try ChildProcess("wtype", ["-P", "a", "-s", "700", "-p", "a"], environment: sway.environment)
         defer { process.kill() }
         try client.pump("the press") { !client.keys.isEmpty }
