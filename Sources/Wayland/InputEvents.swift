@@ -86,6 +86,3 @@ public enum TouchEvent: Equatable {
     /// The compositor took over the touch sequence (a gesture): forget every point, act on none.
     case cancel
 }
-
-/// `wl_fixed_t` (24.8 signed fixed point) to `Double`; the same value `wl_fixed_to_double` computes.
-@inline(__always) func fixedToDouble(_ value: Int32) -> Double { Double(value) / 256 }

@@ -108,12 +108,15 @@ private nonisolated(unsafe) let pointerListener: UnsafeMutablePointer<wl_pointer
     listener.initialize(
         to: wl_pointer_listener(
             enter: { data, _, serial, surface, x, y in
-                Pointer.from(data).enter(serial: serial, surface: surface, x: fixedToDouble(x), y: fixedToDouble(y))
+                Pointer.from(data).enter(
+                    serial: serial, surface: surface, x: wl_fixed_to_double(x), y: wl_fixed_to_double(y))
             },
             leave: { data, _, _, surface in Pointer.from(data).leave(surface: surface) },
-            motion: { data, _, _, x, y in Pointer.from(data).motion(x: fixedToDouble(x), y: fixedToDouble(y)) },
+            motion: { data, _, _, x, y in
+                Pointer.from(data).motion(x: wl_fixed_to_double(x), y: wl_fixed_to_double(y))
+            },
             button: { data, _, _, _, button, state in Pointer.from(data).button(button, state: state) },
-            axis: { data, _, _, axis, value in Pointer.from(data).axis(axis, value: fixedToDouble(value)) },
+            axis: { data, _, _, axis, value in Pointer.from(data).axis(axis, value: wl_fixed_to_double(value)) },
             // v5: ends a group of events that belong together (a diagonal scroll is two `axis` events).
             frame: { data, _ in Pointer.from(data).frame() },
             // v5: wheel, finger, continuous, wheel tilt. Scrolling is scrolling to the controller UI.

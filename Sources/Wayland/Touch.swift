@@ -72,10 +72,11 @@ private nonisolated(unsafe) let touchListener: UnsafeMutablePointer<wl_touch_lis
     listener.initialize(
         to: wl_touch_listener(
             down: { data, _, _, _, surface, id, x, y in
-                Touch.from(data).down(id: id, surface: surface, x: fixedToDouble(x), y: fixedToDouble(y))
+                Touch.from(data).down(id: id, surface: surface, x: wl_fixed_to_double(x), y: wl_fixed_to_double(y))
             },
             up: { data, _, _, _, id in Touch.from(data).up(id: id) },
-            motion: { data, _, _, id, x, y in Touch.from(data).motion(id: id, x: fixedToDouble(x), y: fixedToDouble(y))
+            motion: { data, _, _, id, x, y in
+                Touch.from(data).motion(id: id, x: wl_fixed_to_double(x), y: wl_fixed_to_double(y))
             },
             frame: { data, _ in Touch.from(data).frame() },
             cancel: { data, _ in Touch.from(data).cancel() },
