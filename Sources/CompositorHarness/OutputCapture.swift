@@ -19,8 +19,6 @@ final class OutputCapture: Sendable {
     struct State {
         /// Complete lines of both streams in arrival order (stdout only in `.lines` mode).
         var lines: [Line] = []
-        /// How many of the oldest lines were dropped to bound memory.
-        var droppedLines = 0
         /// Bytes after the last newline, per stream (0 = stdout, 1 = stderr).
         var partial: [[UInt8]] = [[], []]
         /// Raw stdout in `.bytes` mode.
@@ -59,9 +57,7 @@ final class OutputCapture: Sendable {
             state.partial[stream].append(contentsOf: rest)
             state.lines.append(contentsOf: completed.map { Line(isStandardError: stream == 1, text: $0) })
             if state.lines.count > Self.maximumLines {
-                let excess = state.lines.count - Self.maximumLines
-                state.lines.removeFirst(excess)
-                state.droppedLines += excess
+                state.lines.removeFirst(state.lines.count - Self.maximumLines)
             }
         }
         for line in completed {
