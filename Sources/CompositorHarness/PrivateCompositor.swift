@@ -35,8 +35,6 @@ extension PrivateCompositor {
     public var processIDs: [pid_t] { compositor.processIDs }
     /// The compositor's output so far (for cage, the application's too).
     public var log: String { compositor.process.output }
-    /// Seconds since the compositor was spawned.
-    public var age: Double { compositor.age }
 
     /// The outputs as a client sees them (`wayland-info`: `wl_output` plus `xdg_output` names and layout
     /// positions, e.g. `HEADLESS-n` for cage, `headless` for weston).
@@ -117,15 +115,10 @@ extension SwayCompositor {
     public var environment: [String: String] { sway.environment }
     /// Absolute path of the Wayland socket (what a nested compositor puts in `WAYLAND_DISPLAY`).
     public var waylandSocketPath: String { sway.waylandSocketPath }
-    /// Path of the IPC socket.
-    public var ipcSocketPath: String { sway.ipcSocketPath }
 
     /// Runs `swaymsg` against this sway; returns its stdout. Arguments are joined by swaymsg into one command.
     @discardableResult
     public func swaymsg(_ arguments: String...) throws -> String { try sway.swaymsg(arguments) }
-
-    @discardableResult
-    public func swaymsg(_ arguments: [String]) throws -> String { try sway.swaymsg(arguments) }
 
     /// `swaymsg -t get_outputs`, parsed.
     public func outputs() throws -> [CompositorOutput] { try sway.outputs() }
