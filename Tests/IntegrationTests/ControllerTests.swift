@@ -29,16 +29,6 @@ import Testing
         #expect(try typist.waitForExit(timeout: 10) == 0)
     }
 
-    private func changedFraction(_ a: Screenshot, _ b: Screenshot) -> Double {
-        guard a.width == b.width, a.height == b.height else { return 1 }
-        var changed = 0
-        for i in stride(from: 0, to: a.pixels.count, by: 3)
-        where a.pixels[i] != b.pixels[i] || a.pixels[i + 1] != b.pixels[i + 1] || a.pixels[i + 2] != b.pixels[i + 2] {
-            changed += 1
-        }
-        return Double(changed) / Double(a.width * a.height)
-    }
-
     @Test func typingAndEnterPutsTheTextOnEveryExternalScreen() throws {
         let sway = try HeadlessSway(outputs: 3, width: 640, height: 360)
         let app = try MultiscreenProcess(environment: sway.environment)
@@ -53,7 +43,7 @@ import Testing
         try app.waitForLog("message #1 for every screen: Hallo 세계")
         for (index, name) in ["HEADLESS-2", "HEADLESS-3"].enumerated() {
             try sway.waitForScreenshot(name, "\(name) showing the message") {
-                showsScreen($0, index: index + 1) && changedFraction($0, before[index]) > 0.01
+                showsScreen($0, index: index + 1) && $0.fraction(differingFrom: before[index]) > 0.01
             }
         }
         // The controller: its UI with the focus ring, and the message in its log.
@@ -78,7 +68,7 @@ import Testing
         // Same size as the controller: the mirror is the controller's picture, pixel for pixel (or nearly).
         try sway.waitForScreenshot("HEADLESS-2", "HEADLESS-2 mirroring the controller") { mirror in
             guard let controller = try? sway.screenshot("HEADLESS-1") else { return false }
-            return mirror.fraction(of: Self.focusRing) > 0.001 && changedFraction(mirror, controller) < 0.05
+            return mirror.fraction(of: Self.focusRing) > 0.001 && mirror.fraction(differingFrom: controller) < 0.05
         }
         // Live: typing into the controller's text field shows up in the mirror too.
         let holder = try holdKeyboard(sway, app)
@@ -87,7 +77,7 @@ import Testing
         try type(sway, ["mirrored text"])
         try sway.waitForScreenshot("HEADLESS-2", "the typed text in the mirror") { mirror in
             guard let controller = try? sway.screenshot("HEADLESS-1") else { return false }
-            return changedFraction(mirror, before) > 0.001 && changedFraction(mirror, controller) < 0.05
+            return mirror.fraction(differingFrom: before) > 0.001 && mirror.fraction(differingFrom: controller) < 0.05
         }
         #expect(app.log.contains("HEADLESS-2: content (none) → mirror"))
     }
@@ -102,7 +92,7 @@ import Testing
         let first = try sway.waitForScreenshot("HEADLESS-2", "the card") { $0.fraction(of: Self.cardPanel) > 0.5 }
         _ = try request(app, #"{"method": "card.open", "params": {"screen": "HEADLESS-2", "text": "Gate 14 now"}}"#)
         try sway.waitForScreenshot("HEADLESS-2", "the replacing card") {
-            $0.fraction(of: Self.cardPanel) > 0.5 && changedFraction($0, first) > 0.001
+            $0.fraction(of: Self.cardPanel) > 0.5 && $0.fraction(differingFrom: first) > 0.001
         }
         let closed = try request(app, #"{"method": "card.close", "params": {"screen": "HEADLESS-2"}}"#)
         #expect(closed.contains(#""result":{"id":2"#))
@@ -125,7 +115,7 @@ import Testing
         #expect(status.contains(#"{"id":1,"screen":null,"text":"Gate 7"}"#), "\(status)")
         // The controller lists it under "Cards waiting for a screen".
         try nested.waitForScreenshot("WL-1", "the waiting card on the controller") {
-            changedFraction($0, before) > 0.001
+            $0.fraction(differingFrom: before) > 0.001
         }
         #expect(app.process.isRunning)
     }
