@@ -27,7 +27,7 @@ extension DisplayBenchmarks {
             for index in 1...outputs {
                 _ = try app.waitForLine(containing: "first frame committed on HEADLESS-\(index)", timeout: 30)
             }
-            Thread.sleep(forTimeInterval: 0.3)  // first frames' callbacks and feedback
+            try app.waitUntilQuiet()  // the first frames' callbacks and presentation feedback
         }
 
         /// Sends a message through the control socket; returns its id.

@@ -163,10 +163,10 @@ public struct DisplayBenchmarks {
         defer { control.kill() }
         _ = try app.waitForLine(containing: "first frame committed on HEADLESS-2", timeout: 30)
         _ = try app.waitForLine(containing: "first frame committed on HEADLESS-1", timeout: 30)
-        Thread.sleep(forTimeInterval: 1)  // let frame callbacks and presentation feedback of the first frames land
-        let before = (contextSwitches(app.pid), contextSwitches(control.pid))
-        Thread.sleep(forTimeInterval: seconds)
-        let after = (contextSwitches(app.pid), contextSwitches(control.pid))
+        try app.waitUntilQuiet()  // the first frames' callbacks and presentation feedback
+        let before = (app.contextSwitches, control.contextSwitches)
+        Thread.sleep(forTimeInterval: seconds)  // the observation window
+        let after = (app.contextSwitches, control.contextSwitches)
         return [
             BenchmarkResult(
                 benchmark: "idle", subject: "multiscreen-2-outputs", metric: "wakeups-per-second",
@@ -235,17 +235,5 @@ public struct DisplayBenchmarks {
             return Date().timeIntervalSince(stableSince) > 0.5
         }
         return last
-    }
-
-    private func contextSwitches(_ pid: pid_t) -> Int {
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-        return tasks.reduce(0) { total, task in
-            let status = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8)) ?? ""
-            return total
-                + status.split(separator: "\n")
-                .filter { $0.contains("ctxt_switches") }
-                .compactMap { Int($0.split(separator: ":").last!.trimmingCharacters(in: .whitespaces)) }
-                .reduce(0, +)
-        }
     }
 }

@@ -76,21 +76,6 @@ struct MultiscreenProcess {
     }
 
     var log: String { process.output }
-
-    /// Context switches of every thread: a process that sleeps in poll makes none.
-    var contextSwitches: Int {
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.pid)/task")) ?? []
-        return tasks.reduce(0) { total, task in
-            let status =
-                (try? String(contentsOfFile: "/proc/\(process.pid)/task/\(task)/status", encoding: .utf8)) ?? ""
-            return total
-                + status.split(separator: "\n").filter {
-                    $0.hasPrefix("voluntary_ctxt_switches") || $0.hasPrefix("nonvoluntary_ctxt_switches")
-                }
-                .compactMap { Int($0.split(separator: ":").last!.trimmingCharacters(in: .whitespaces)) }
-                .reduce(0, +)
-        }
-    }
 }
 
 /// The background a screen at `index` must show (see ``ScreenPalette``).
