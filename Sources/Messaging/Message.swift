@@ -76,19 +76,31 @@ public enum MessageMethod: String, CaseIterable, Sendable {
     case setRole = "role.set"
     case status = "status"
     case outputs = "outputs"
+    /// Stream events to this connection from now on: answered by the transport, which holds the subscription,
+    /// never sent through a ring (``Request/subscribeEvents``).
+    case subscribeEvents = "events.subscribe"
+}
+
+/// A decoded request line: a ``Message`` for the display thread, or a request the transport answers itself.
+public enum Request: Equatable, Sendable {
+    case message(Message)
+    case subscribeEvents
 }
 
 /// A message as the display thread receives it.
-public struct ReceivedMessage: Equatable, Sendable {
+public struct ReceivedMessage: Sendable {
     public var message: Message
     /// ``MonotonicClock`` nanoseconds when the producer enqueued it, so latency can be measured at any later point.
     public var enqueuedAt: UInt64
-    /// ``MessageProducer/id`` of the producer that sent it.
+    /// ``MessageProducer/id`` of the producer that sent it (for tests and benchmarks that count per producer).
     public var producerID: Int
+    /// Where the reply goes: the sink the producer was made with; nil when nobody reads replies (benchmarks).
+    public var replyTo: (any ReplySink)?
 
-    public init(message: Message, enqueuedAt: UInt64, producerID: Int) {
+    public init(message: Message, enqueuedAt: UInt64, producerID: Int, replyTo: (any ReplySink)? = nil) {
         self.message = message
         self.enqueuedAt = enqueuedAt
         self.producerID = producerID
+        self.replyTo = replyTo
     }
 }

@@ -6,7 +6,7 @@ import Synchronization
 /// ```swift
 /// let bus = try MessageBus()
 /// let consumer = bus.makeConsumer()              // display thread
-/// let producer = bus.makeProducer()              // one per producer thread
+/// let producer = bus.makeProducer(sink: replies) // one per producer thread; replies come back through `replies`
 /// producer.trySend(.send(text: "hello", screen: nil))
 /// ```
 public final class MessageBus: Sendable {
@@ -27,10 +27,14 @@ public final class MessageBus: Sendable {
     ///   - capacity: messages in flight before ``MessageProducer/trySend(_:)`` says `.full` (rounded up to a power
     ///     of two). 1024 is several frames of a fast typist and a small fraction of a burst benchmark.
     ///   - textCapacity: bytes of the text slab; at least twice the largest message.
-    public func makeProducer(capacity: Int = 1024, textCapacity: Int = 1 << 20) -> MessageProducer {
+    ///   - sink: where the display thread sends this producer's replies and the events it wants; nil when nobody
+    ///     reads them (a benchmark's load generator).
+    public func makeProducer(
+        capacity: Int = 1024, textCapacity: Int = 1 << 20, sink: (any ReplySink)? = nil
+    ) -> MessageProducer {
         let producer = MessageProducer(
             id: nextProducerID.add(1, ordering: .relaxed).oldValue, capacity: capacity,
-            textCapacity: textCapacity, wakeup: wakeup)
+            textCapacity: textCapacity, wakeup: wakeup, sink: sink)
         producers.withLock { $0.append(producer) }
         generation.add(1, ordering: .releasing)
         return producer

@@ -3,7 +3,7 @@
 /// - request: `{"method": "card.open", "params": {"screen": "left", "text": "Hello"}}`
 /// - result: `{"method": "card.open", "result": {...}}`
 /// - error: `{"error": {"code": -32601, "message": "no method \"card.flip\""}}`
-/// - event (to subscribers of the control socket): `{"method": "role.changed", "params": {...}}`
+/// - event (to subscribers): `{"method": "role.changed", "params": {...}}` (``Event``)
 ///
 /// Methods and their params (all strings; `params` may be omitted when there are none):
 ///
@@ -15,6 +15,7 @@
 /// | `role.set`   | `screen`, `role`                        |
 /// | `status`     | none                                    |
 /// | `outputs`    | none                                    |
+/// | `events.subscribe` | none (answered by the transport)  |
 ///
 /// Unknown keys are errors, at the top level and in `params`: a misspelt parameter should not be ignored silently.
 /// Error codes are ``MessageError/Code``.
@@ -23,19 +24,24 @@ public enum MessageCodec {
     /// (``Message/maximumTextBytes``) written entirely as `\uXXXX` escapes, plus room for the rest.
     public static let maximumRequestBytes = 6 * Message.maximumTextBytes + 4096
 
-    /// A reply as a client reads it.
-    public enum Response: Equatable, Sendable {
-        case result(method: MessageMethod, result: [String: JSONValue])
-        case error(MessageError)
-    }
-
     // MARK: Requests
 
+    /// A request line that must be a ``Message`` (a subscription is refused as `invalidRequest`): for callers
+    /// that hold no subscriptions.
     public static func decodeRequest(_ text: String) throws(MessageError) -> Message {
         try decodeRequest(bytes: Array(text.utf8))
     }
 
     public static func decodeRequest(bytes: [UInt8]) throws(MessageError) -> Message {
+        switch try decode(bytes: bytes) {
+        case .message(let message): return message
+        case .subscribeEvents:
+            throw MessageError(.invalidRequest, "\(MessageMethod.subscribeEvents.rawValue) is not available here")
+        }
+    }
+
+    /// Any request line: a message for the display thread, or `events.subscribe`.
+    public static func decode(bytes: [UInt8]) throws(MessageError) -> Request {
         if bytes.count > maximumRequestBytes {
             throw MessageError(
                 .requestTooLarge, "request is \(bytes.count) bytes, the limit is \(maximumRequestBytes)")
@@ -68,14 +74,16 @@ public enum MessageCodec {
         case .setRole: message = .setRole(screen: try reader.string("screen"), role: try reader.string("role"))
         case .status: message = .status
         case .outputs: message = .outputs
+        case .subscribeEvents:
+            try reader.rejectUnread()
+            return .subscribeEvents
         }
         try reader.rejectUnread()
         try message.validate()
-        return message
+        return .message(message)
     }
 
-    /// Any JSON document, parsed as ``decodeRequest(bytes:)`` parses a request (without the size check): for
-    /// callers that look at a rejected request themselves, such as the control socket's `events.subscribe`.
+    /// Any JSON document, parsed as ``decode(bytes:)`` parses a request (without the size check).
     /// - Throws: ``MessageError`` with code `parseError`, saying what is wrong and where.
     public static func parseJSON(bytes: [UInt8]) throws(MessageError) -> JSONValue {
         try JSONValue.parse(bytes)
@@ -101,28 +109,43 @@ public enum MessageCodec {
         return JSONValue.object(["method": .string(message.method.rawValue), "params": .object(params)]).serialized
     }
 
-    // MARK: Responses
+    // MARK: Replies
+
+    /// One reply line (keys sorted, like every line this codec writes).
+    public static func encode(_ reply: Reply) -> String {
+        switch reply {
+        case .result(let method, let result):
+            return JSONValue.object(["method": .string(method.rawValue), "result": .object(result)]).serialized
+        case .error(let error):
+            return JSONValue.object([
+                "error": .object(["code": .integer(error.code.rawValue), "message": .string(error.message)])
+            ]).serialized
+        }
+    }
 
     public static func encodeResult(method: MessageMethod, result: [String: JSONValue] = [:]) -> String {
-        JSONValue.object(["method": .string(method.rawValue), "result": .object(result)]).serialized
+        encode(.result(method: method, result: result))
     }
 
-    public static func encodeError(_ error: MessageError) -> String {
-        JSONValue.object([
-            "error": .object(["code": .integer(error.code.rawValue), "message": .string(error.message)])
-        ]).serialized
-    }
+    public static func encodeError(_ error: MessageError) -> String { encode(.error(error)) }
 
     // MARK: Events
 
-    /// An event line, in the form of a JSON-RPC notification: `{"method":"<name>","params":{...}}` (keys sorted,
-    /// like every line this codec writes). What the display thread hands `ControlServer.publish(_:)` (module Remote).
-    public static func encodeEvent(name: String, params: [String: JSONValue] = [:]) -> String {
-        JSONValue.object(["method": .string(name), "params": .object(params)]).serialized
+    /// An event line, in the form of a JSON-RPC notification: `{"method":"<name>","params":{...}}`.
+    public static func encode(_ event: Event) -> String {
+        JSONValue.object(["method": .string(event.name), "params": .object(event.params)]).serialized
+    }
+
+    /// Reads an event line (the subscriber's side). - Throws: ``MessageError`` when it is not an event.
+    public static func decodeEvent(_ text: String) throws(MessageError) -> Event {
+        guard case .object(let line) = try JSONValue.parse(Array(text.utf8)), line.count == 2,
+            case .string(let name) = line["method"], case .object(let params) = line["params"]
+        else { throw MessageError(.invalidRequest, "an event has \"method\" and \"params\"") }
+        return Event(name: name, params: params)
     }
 
     /// Reads a reply (the client side). - Throws: ``MessageError`` when the text is not a well-formed reply.
-    public static func decodeResponse(_ text: String) throws(MessageError) -> Response {
+    public static func decodeResponse(_ text: String) throws(MessageError) -> Reply {
         guard case .object(let response) = try JSONValue.parse(Array(text.utf8)) else {
             throw MessageError(.invalidRequest, "a response is a JSON object")
         }

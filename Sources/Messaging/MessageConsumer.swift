@@ -38,8 +38,11 @@ public final class MessageConsumer {
             let slab = producer.slab
             var end: UInt? = nil
             let id = producer.id
+            let sink = producer.sink
             total += producer.ring.drain { slot in
-                apply(ReceivedMessage(message: slot.message(in: slab), enqueuedAt: slot.enqueuedAt, producerID: id))
+                apply(
+                    ReceivedMessage(
+                        message: slot.message(in: slab), enqueuedAt: slot.enqueuedAt, producerID: id, replyTo: sink))
                 end = slot.textEnd
             }
             if let end { slab.release(upTo: end) }
@@ -47,6 +50,24 @@ public final class MessageConsumer {
         }
         if !retired.isEmpty { bus.remove(retired) }
         return total
+    }
+
+    /// Tells `event` to every producer's sink that wants events (each sink once, however many producers share it).
+    public func publish(_ event: Event) {
+        refreshProducers()
+        var told: Set<ObjectIdentifier> = []
+        for producer in producers {
+            guard let sink = producer.sink, sink.wantsEvents, told.insert(ObjectIdentifier(sink)).inserted else {
+                continue
+            }
+            sink.publish(event)
+        }
+    }
+
+    /// Whether any producer's sink wants events now: lets the caller skip building events nobody reads.
+    public var hasEventListeners: Bool {
+        refreshProducers()
+        return producers.contains { $0.sink?.wantsEvents == true }
     }
 
     /// Announces that the display thread is about to sleep, then re-checks every ring.

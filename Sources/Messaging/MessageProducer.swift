@@ -11,10 +11,12 @@ public final class MessageProducer: @unchecked Sendable {
     let ring: SPSCRing<MessageSlot, HardwareRingAtomics>
     let slab: TextSlab
     let wakeup: WakeupSignal
+    /// Where the display thread answers this producer (``ReceivedMessage/replyTo``).
+    public let sink: (any ReplySink)?
     private let rejectedFull = ManagedAtomic<Int>(0)
     private let closed = ManagedAtomic<Bool>(false)
 
-    init(id: Int, capacity: Int, textCapacity: Int, wakeup: WakeupSignal) {
+    init(id: Int, capacity: Int, textCapacity: Int, wakeup: WakeupSignal, sink: (any ReplySink)?) {
         precondition(
             textCapacity >= 2 * (Message.maximumTextBytes + Message.maximumNameBytes),
             "a text slab must hold the largest message twice, so one in flight never blocks the next")
@@ -22,6 +24,7 @@ public final class MessageProducer: @unchecked Sendable {
         ring = SPSCRing(capacity: capacity)
         slab = TextSlab(capacity: textCapacity)
         self.wakeup = wakeup
+        self.sink = sink
     }
 
     /// The outcome of offering messages to the ring.

@@ -39,6 +39,7 @@ struct MessageSlot: BitwiseCopyable {
         case .setRole: return .setRole(screen: screen ?? "", role: body)
         case .status: return .status
         case .outputs: return .outputs
+        case .subscribeEvents: preconditionFailure("events.subscribe is answered by its transport, never queued")
         }
     }
 }

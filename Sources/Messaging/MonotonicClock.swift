@@ -16,4 +16,13 @@ public enum MonotonicClock {
         clock_gettime(CLOCK_MONOTONIC, &now)
         return UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
     }
+
+    /// Nanoseconds on another POSIX clock: presentation timestamps are in the clock `wp_presentation.clock_id`
+    /// names (weston 10: `CLOCK_MONOTONIC_RAW`), so commit times compared with them must be read from that clock;
+    /// process CPU time is `CLOCK_PROCESS_CPUTIME_ID`.
+    public static func nanoseconds(clock: Int32) -> UInt64 {
+        var now = timespec()
+        clock_gettime(clockid_t(clock), &now)
+        return UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
+    }
 }

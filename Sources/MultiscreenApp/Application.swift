@@ -3,17 +3,20 @@ import Foundation
 import Glibc
 import Logging
 import Messaging
-import Remote
+import Outputs
+import Product
 import Rendering
 import Screens
 import TextRendering
 import Wayland
 
-/// Multiscreen on one Wayland connection: a fullscreen screen on every output, followed live.
+/// Multiscreen on one Wayland connection: who reacts to what. Everything else lives in the parts it wires:
+/// ``OutputSet`` (outputs), ``ScreenSet`` (windows), ``ProductController`` (behaviour), ``Graphics`` (EGL and the
+/// canvas), ``ScreenPainter`` (what a screen shows), the ``MessageBus`` and the message sources.
 ///
-/// Everything here runs on the display thread (the thread that calls ``run()``), which owns every Wayland
-/// proxy and the EGL context. Objects are created in this order and destroyed in reverse by ``shutDown()``:
-/// display → registry → singleton globals → outputs → EGL context → canvas → screens.
+/// Everything here runs on the display thread (the thread that calls ``run()``), which owns every Wayland proxy
+/// and the EGL context. Created in this order, destroyed in reverse by ``shutDown(connectionAlive:)``: signals →
+/// bus → message sources → display → graphics (EGL) → registry → globals, outputs, seat → screens.
 public final class Application {
     public struct Options: Sendable {
         public var display: String?
@@ -24,106 +27,70 @@ public final class Application {
         public var configPath: String?
         /// The restored state (`state.json`); nil: `$XDG_STATE_HOME/multiscreen/state.json`.
         public var statePath: String?
-        /// The control socket; nil: `$MULTISCREEN_SOCKET`, else `$XDG_RUNTIME_DIR/multiscreen/<display>.sock`.
-        public var controlSocketPath: String?
 
         public init(display: String? = nil) { self.display = display }
     }
 
-    let options: Options
-    let logger = Logger(label: "multiscreen")
-    let display: WaylandDisplay
-    let registry: Registry
-    let globals = WaylandGlobals()
-    var outputs: [UInt32: Output] = [:]
-    var tracker = OutputTracker()
-    var context: GraphicsContext?
-    var rasterizer: TextRasterizer?
-    var canvas: Canvas?
-    var screens: [UInt32: Screen] = [:]
-    let loop: EventLoop
-    let signals: SignalSource
-    let reopenTimer: OneShotTimer
-    var stopRequested = false
-
-    // The product model: roles, content, cards, messages (pure, in Screens), and its file.
-    var model: ScreenModel
-    let store: StateStore
-    /// Something worth saving changed. The state file is written shortly after, off the message path: an atomic
-    /// write costs two fsyncs, which must not sit between a message and its frame. SIGINT/SIGTERM save at once.
-    var stateChanged = false {
-        didSet { if stateChanged && !oldValue { saveTimer.arm(after: Self.saveDelay) } }
-    }
-    let saveTimer: OneShotTimer
-    /// How long a burst of changes may gather before one write: also the most a crash (not a signal) can lose.
+    /// How long a burst of changes may gather before one state write: also the most a crash (not a signal) can
+    /// lose. The atomic write costs two fsyncs, which must not sit between a message and its frame.
     static let saveDelay = 0.5
-    var panel = ControllerPanel()
-    /// The controller UI's content changed since it was last drawn.
-    var controllerDirty = true
-    var mirrorTarget: MirrorTexture?
 
-    // Messages: every message reaches the screens through the bus, including the controller's own Send.
-    let bus: MessageBus
-    let consumer: MessageConsumer
-    /// The display thread's own producer (keyboard, pointer): SPSC with itself, so it needs no lock either.
-    let localProducer: MessageProducer
-    /// The local control socket (`multiscreen send`, `status`, …): a producer thread of its own; the display
-    /// thread answers every message it sent.
-    var control: ControlServer?
-    var messagesApplied = 0
-    var seat: Seat?
-    /// Under a compositor that shows one window across all outputs (cage), the screen whose window hosts every
-    /// screen's content; nil everywhere else.
-    var spanningHost: UInt32?
+    private let logger = Logger(label: "multiscreen")
+    private let signals: SignalSource
+    private let bus: MessageBus
+    private let consumer: MessageConsumer
+    /// The display thread's own producer (the controller UI's Send): SPSC with itself, so it needs no lock either.
+    private let localProducer: MessageProducer
+    private var sources: [any MessageSource]
+    private let display: WaylandDisplay
+    private let registry: Registry
+    private let globals = WaylandGlobals()
+    private let outputs = OutputSet()
+    private var seat: Seat?
+    private let graphics: Graphics
+    private let screens: ScreenSet
+    private var product: ProductController
+    private let saveTimer: OneShotTimer
+    private let loop: EventLoop
+    private var stopRequested = false
+    private var messagesApplied = 0
 
     /// Connects and binds; windows are created as outputs become complete.
-    /// - Throws: ``WaylandError`` or ``RenderingError``: the caller exits with ``ExitStatus/startupFailure``.
-    public init(options: Options) throws {
-        self.options = options
-        // Before any thread exists, so every thread inherits the blocked mask.
+    /// - Parameter sources: starts the transports (the control socket, …) on the bus, once the signals are blocked
+    ///   (their threads inherit the mask) and before the compositor is asked for anything.
+    /// - Throws: ``WaylandError``, ``RenderingError`` or a source's error: the caller exits with
+    ///   ``ExitStatus/startupFailure``.
+    public init(options: Options, sources: (MessageBus) throws -> [any MessageSource] = { _ in [] }) throws {
         signals = try SignalSource()
         bus = try MessageBus()
         consumer = bus.makeConsumer()
-        localProducer = bus.makeProducer(capacity: 256)
-        (model, store) = Self.loadModel(options: options, logger: logger)
-        let socketPath =
-            try options.controlSocketPath ?? ControlSocket.defaultPath(environment: ProcessInfo.processInfo.environment)
-        control = try ControlServer(path: socketPath, bus: bus)
+        localProducer = bus.makeProducer(capacity: 256, sink: LocalReplies(logger: logger))
+        product = ProductController.load(configPath: options.configPath, statePath: options.statePath, logger: logger)
+        self.sources = try sources(bus)
         let fonts = BackgroundLoad("fonts") { try TextRasterizer() }
-        let started = Clock.nanoseconds()
-        func phase(_ name: String) {
-            logger.debug("start-up: \(name) after \((Clock.nanoseconds() - started) / 1_000_000) ms")
-        }
         signal(SIGPIPE, SIG_IGN)
         // glibc raises its mmap threshold each time a large mmapped block is freed (mallopt(3), "M_MMAP_THRESHOLD":
         // the dynamic threshold), after which Mesa's per-surface render buffers (~1-8 MB each) come from the heap
         // and stay there when the surface goes. A kiosk that sees outputs come and go for months must give that
-        // memory back: fixing the threshold keeps every large buffer in its own mapping (hotplug benchmark: RSS
-        // levels off at +13 MB over 300 add/remove cycles instead of climbing past +40 MB).
+        // memory back: fixing the threshold keeps every large buffer in its own mapping.
         mallopt(M_MMAP_THRESHOLD, 128 * 1024)
-        reopenTimer = try OneShotTimer()
         saveTimer = try OneShotTimer()
         display = try WaylandDisplay(name: options.display)
+        graphics = try Graphics(display: display, fonts: fonts, logger: logger)
         registry = Registry(display: display)
         loop = EventLoop(display: display)
-        registry.onGlobal = { [unowned self] name, interface, version in
-            global(name: name, interface: interface, version: version)
-        }
+        screens = try ScreenSet(
+            globals: globals, outputs: outputs, appID: options.appID, reopenDelay: options.reopenDelay,
+            logger: logger)
+        registry.onGlobal = { [unowned self] name, interface, _ in global(name: name, interface: interface) }
         registry.onGlobalRemove = { [unowned self] name in globalRemoved(name: name) }
         // First roundtrip: the globals. Second: every output's first description (wl_output + xdg_output).
         try display.roundtrip()
         try globals.checkRequired()
         try display.roundtrip()
         logger.info("compositor features: \(globals.featureSummary)")
-        phase("outputs described")
-        context = try GraphicsContext(waylandDisplay: display.pointer)
-        phase("EGL ready")
-        rasterizer = try fonts.value()
-        phase("fonts ready")
-        // Compile the shaders now, while the compositor prepares the first configures (Mesa supports
-        // EGL_KHR_surfaceless_context; elsewhere the canvas is made with the first surface instead).
-        if context?.makeCurrent(nil) == true { canvas = try makeCanvas() }
-        phase("shaders compiled")
+        try graphics.prepare()
+        outputs.onChange = { [unowned self] change in outputChanged(change) }
         loop.watch(signals.fd) { [unowned self] in
             for number in signals.read() {
                 logger.info("received signal \(number), shutting down")
@@ -132,20 +99,17 @@ public final class Application {
         }
         loop.watch(saveTimer.fd) { [unowned self] in
             saveTimer.acknowledge()
-            saveStateIfChanged()
+            product.saveIfChanged()
         }
-        loop.watch(reopenTimer.fd) { [unowned self] in
-            reopenTimer.acknowledge()
-            reopenClosedScreens()
-        }
+        loop.watch(screens.reopenTimer.fd) { [unowned self] in screens.reopenClosed() }
         loop.watch(consumer.wakeupFileDescriptor) {}  // consumed by didWake
         loop.prepareToSleep = { [unowned self] in consumer.prepareToSleep() }
         loop.didWake = { [unowned self] in consumer.didWake() }
         loop.beforeSleep = { [unowned self] in
             drainMessages()
-            renderDirtyScreens()
+            render()
         }
-        syncScreens()
+        outputsChanged()
     }
 
     /// Runs until SIGINT/SIGTERM or a fatal connection error.
@@ -162,32 +126,19 @@ public final class Application {
         return status
     }
 
-    // MARK: - Globals and outputs
+    // MARK: - Compositor → outputs → screens
 
-    private func global(name: UInt32, interface: String, version: UInt32) {
+    private func global(name: UInt32, interface: String) {
         if globals.bindIfSingleton(registry, name: name, interface: interface) {
             if interface == "zxdg_output_manager_v1", let manager = globals.xdgOutputManager {
-                // The manager came after some outputs: describe those now.
-                for output in outputs.values {
-                    tracker.expectXDGOutput(registryName: output.registryName)
-                    output.describe(with: manager)
-                }
+                outputs.describe(with: manager)
             }
-            return
-        }
-        if interface == "wl_seat" {
+        } else if interface == "wl_output" {
+            outputs.bind(registry, name: name)
+        } else if interface == "wl_seat", seat == nil, let bound = Seat(registry: registry, name: name) {
             // One seat is all a kiosk has; a second one would fight over the same controller UI.
-            guard seat == nil, let bound = Seat(registry: registry, name: name) else { return }
-            attach(seat: bound)
-            return
+            attach(bound)
         }
-        guard interface == "wl_output", let output = Output(registry: registry, name: name) else { return }
-        output.onEvent = { [unowned self] (event: OutputEvent) in
-            if let change = tracker.handle(event, registryName: name) { apply(change) }
-        }
-        outputs[name] = output
-        tracker.begin(registryName: name, waitsForXDGOutput: globals.xdgOutputManager != nil)
-        if let manager = globals.xdgOutputManager { output.describe(with: manager) }
     }
 
     private func globalRemoved(name: UInt32) {
@@ -195,15 +146,12 @@ public final class Application {
             loop.unwatch(seat.keyRepeater.fileDescriptor)
             seat.destroy()
             self.seat = nil
-            return
+        } else {
+            outputs.remove(name: name)
         }
-        guard let output = outputs.removeValue(forKey: name) else { return }
-        if let change = tracker.remove(registryName: name) { apply(change) }
-        // After its window is gone (apply tore it down): wl_output.release last, as created first.
-        output.destroy()
     }
 
-    private func apply(_ change: OutputChange) {
+    private func outputChanged(_ change: OutputChange) {
         switch change {
         case .added(let info):
             logger.info("output added: \(info.displayName) \(info.modeText) scale \(info.scale)")
@@ -214,76 +162,128 @@ public final class Application {
         case .removed(let info):
             logger.info("output removed: \(info.displayName)")
         }
-        syncScreens()
+        outputsChanged()
     }
 
-    /// Makes the set of screens match the set of complete outputs, and refreshes every screen's summary
-    /// (indices shift when outputs come and go).
-    func syncScreens() {
-        guard let context else { return }
-        let current = tracker.outputs
-        for (name, screen) in screens where tracker[name] == nil {
-            screen.tearDown(context: context)
-            screens[name] = nil
-            logger.info("screen closed: \(screen.output.displayName)")
+    private func outputsChanged() {
+        screens.sync(context: graphics.context)
+        act(on: product.outputsChanged(outputs.current))
+    }
+
+    // MARK: - Producers → bus → product → reply sinks
+
+    /// Applies every message available now. Bursts coalesce: the screens they touch are marked dirty, and the
+    /// render pass that follows draws the final state once.
+    private func drainMessages() {
+        let drainedAt = MonotonicClock.nanoseconds()
+        messagesApplied += consumer.drain { received in
+            let outcome = product.execute(received.message) { vitals }
+            if let reply = outcome.reply { received.replyTo?.deliver(reply) }
+            act(on: outcome, stamp: (outcome.changes.message?.id ?? 0, received.enqueuedAt, drainedAt))
         }
-        for (index, info) in current.enumerated() {
-            let summary = ScreenSummary(output: info, index: index, count: current.count)
-            let background = ScreenPalette.background(forScreenAt: index)
-            if let screen = screens[info.registryName] {
-                screen.update(output: info, summary: summary, background: background)
-            } else {
-                let screen = Screen(output: info, summary: summary, background: background, logger: logger)
-                screen.onClose = { [unowned self, unowned screen] in closed(screen) }
-                screen.onConfigureSize = { [unowned self, unowned screen] width, height in
-                    detectSpanning(screen, width: width, height: height)
-                }
-                screens[info.registryName] = screen
-                if spanningHost == nil {
-                    screen.open(globals: globals, wlOutput: outputs[info.registryName]?.proxy, appID: options.appID)
-                    logger.info("screen opened: \(info.displayName)")
-                }
+    }
+
+    /// Puts an outcome into effect: events to every sink that wants them, redraws, a save soon, a message to send.
+    private func act(on outcome: Outcome, stamp: (id: UInt64, enqueuedAt: UInt64, drainedAt: UInt64)? = nil) {
+        for event in outcome.events { consumer.publish(event) }
+        let changes = outcome.changes
+        if changes.assignment {
+            for screen in screens.screens.values { screen.invalidate() }
+            seat?.refreshCursor()
+        }
+        if let message = changes.message, let stamp {
+            for screen in screens.screens.values
+            where message.screen == nil || message.screen == screen.output.displayName {
+                screen.messageArrived(stamp, kind: product.kind(of: screen.output.registryName))
             }
         }
-        if let host = spanningHost, screens[host] == nil, let first = current.first,
-            let screen = screens[first.registryName]
-        {
-            // The hosting window's output went away: another screen's window hosts them all now.
-            spanningHost = first.registryName
-            screen.open(globals: globals, wlOutput: outputs[first.registryName]?.proxy, appID: options.appID)
-            logger.info("screen opened: \(first.displayName) (hosts every screen)")
+        for screen in screens.screens.values where changes.screens.contains(screen.output.displayName) {
+            screen.invalidate()
         }
-        if current.isEmpty { spanningHost = nil }
-        if current.isEmpty { logger.info("no outputs: waiting for one") }
-        apply(model.update(outputs: current))
-    }
-
-    private func closed(_ screen: Screen) {
-        guard let context else { return }
-        logger.warning(
-            "compositor closed the window on \(screen.output.displayName); reopening in \(options.reopenDelay) s")
-        screen.tearDown(context: context)
-        reopenTimer.arm(after: options.reopenDelay)
-    }
-
-    private func reopenClosedScreens() {
-        for (name, screen) in screens where !screen.isOpen && (spanningHost == nil || spanningHost == name) {
-            screen.open(globals: globals, wlOutput: outputs[name]?.proxy, appID: options.appID)
-            logger.info("screen reopened: \(screen.output.displayName)")
+        if changes.controllerUI, let controller = product.model.assignment.controller {
+            screens.screens[controller]?.invalidate()
+        }
+        if changes.state { saveTimer.arm(after: Self.saveDelay) }
+        if let message = outcome.toSend {
+            switch localProducer.trySend(message) {
+            case .enqueued: break
+            case .full: logger.warning("message not sent: the bus is full (counted as rejected-full); try again")
+            case .rejected(let error): logger.warning("message not sent: \(error.message)")
+            }
         }
     }
 
-    // MARK: - Rendering
+    /// What `status` reports beyond the product's own state.
+    private var vitals: Vitals {
+        Vitals(
+            frames: screens.screens.mapValues(\.statistics), bus: bus.statistics, wakeups: bus.wakeupsSent,
+            applied: messagesApplied, sources: Dictionary(uniqueKeysWithValues: sources.map { ($0.name, $0.counters) }))
+    }
 
-    /// The canvas needs a current context to compile its programs, so it is made with the first surface.
-    func makeCanvas() throws -> Canvas {
-        if let canvas { return canvas }
-        guard let rasterizer else { throw RenderingError.egl(call: "TextRasterizer", code: 0) }
-        let library = try ShaderLibrary()
-        logger.debug("shaders from \(library.directory)")
-        let made = try Canvas(library: library, rasterizer: rasterizer)
-        canvas = made
-        return made
+    // MARK: - Screens → renderer
+
+    private func render() {
+        let cpuBefore = MonotonicClock.nanoseconds(clock: CLOCK_PROCESS_CPUTIME_ID)
+        let s = bus.statistics
+        let painter = ScreenPainter(
+            product: product, screens: screens, graphics: graphics,
+            status: "bus: applied \(messagesApplied) · depth max \(s.maxDepth) · rejected full \(s.rejectedFull)"
+                + " · wakeups \(bus.wakeupsSent) · cards waiting \(product.model.cards.waiting.count)")
+        let drawn = screens.render(
+            context: graphics.context, canvas: { try graphics.makeCanvas() },
+            kind: { [product] in product.kind(of: $0.output.registryName) }, draw: painter.draw)
+        if drawn > 0 {
+            // Process CPU time covers llvmpipe's rasteriser threads too: with software GL this is CPU + "GPU".
+            let cpu = MonotonicClock.nanoseconds(clock: CLOCK_PROCESS_CPUTIME_ID) - cpuBefore
+            logger.debug("render pass: \(drawn) screens, \(Screen.milliseconds(cpu)) ms CPU")
+        }
+    }
+
+    // MARK: - Seat → the controller UI
+
+    /// Keyboard, pointer and touch all drive the controller UI, wherever the compositor put keyboard focus, so a
+    /// kiosk needs no pointer to focus the right window first.
+    private func attach(_ seat: Seat) {
+        self.seat = seat
+        seat.onKey = { [unowned self] event in
+            guard let key = PanelKey(keysym: event.keysym, text: event.text, shift: event.modifiers.contains(.shift))
+            else { return }
+            act(on: product.handle(key: key))
+        }
+        seat.onPointer = { [unowned self] event in
+            if case .press(_, let surface, let x, let y) = event { press(surface: surface, x: x, y: y) }
+        }
+        seat.onTouch = { [unowned self] event in
+            if case .down(_, let surface, let x, let y) = event { press(surface: surface, x: x, y: y) }
+        }
+        seat.onCapabilities = { [unowned self] capabilities in
+            let names = [(Seat.Capabilities.keyboard, "keyboard"), (.pointer, "pointer"), (.touch, "touch")]
+                .filter { capabilities.contains($0.0) }.map(\.1)
+            logger.info("seat: \(names.isEmpty ? "no input devices" : names.joined(separator: ", "))")
+        }
+        // External screens are passive displays: no cursor over them.
+        seat.hidesCursor = { [unowned self] surface in
+            guard let screen = screens.target(of: surface, x: 0, y: 0)?.screen,
+                product.kind(of: screen.output.registryName) != .controller
+            else { return false }
+            logger.debug("cursor hidden over \(screen.output.displayName)")
+            return true
+        }
+        loop.watch(seat.keyRepeater.fileDescriptor) { [unowned seat] in seat.keyRepeater.handleTimer() }
+    }
+
+    /// A press at surface-local (logical) coordinates: mapped to buffer pixels, hit-tested on the layout.
+    private func press(surface: SurfaceID?, x: Double, y: Double) {
+        guard let target = screens.target(of: surface, x: x, y: y),
+            product.kind(of: target.screen.output.registryName) == .controller,
+            let geometry = screens.drawingGeometry(of: target.screen)
+        else { return }
+        let layout = ControllerLayout(
+            width: Float(geometry.bufferWidth), height: Float(geometry.bufferHeight), rowCount: product.outputs.count)
+        let sx = Float(geometry.bufferWidth) / Float(max(geometry.logicalWidth, 1))
+        let sy = Float(geometry.bufferHeight) / Float(max(geometry.logicalHeight, 1))
+        guard let control = layout.control(atX: Float(target.x) * sx, y: Float(target.y) * sy) else { return }
+        act(on: product.press(control))
     }
 
     // MARK: - Teardown
@@ -291,32 +291,33 @@ public final class Application {
     /// Destroys everything in reverse order of creation. With a dead connection, requests are pointless but
     /// harmless (libwayland queues them on a broken socket); EGL must still be terminated before disconnecting.
     private func shutDown(connectionAlive: Bool) {
-        saveStateIfChanged()
-        if let context {
-            for screen in screens.values { screen.tearDown(context: context) }
-            screens.removeAll()
-            if context.makeCurrent(nil) {
-                mirrorTarget?.delete()
-                canvas?.delete()
-            }
-            mirrorTarget = nil
-            canvas = nil
-            context.terminate()
-        }
-        context = nil
-        rasterizer = nil
+        product.saveIfChanged()
+        screens.tearDownAll(context: graphics.context)
         seat?.destroy()
         seat = nil
-        localProducer.close()
-        for output in outputs.values { output.destroy() }
-        outputs.removeAll()
+        outputs.destroy()
         globals.destroy()
         registry.destroy()
+        graphics.destroy()
         if connectionAlive { _ = try? display.flush() }
         display.disconnect()
-        // Created before the connection, stopped after it: the socket goes away last, with the process.
-        control?.stop()
-        control = nil
+        // Started before the connection, stopped after it: the transports go away last, with the process.
+        for source in sources.reversed() { source.stop() }
+        sources.removeAll()
+        localProducer.close()
         logger.info("shut down")
+    }
+}
+
+/// The display thread's own producer's replies: nobody waits for them, but a refusal must not go unseen.
+private final class LocalReplies: ReplySink {
+    let logger: Logger
+
+    init(logger: Logger) { self.logger = logger }
+
+    func deliver(_ reply: Reply) {
+        if case .error(let error) = reply {
+            logger.warning("the controller UI's message was refused: \(error.message)")
+        }
     }
 }

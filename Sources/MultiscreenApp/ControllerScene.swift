@@ -1,4 +1,5 @@
 import Foundation
+import Outputs
 import Rendering
 import Screens
 

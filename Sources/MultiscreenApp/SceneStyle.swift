@@ -1,4 +1,5 @@
 import Glibc
+import Outputs
 import Screens
 
 /// Colours and small helpers the scenes share.

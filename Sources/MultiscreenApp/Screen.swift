@@ -1,25 +1,18 @@
 import Glibc
 import Logging
+import Messaging
+import Outputs
 import Rendering
 import Screens
 import Wayland
 
-/// One output's fullscreen window and everything needed to draw it.
+/// One output's fullscreen window and everything needed to draw it. What it shows (its ``ScreenKind``) is not
+/// stored here: it is derived from the product's role assignment whenever it is needed.
 ///
 /// Owns, in order of creation: the ``ToplevelWindow``, the ``WindowSurface`` (after the first configure),
 /// the outstanding frame callback and presentation feedbacks. ``tearDown(context:)`` destroys them in reverse.
+/// Only ``ScreenSet`` opens and tears down screens.
 final class Screen {
-    /// What the screen shows: the controller UI, or external content in one of the content modes.
-    enum Kind: Equatable {
-        case controller
-        case external(ContentMode)
-    }
-
-    /// Changing the kind redraws the screen.
-    var kind: Kind = .external(.messages) {
-        didSet { if kind != oldValue { scheduler.invalidate() } }
-    }
-
     private(set) var output: OutputInfo
     private(set) var summary: ScreenSummary
     private(set) var background: RGBColor
@@ -69,17 +62,16 @@ final class Screen {
     /// Drawn inside the spanning window instead of a window of its own.
     func drawnElsewhere() { scheduler.drawnElsewhere() }
 
-    /// A new message arrived: redraw if this screen shows messages (a card screen without a card does too).
-    /// - Parameter message: the message's id and its enqueue and drain times (``Clock``), so the frame that first
-    ///   shows it can report message-to-commit latency.
-    func invalidateIfShowingMessages(message: (id: UInt64, enqueuedAt: UInt64, drainedAt: UInt64)? = nil) {
-        switch kind {
-        case .controller, .external(.messages), .external(.card), .external(.mirror):
-            scheduler.invalidate()
-            // Keep the oldest message waiting for a frame: a burst reports its worst latency, not its best.
-            if pendingMessage == nil { pendingMessage = message }
-        case .external(.blank): break
-        }
+    /// A new message arrived: redraw unless this screen is blank. Every other kind shows it somehow: the controller
+    /// in its log, `messages` as the newest message, `card` without a card as messages, `mirror` through the
+    /// controller it mirrors.
+    /// - Parameter message: the message's id and its enqueue and drain times (``MonotonicClock``), so the frame that
+    ///   first shows it can report message-to-commit latency.
+    func messageArrived(_ message: (id: UInt64, enqueuedAt: UInt64, drainedAt: UInt64), kind: ScreenKind) {
+        guard kind != .external(.blank) else { return }
+        scheduler.invalidate()
+        // Keep the oldest message waiting for a frame: a burst reports its worst latency, not its best.
+        if pendingMessage == nil { pendingMessage = message }
     }
 
     private var pendingMessage: (id: UInt64, enqueuedAt: UInt64, drainedAt: UInt64)?
@@ -88,9 +80,9 @@ final class Screen {
     var hasCommitted: Bool { committedGeometry != nil }
 
     /// Creates the fullscreen window on `wlOutput`.
-    func open(globals: WaylandGlobals, wlOutput: OpaquePointer?, appID: String) {
+    func open(globals: WaylandGlobals, on wlOutput: Output?, appID: String) {
         let window = ToplevelWindow(
-            globals: globals, output: wlOutput, appID: appID, title: ScreenSummary.windowTitle(for: output))
+            globals: globals, fullscreenOn: wlOutput, appID: appID, title: ScreenSummary.windowTitle(for: output))
         window.onConfigure = { [unowned self] width, height, serial in
             configure(width: width, height: height, serial: serial)
         }
@@ -187,7 +179,7 @@ final class Screen {
             scheduler.didRender()
             if let message = pendingMessage {
                 pendingMessage = nil
-                let now = Clock.nanoseconds()
+                let now = MonotonicClock.nanoseconds()
                 logger.debug(
                     "latency: message #\(message.id) on \(output.displayName) enqueue→commit \(Self.milliseconds(now - message.enqueuedAt)) ms, drain→commit \(Self.milliseconds(now - message.drainedAt)) ms"
                 )
@@ -209,13 +201,13 @@ final class Screen {
     }
 
     private func requestFrameAndFeedback(window: ToplevelWindow, globals: WaylandGlobals) {
-        let committedAt = Clock.nanoseconds(globals.presentationClock)
-        let committedMonotonic = Clock.nanoseconds()
+        let committedAt = MonotonicClock.nanoseconds(clock: globals.presentationClock)
+        let committedMonotonic = MonotonicClock.nanoseconds()
         frameCallback = window.requestFrame { [unowned self] _ in
             frameCallback = nil
             scheduler.frameDone()
             if !compositorSendsPresented {
-                statistics.recordFrameDone(latencyNanoseconds: Clock.nanoseconds() - committedMonotonic)
+                statistics.recordFrameDone(latencyNanoseconds: MonotonicClock.nanoseconds() - committedMonotonic)
             }
         }
         var withFeedback = false

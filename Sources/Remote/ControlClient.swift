@@ -19,7 +19,7 @@ public struct ControlClient: Sendable {
     }
 
     /// Sends `message` and decodes the reply: `.result` or `.error` as the server gave it.
-    public func request(_ message: Message) throws(ControlError) -> MessageCodec.Response {
+    public func request(_ message: Message) throws(ControlError) -> Reply {
         let reply = try exchange(line: MessageCodec.encodeRequest(message))
         do throws(MessageError) {
             return try MessageCodec.decodeResponse(reply)

@@ -261,24 +261,14 @@ final class ControlLoop {
             statistics.requests += 1
             let message: Message
             do throws(MessageError) {
-                message = try MessageCodec.decodeRequest(bytes: bytes)
-            } catch {
-                if error.code == .methodNotFound {
-                    switch ControlEvents.classify(bytes) {
-                    case .subscribe:
-                        connection.appendSubscribeReply(line: ControlEvents.subscribeReply)
-                        return
-                    case .invalidParams:
-                        statistics.malformed += 1
-                        let invalid = MessageError(
-                            .invalidParams, "\(ControlEvents.subscribeMethod) takes no params (or an empty object)")
-                        logMalformed("malformed control request: \(invalid)", on: connection, bytes: bytes)
-                        connection.append(line: MessageCodec.encodeError(invalid))
-                        return
-                    case .other:
-                        break
-                    }
+                switch try MessageCodec.decode(bytes: bytes) {
+                case .message(let decoded):
+                    message = decoded
+                case .subscribeEvents:
+                    connection.appendSubscribeReply(line: MessageCodec.encode(Reply.subscribed))
+                    return
                 }
+            } catch {
                 statistics.malformed += 1
                 logMalformed("malformed control request: \(error)", on: connection, bytes: bytes)
                 connection.append(line: MessageCodec.encodeError(error))

@@ -10,29 +10,24 @@ import Synchronization
 /// line, sends each valid one to the display thread through its own ``MessageProducer``, and writes the display
 /// thread's replies back, one per line, in request order per connection.
 ///
-/// Wiring on the display thread:
+/// It is one ``MessageSource`` among others and its own ``ReplySink``: the display thread drains its messages and
+/// answers through `received.replyTo`, without knowing a socket is behind it.
 /// ```swift
-/// let server = try ControlServer(path: ControlSocket.defaultPath(environment: environment), bus: bus)
-/// consumer.drain { received in
-///     let reply = apply(received.message)           // a line: MessageCodec.encodeResult(...) or encodeError(...)
-///     if received.producerID == server.producerID { server.reply(reply) }
-/// }
+/// let server = try ControlServer(path: ControlSocket.defaultPath(display: name, environment: environment), bus: bus)
+/// consumer.drain { received in received.replyTo?.deliver(execute(received.message)) }
+/// consumer.publish(.roleChanged(screen: "HDMI-A-1", from: "external", to: "controller"))  // to subscribers
 /// server.stop()                                    // at exit
 /// ```
 ///
-/// Events (a role change, an output gone) go to the clients that sent `events.subscribe` (see ``ControlEvents``):
-/// ```swift
-/// if server.hasSubscribers {                       // optional: skips building the line when nobody listens
-///     server.publish(MessageCodec.encodeEvent(name: "role.changed", params: ["screen": .string(name), ...]))
-/// }
-/// ```
+/// Events go to the connections that sent `events.subscribe` (see ``ControlEvents``), which this server answers
+/// itself: a subscription is the connection's state, not the display thread's.
 ///
 /// Why a thread and not the display loop's `poll`: a client may send 400 KB or never read its replies; neither may
 /// cost the display thread a frame. The server thread sleeps in `poll` on the listener, its clients and an eventfd.
 ///
 /// Security: the socket is created 0600 (its mode set before `bind`, fixed before `listen`, so nothing can connect
 /// while it is wider), in a 0700 directory by default, and every accepted peer's uid is checked (`SO_PEERCRED`).
-public final class ControlServer: Sendable {
+public final class ControlServer: ReplySink, MessageSource {
     public struct Options: Sendable {
         /// The only uid served; others get one error line and are closed. Default: our effective uid.
         public var allowedUID: UInt32 = geteuid()
@@ -48,11 +43,9 @@ public final class ControlServer: Sendable {
 
     /// The socket's path.
     public let path: String
-    /// ``MessageProducer/id`` of the producer this server sends with: ``ReceivedMessage/producerID`` equal to it
-    /// means the display thread owes ``reply(_:)`` one line.
-    public let producerID: Int
+    public let name = "control"
     let mailbox: ControlMailbox
-    private let producer: MessageProducer
+    private let producer = Mutex<MessageProducer?>(nil)
     private let thread = Mutex<pthread_t?>(nil)
     private let logger = Logger(label: "multiscreen.control")
 
@@ -63,8 +56,8 @@ public final class ControlServer: Sendable {
         self.path = path
         mailbox = try ControlMailbox()
         let listener = try Self.listen(at: path)
-        producer = bus.makeProducer(capacity: options.producerCapacity)
-        producerID = producer.id
+        let producer = bus.makeProducer(capacity: options.producerCapacity, sink: self)
+        self.producer.withLock { $0 = producer }
         let loop = ControlLoop(
             path: path, listener: listener.descriptor, socketIdentity: listener.identity, producer: producer,
             mailbox: mailbox, options: options, logger: logger)
@@ -81,34 +74,53 @@ public final class ControlServer: Sendable {
             throw .system(operation: "pthread_create for", path: path, errno: result)
         }
         thread.withLock { $0 = handle }
-        logger.info("control socket listening at \(path)", metadata: ["producer": "\(producerID)"])
+        logger.info("control socket listening at \(path)", metadata: ["producer": "\(producer.id)"])
     }
 
     deinit { stop() }
 
-    /// Hands the server the display thread's reply to the oldest message from this server it has not answered.
+    // MARK: ReplySink
+
+    /// The display thread's reply to the oldest message from this server it has not answered.
     ///
-    /// Call it exactly once per message drained with ``producerID``, in drain order: the server pairs replies with
-    /// requests by that order alone (the ring is FIFO). Thread-safe and cheap (a lock and an eventfd write); after
+    /// The server pairs replies with requests by order alone (the ring is FIFO): exactly one per message drained
+    /// from this server's producer, in drain order. Thread-safe and cheap (a lock and an eventfd write); after
     /// ``stop()`` it does nothing.
-    public func reply(_ line: String) {
-        _ = mailbox.post(reply: line)
+    public func deliver(_ reply: Reply) {
+        _ = mailbox.post(reply: MessageCodec.encode(reply))
     }
 
-    /// Hands the server an event line for every connection subscribed to events (``ControlEvents``); build it with
-    /// `MessageCodec.encodeEvent(name:params:)`. The server thread writes it to each subscriber after what is
-    /// already queued for it, never blocking: a subscriber that does not read has its events dropped and counted.
+    /// An event for every connection subscribed to events (``ControlEvents``). The server thread writes it to each
+    /// subscriber after what is already queued for it, never blocking: a subscriber that does not read has its
+    /// events dropped and counted.
     ///
     /// Thread-safe. With nobody subscribed it is two atomic operations and no syscall; otherwise a lock and at
     /// most one eventfd write per server wakeup. Events published from one thread reach each subscriber in
     /// publish order. After ``stop()`` it does nothing.
-    public func publish(_ line: String) {
-        _ = mailbox.post(event: line)
+    public func publish(_ event: Event) {
+        guard hasSubscribers else {
+            mailbox.eventsPublished.add(1, ordering: .relaxed)
+            return
+        }
+        _ = mailbox.post(event: MessageCodec.encode(event))
     }
 
-    /// Whether any connection is subscribed to events now: a display thread may skip building an event's line
-    /// when it is false (``publish(_:)`` would discard it anyway). One atomic load.
+    public var wantsEvents: Bool { hasSubscribers }
+
+    /// Whether any connection is subscribed to events now. One atomic load.
     public var hasSubscribers: Bool { mailbox.subscribers.load(ordering: .relaxed) > 0 }
+
+    // MARK: MessageSource
+
+    /// The counters, as `status` shows them under "control".
+    public var counters: [String: Int] {
+        let c = statistics
+        return [
+            "requests": c.requests, "replies": c.replies, "rejectedBusy": c.rejectedBusy, "malformed": c.malformed,
+            "peerRejected": c.peerRejected, "repliesDroppedClosedConnection": c.repliesDroppedClosedConnection,
+            "subscribers": c.subscribers, "eventsPublished": c.eventsPublished, "eventsDropped": c.eventsDropped,
+        ]
+    }
 
     /// The counters so far (updated once per server wakeup; `subscribers` and `eventsPublished` at once).
     public var statistics: ControlStatistics {
@@ -128,7 +140,11 @@ public final class ControlServer: Sendable {
         guard let handle = taken else { return }
         mailbox.requestStop()
         pthread_join(handle, nil)
-        producer.close()
+        // The producer holds this server as its sink: let go of it, so the server can be freed.
+        producer.withLock { producer in
+            producer?.close()
+            producer = nil
+        }
         let statistics = self.statistics
         logger.info(
             "control socket closed at \(path)",

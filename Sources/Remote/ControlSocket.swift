@@ -8,17 +8,20 @@ public enum ControlSocket {
     public static let maximumPathBytes = 107
 
     /// `$MULTISCREEN_SOCKET` if set, else `$XDG_RUNTIME_DIR/multiscreen/<display>.sock`, where `<display>` is the
-    /// last path component of `$WAYLAND_DISPLAY` (or `wayland-0`): one socket per compositor session, so two
-    /// sessions of one user (a nested compositor, a test) do not fight over one path.
+    /// last path component of `display` (what `run --display` names), else of `$WAYLAND_DISPLAY`, else
+    /// `wayland-0`: one socket per compositor session, so two instances on two displays (a nested compositor, a
+    /// test) do not fight over one path.
     ///
     /// The runtime directory is private to the user (0700 by the XDG spec), which is why it is the default; the
     /// server creates the `multiscreen` directory inside it 0700 as well.
-    public static func defaultPath(environment: [String: String]) throws(ControlError) -> String {
+    public static func defaultPath(display: String? = nil, environment: [String: String]) throws(ControlError)
+        -> String
+    {
         if let explicit = environment["MULTISCREEN_SOCKET"], !explicit.isEmpty { return explicit }
         guard let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty else {
             throw .noRuntimeDirectory
         }
-        var display = environment["WAYLAND_DISPLAY"] ?? ""
+        var display = display ?? environment["WAYLAND_DISPLAY"] ?? ""
         if let slash = display.lastIndex(of: "/") { display = String(display[display.index(after: slash)...]) }
         if display.isEmpty { display = "wayland-0" }
         let directory = runtime.hasSuffix("/") ? String(runtime.dropLast()) : runtime

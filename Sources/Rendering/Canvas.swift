@@ -1,5 +1,5 @@
 import CGLES2
-import Screens
+import Outputs
 import TextRendering
 
 /// Draws rectangles and text in buffer pixels (origin top-left) with the programs from `shaders/`.

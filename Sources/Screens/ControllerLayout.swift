@@ -1,3 +1,5 @@
+import Outputs
+
 /// Where the controller UI's parts go for a buffer of a given size. Pure, so hit testing and drawing agree.
 ///
 /// ```

@@ -1,3 +1,5 @@
+import Outputs
+
 /// Who a monitor is, as opposed to where it is plugged in.
 ///
 /// Roles and content modes are remembered per identity so that a monitor keeps them across unplug and replug,

@@ -1,3 +1,5 @@
+import Outputs
+
 /// Which outputs a config rule applies to: every field given must match (exactly, or as a glob with `*` and `?`).
 ///
 /// Installers copy these values from `multiscreen outputs`, so matching is on what that command prints: the

@@ -1,3 +1,5 @@
+import Outputs
+
 /// Decides which screen is the controller and what every other screen shows, each time the outputs change or a
 /// role or content mode is set at run time.
 ///

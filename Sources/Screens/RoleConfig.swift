@@ -1,4 +1,5 @@
 import Foundation
+import Outputs
 import TOMLKit
 
 /// The roles config file: which output is the controller, what the others show, and what happens when the

@@ -1,4 +1,5 @@
 import Foundation
+import Outputs
 
 /// The whole pure model the display thread owns: roles and content modes, cards, and the message log, with the
 /// rules that span them, and the conversion to and from the state file.

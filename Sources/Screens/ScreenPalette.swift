@@ -1,3 +1,5 @@
+import Outputs
+
 /// The background colour of each screen, so that a person (or a screenshot test) can tell screens apart.
 ///
 /// Colours are dark enough for white text and far apart from each other (every pair differs by at least 40 in

@@ -1,3 +1,5 @@
+import Outputs
+
 /// The text a screen shows about itself: which output it is, its mode and scale, and its place among the screens.
 public struct ScreenSummary: Equatable, Sendable {
     public var title: String

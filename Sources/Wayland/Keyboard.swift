@@ -11,10 +11,10 @@ public final class Keyboard {
     public private(set) var proxy: OpaquePointer?
     public let version: UInt32
     /// The `wl_surface` with keyboard focus (between `enter` and `leave`).
-    public private(set) var focus: OpaquePointer?
+    public private(set) var focus: SurfaceID?
     public var onKey: (KeyEvent) -> Void = { _ in }
     /// Keyboard focus moved to a surface (non-nil) or away from all of ours (nil).
-    public var onFocus: (OpaquePointer?) -> Void = { _ in }
+    public var onFocus: (SurfaceID?) -> Void = { _ in }
 
     let translator: KeyTranslator
     private let repeater: KeyRepeater
@@ -67,8 +67,8 @@ public final class Keyboard {
 
     fileprivate func enter(surface: OpaquePointer?) {
         // Keys already down at enter (the `keys` array) are not pressed now: they typed into the previous focus.
-        focus = surface
-        onFocus(surface)
+        focus = SurfaceID(surface)
+        onFocus(focus)
     }
 
     fileprivate func leave() {

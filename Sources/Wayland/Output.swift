@@ -1,19 +1,21 @@
 import CWaylandClient
 import CWaylandProtocols
-import Screens
+import Outputs
 
 /// Owns one bound `wl_output` and, when the compositor offers xdg-output, its `zxdg_output_v1`.
 ///
 /// Events are translated into ``OutputEvent`` values and handed to ``onEvent``; all bookkeeping happens in
-/// ``OutputTracker``. Destroyed from the registry's `global_remove` (like swaybg's `destroy_swaybg_output`).
+/// ``OutputTracker``. Created and destroyed by ``OutputSet`` only: bound at `global`, destroyed at `global_remove`
+/// after the window on it is gone (like swaybg's `destroy_swaybg_output`). Outside this module it is a handle to
+/// pass to ``ToplevelWindow``; its proxy never leaves the module.
 public final class Output {
     public let registryName: UInt32
-    public private(set) var proxy: OpaquePointer?
-    public let version: UInt32
-    public private(set) var xdgOutput: OpaquePointer?
-    public var onEvent: (OutputEvent) -> Void = { _ in }
+    private(set) var proxy: OpaquePointer?
+    let version: UInt32
+    private(set) var xdgOutput: OpaquePointer?
+    var onEvent: (OutputEvent) -> Void = { _ in }
 
-    public init(registryName: UInt32, proxy: OpaquePointer, version: UInt32) {
+    init(registryName: UInt32, proxy: OpaquePointer, version: UInt32) {
         self.registryName = registryName
         self.proxy = proxy
         self.version = version
@@ -21,7 +23,7 @@ public final class Output {
     }
 
     /// Binds the `wl_output` global `name` at `min(advertised, 4)`.
-    public convenience init?(registry: Registry, name: UInt32) {
+    convenience init?(registry: Registry, name: UInt32) {
         guard
             let bound = registry.bind(
                 name, interface: ms_wl_output_interface(), supported: WaylandGlobals.Supported.output)
@@ -32,7 +34,7 @@ public final class Output {
     deinit { destroy() }
 
     /// Asks for the xdg-output description (logical position and size, and the name on wl_output v3).
-    public func describe(with manager: OpaquePointer) {
+    func describe(with manager: OpaquePointer) {
         guard xdgOutput == nil, let xdg = zxdg_output_manager_v1_get_xdg_output(manager, proxy) else { return }
         xdgOutput = xdg
         zxdg_output_v1_add_listener(xdg, xdgOutputListener, Unmanaged.passUnretained(self).toOpaque())
@@ -40,7 +42,7 @@ public final class Output {
 
     /// Releases both objects: `zxdg_output_v1.destroy`, then `wl_output.release` (v3+), which tells the
     /// compositor we are done with it, unlike a client-side destroy.
-    public func destroy() {
+    func destroy() {
         if let xdg = xdgOutput { zxdg_output_v1_destroy(xdg) }
         xdgOutput = nil
         guard let proxy else { return }

@@ -9,7 +9,7 @@ public final class Pointer {
     public private(set) var proxy: OpaquePointer?
     public let version: UInt32
     /// The surface the pointer is over (between `enter` and `leave`).
-    public private(set) var focus: OpaquePointer?
+    public private(set) var focus: SurfaceID?
     public private(set) var x: Double = 0
     public private(set) var y: Double = 0
     /// Whether we hid the cursor on the surface the pointer is over (``hidesCursor`` said so at `enter`).
@@ -17,7 +17,7 @@ public final class Pointer {
     public var onEvent: (PointerEvent) -> Void = { _ in }
     /// Asked at every `enter`: true hides the cursor over that surface (external screens show no cursor). Over other
     /// surfaces the cursor is left as the compositor shows it.
-    public var hidesCursor: (OpaquePointer?) -> Bool = { _ in false }
+    public var hidesCursor: (SurfaceID?) -> Bool = { _ in false }
 
     /// The serial of the last `enter`: `set_cursor` is honoured only with it.
     private var enterSerial: UInt32 = 0
@@ -49,6 +49,7 @@ public final class Pointer {
     }
 
     fileprivate func enter(serial: UInt32, surface: OpaquePointer?, x: Double, y: Double) {
+        let surface = SurfaceID(surface)
         (focus, self.x, self.y, enterSerial, isCursorHidden) = (surface, x, y, serial, false)
         refreshCursor()
         onEvent(.enter(surface: surface, x: x, y: y))
@@ -68,7 +69,7 @@ public final class Pointer {
 
     fileprivate func leave(surface: OpaquePointer?) {
         (focus, isCursorHidden) = (nil, false)
-        onEvent(.leave(surface: surface))
+        onEvent(.leave(surface: SurfaceID(surface)))
     }
 
     fileprivate func motion(x: Double, y: Double) {

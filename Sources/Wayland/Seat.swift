@@ -40,11 +40,11 @@ public final class Seat {
 
     public var onKey: (KeyEvent) -> Void = { _ in }
     /// Keyboard focus moved to one of our surfaces (non-nil) or away (nil).
-    public var onKeyboardFocus: (OpaquePointer?) -> Void = { _ in }
+    public var onKeyboardFocus: (SurfaceID?) -> Void = { _ in }
     public var onPointer: (PointerEvent) -> Void = { _ in }
     public var onTouch: (TouchEvent) -> Void = { _ in }
     /// Asked when the pointer enters a surface: true hides the cursor there (external screens).
-    public var hidesCursor: (OpaquePointer?) -> Bool = { _ in false }
+    public var hidesCursor: (SurfaceID?) -> Bool = { _ in false }
     /// The capabilities changed (after the devices were created or released).
     public var onCapabilities: (Capabilities) -> Void = { _ in }
 

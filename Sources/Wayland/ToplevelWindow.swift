@@ -7,7 +7,7 @@ import Logging
 /// Created in this order, destroyed in reverse by ``destroy()``: `wl_surface` → `wp_viewport` →
 /// `wp_fractional_scale_v1` → `xdg_surface` → `xdg_toplevel` → `zxdg_toplevel_decoration_v1` →
 /// `zwp_idle_inhibitor_v1`. The EGL window that draws into the surface belongs to the caller and must be
-/// destroyed before this window (shared/design.md, "Teardown order").
+/// destroyed before this window: EGL still writes into the surface until its window is gone.
 public final class ToplevelWindow {
     public private(set) var surface: OpaquePointer?
     public private(set) var viewport: OpaquePointer?
@@ -28,8 +28,12 @@ public final class ToplevelWindow {
     private var pendingHeight: Int32 = 0
     private let logger = Logger(label: "multiscreen.wayland")
 
-    /// Creates the surface and asks for it to be fullscreen on `output`; the first configure follows.
-    public init(globals: WaylandGlobals, output: OpaquePointer?, appID: String, title: String) {
+    /// The surface's identity, as input events name it.
+    public var id: SurfaceID? { SurfaceID(surface) }
+
+    /// Creates the surface and asks for it to be fullscreen on `output` (nil: wherever the compositor chooses);
+    /// the first configure follows.
+    public init(globals: WaylandGlobals, fullscreenOn output: Output?, appID: String, title: String) {
         let me = Unmanaged.passUnretained(self).toOpaque()
         surface = wl_compositor_create_surface(globals.compositor)
         if let viewporter = globals.viewporter {
@@ -45,7 +49,7 @@ public final class ToplevelWindow {
         xdg_toplevel_add_listener(toplevel, toplevelListener, me)
         xdg_toplevel_set_app_id(toplevel, appID)
         xdg_toplevel_set_title(toplevel, title)
-        xdg_toplevel_set_fullscreen(toplevel, output)
+        xdg_toplevel_set_fullscreen(toplevel, output?.proxy)
         if let manager = globals.decorationManager {
             // A fullscreen window shows no decorations either way; asking for server-side ones keeps
             // compositors from expecting client-drawn borders if the window is ever un-fullscreened.

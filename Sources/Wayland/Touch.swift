@@ -11,7 +11,7 @@ public final class Touch {
     public var onEvent: (TouchEvent) -> Void = { _ in }
 
     /// Points that are down: the surface they went down on (`up` names none) and their last position.
-    private var points: [Int32: (surface: OpaquePointer?, x: Double, y: Double)] = [:]
+    private var points: [Int32: (surface: SurfaceID?, x: Double, y: Double)] = [:]
     private var pending: [TouchEvent] = []
 
     /// Takes ownership of `proxy`, a `wl_touch` of `version`.
@@ -37,6 +37,7 @@ public final class Touch {
     }
 
     fileprivate func down(id: Int32, surface: OpaquePointer?, x: Double, y: Double) {
+        let surface = SurfaceID(surface)
         points[id] = (surface, x, y)
         pending.append(.down(id: id, surface: surface, x: x, y: y))
     }

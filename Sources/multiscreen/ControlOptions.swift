@@ -33,7 +33,7 @@ struct ControlOptions: ParsableArguments {
             throw ExitCode(ControlExit.noReply)
         }
         let client = ControlClient(path: path, timeoutMilliseconds: Int((timeout * 1000).rounded(.up)))
-        let response: MessageCodec.Response
+        let response: Reply
         do {
             response = try client.request(message)
         } catch {

@@ -2,7 +2,9 @@ import ArgumentParser
 import Foundation
 import Logging
 import MultiscreenApp
+import Outputs
 import Screens
+import Wayland
 
 /// `multiscreen outputs`: list the compositor's outputs and exit.
 struct Outputs: ParsableCommand {

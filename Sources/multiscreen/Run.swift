@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import MultiscreenApp
+import Remote
 
 /// `multiscreen run`: attach to the Wayland session and put a screen on every output until stopped.
 struct Run: ParsableCommand {
@@ -15,7 +16,10 @@ struct Run: ParsableCommand {
     @OptionGroup var logging: LoggingOptions
     @Option(help: "Wayland display name or socket path (default: $WAYLAND_DISPLAY).")
     var display: String?
-    @Option(help: "Control socket (default: $MULTISCREEN_SOCKET, else $XDG_RUNTIME_DIR/multiscreen/<display>.sock).")
+    @Option(
+        help:
+            "Control socket (default: $MULTISCREEN_SOCKET, else $XDG_RUNTIME_DIR/multiscreen/<display>.sock, named after --display or $WAYLAND_DISPLAY)."
+    )
     var socket: String?
     @Option(help: "Role rules (default: $XDG_CONFIG_HOME/multiscreen/config.toml).")
     var config: String?
@@ -28,10 +32,12 @@ struct Run: ParsableCommand {
         let app: Application
         do {
             var options = Application.Options(display: display)
-            options.controlSocketPath = socket
             options.configPath = config
             options.statePath = state
-            app = try Application(options: options)
+            let socketPath =
+                try socket
+                ?? ControlSocket.defaultPath(display: display, environment: ProcessInfo.processInfo.environment)
+            app = try Application(options: options) { bus in [try ControlServer(path: socketPath, bus: bus)] }
         } catch {
             logger.critical("cannot start: \(error)")
             throw ExitCode(ExitStatus.startupFailure.rawValue)

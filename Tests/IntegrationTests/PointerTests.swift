@@ -1,9 +1,11 @@
 import CVirtualPointer
 import CWaylandClient
 import CompositorHarness
+import Outputs
 import Screens
 import Testing
-import Wayland
+
+@testable import Wayland
 
 /// The test process as a second client of the sway `multiscreen run` is a client of: it binds the seat, the outputs
 /// and `zwlr_virtual_pointer_manager_v1`, and holds one virtual pointer device per output it points at (created with
@@ -84,7 +86,7 @@ private final class PointerDevices {
 
     /// Moves to the centre of `rect` (in `output`'s pixels) and clicks the left button there: press, release, each a
     /// frame.
-    func click(_ rect: Screens.Rect, on output: String) throws {
+    func click(_ rect: Rect, on output: String) throws {
         try move(to: output, x: rect.x + rect.width / 2, y: rect.y + rect.height / 2)
         let device = try device(on: output)
         for state in [WL_POINTER_BUTTON_STATE_PRESSED, WL_POINTER_BUTTON_STATE_RELEASED] {

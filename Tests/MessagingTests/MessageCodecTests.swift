@@ -52,12 +52,14 @@ struct MessageCodecTests {
     /// An event is one line in the shape of a JSON-RPC notification, keys sorted, newlines escaped.
     @Test func eventWireFormat() throws {
         #expect(
-            MessageCodec.encodeEvent(
-                name: "role.changed",
-                params: ["screen": .string("DP-1"), "role": .string("controller"), "previous": .null])
+            MessageCodec.encode(
+                Event(
+                    name: "role.changed",
+                    params: ["screen": .string("DP-1"), "role": .string("controller"), "previous": .null]))
                 == #"{"method":"role.changed","params":{"previous":null,"role":"controller","screen":"DP-1"}}"#)
-        #expect(MessageCodec.encodeEvent(name: "outputs.changed") == #"{"method":"outputs.changed","params":{}}"#)
-        let multiline = MessageCodec.encodeEvent(name: "message", params: ["text": .string("a\nb")])
+        #expect(MessageCodec.encode(Event(name: "outputs.changed")) == #"{"method":"outputs.changed","params":{}}"#)
+        let multiline = MessageCodec.encode(Event(name: "message", params: ["text": .string("a\nb")]))
+        #expect(try MessageCodec.decodeEvent(multiline) == Event(name: "message", params: ["text": .string("a\nb")]))
         #expect(!multiline.contains("\n"))
         #expect(
             try MessageCodec.parseJSON(bytes: Array(multiline.utf8))

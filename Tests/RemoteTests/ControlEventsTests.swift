@@ -8,10 +8,15 @@ import Testing
 @Suite struct ControlEventsTests {
     static let subscribeRequest = #"{"method": "events.subscribe"}"# + "\n"
 
-    static func event(_ number: Int, padding: Int = 0) -> String {
+    static func event(_ number: Int, padding: Int = 0) -> Event {
         var params: [String: JSONValue] = ["n": .integer(number)]
         if padding > 0 { params["pad"] = .string(String(repeating: "x", count: padding)) }
-        return MessageCodec.encodeEvent(name: "test.event", params: params)
+        return Event(name: "test.event", params: params)
+    }
+
+    /// The line a subscriber reads for ``event(_:padding:)``.
+    static func line(_ number: Int, padding: Int = 0) -> String {
+        MessageCodec.encode(event(number, padding: padding))
     }
 
     /// Subscribes `connection` and waits for the reply (the subscription is live from then on).
@@ -29,7 +34,7 @@ import Testing
         #expect(fixture.server.hasSubscribers)
         #expect(fixture.server.statistics.subscribers == 1)
         for number in 0..<100 { fixture.server.publish(Self.event(number)) }
-        for number in 0..<100 { #expect(try connection.readLine() == Self.event(number)) }
+        for number in 0..<100 { #expect(try connection.readLine() == Self.line(number)) }
         let statistics = fixture.server.statistics
         #expect(statistics.eventsPublished == 100)
         #expect(statistics.eventsDropped == 0)
@@ -46,8 +51,9 @@ import Testing
         let connection = try fixture.connect()
         connection.write(#"{"method":"events.subscribe","params":{"kind":"role"}}"# + "\n")
         #expect(errorCode(try connection.readResponse()) == .invalidParams)
+        // Decoded by the codec like every method: `params` that is not an object is not a request.
         connection.write(#"{ "params" : 3, "method" : "events.subscribe" }"# + "\n")
-        #expect(errorCode(try connection.readResponse()) == .invalidParams)
+        #expect(errorCode(try connection.readResponse()) == .invalidRequest)
         connection.write(#"{"method":"events.subscribe","colour":"red"}"# + "\n")
         #expect(errorCode(try connection.readResponse()) == .invalidRequest)
         connection.write(#"{"method":"events.unsubscribe"}"# + "\n")
@@ -56,7 +62,7 @@ import Testing
         connection.write(#"{ "params" : { }, "method" : "events.subscribe" }"# + "\r\n")
         #expect(try connection.readLine() == ControlEvents.subscribeReply)
         fixture.server.publish(Self.event(1))
-        #expect(try connection.readLine() == Self.event(1))
+        #expect(try connection.readLine() == Self.line(1))
         #expect(eventually { fixture.server.statistics.replies == 5 })
         #expect(fixture.server.statistics.malformed == 4)
     }
@@ -74,8 +80,8 @@ import Testing
         #expect(fixture.server.statistics.subscribers == 2)
         for number in 0..<5 { fixture.server.publish(Self.event(number)) }
         for number in 0..<5 {
-            #expect(try first.readLine() == Self.event(number))
-            #expect(try second.readLine() == Self.event(number))
+            #expect(try first.readLine() == Self.line(number))
+            #expect(try second.readLine() == Self.line(number))
         }
         // Every event has been written; the bystander's next line is the reply to its next request, nothing else.
         bystander.request(.send(text: "after", screen: nil))
@@ -96,20 +102,20 @@ import Testing
         #expect(eventually { fixture.server.statistics.requests == 4 })
         fixture.server.publish(Self.event(1))
         // The display thread is paused: the event overtakes the replies it owes.
-        #expect(try connection.readLine() == Self.event(1))
+        #expect(try connection.readLine() == Self.line(1))
         fixture.display.resume()
         #expect(try connection.readResponse() == sent("1"))
         #expect(errorCode(try connection.readResponse()) == .parseError)
         #expect(try connection.readResponse() == sent("3"))
         fixture.server.publish(Self.event(2))
-        #expect(try connection.readLine() == Self.event(2))
+        #expect(try connection.readLine() == Self.line(2))
 
         // Many of both at once: whole lines, replies in order, events in order.
         for number in 0..<200 {
             connection.request(.send(text: "r\(number)", screen: nil))
             fixture.server.publish(Self.event(1000 + number))
         }
-        var replies: [MessageCodec.Response] = []
+        var replies: [Reply] = []
         var events: [String] = []
         while replies.count < 200 || events.count < 200 {
             guard let line = try connection.readLine() else { break }
@@ -120,7 +126,7 @@ import Testing
             }
         }
         #expect(replies == (0..<200).map { sent("r\($0)") })
-        #expect(events == (0..<200).map { Self.event(1000 + $0) })
+        #expect(events == (0..<200).map { Self.line(1000 + $0) })
     }
 
     /// The subscription starts with its reply, which waits its turn behind earlier requests' replies: an event
@@ -138,7 +144,7 @@ import Testing
         #expect(try connection.readResponse() == sent("first"))
         #expect(try connection.readLine() == ControlEvents.subscribeReply)
         fixture.server.publish(Self.event(1))
-        #expect(try connection.readLine() == Self.event(1))
+        #expect(try connection.readLine() == Self.line(1))
     }
 
     /// A subscriber that reads nothing: its socket fills, then its output buffer; further events are dropped and
@@ -164,7 +170,7 @@ import Testing
         let other = try fixture.connect()
         try Self.subscribe(other)
         fixture.server.publish(Self.event(-1))
-        #expect(try other.readLine() == Self.event(-1))
+        #expect(try other.readLine() == Self.line(-1))
         published += 1
         // Everyone else is still served. (And this reply is written after the wakeup that handled the last event
         // has published its counters.)
@@ -180,7 +186,7 @@ import Testing
                 Issue.record("end of stream")
                 return
             }
-            if line == Self.event(received, padding: 1000) {
+            if line == Self.line(received, padding: 1000) {
                 received += 1
                 continue
             }
@@ -191,7 +197,7 @@ import Testing
         #expect(received > 0)
         #expect(received + dropped == published)
         fixture.server.publish(Self.event(7))
-        #expect(try slow.readLine() == Self.event(7))
+        #expect(try slow.readLine() == Self.line(7))
         #expect(fixture.server.statistics.eventsDropped == dropped)
     }
 
@@ -220,7 +226,7 @@ import Testing
         try Self.subscribe(connection)
         let wakeups = fixture.server.mailbox.wakeups.load(ordering: .relaxed)
         for number in 0..<1000 { fixture.server.publish(Self.event(number)) }
-        for number in 0..<1000 { #expect(try connection.readLine() == Self.event(number)) }
+        for number in 0..<1000 { #expect(try connection.readLine() == Self.line(number)) }
         #expect(fixture.server.mailbox.wakeups.load(ordering: .relaxed) - wakeups < 1000)
     }
 
@@ -244,7 +250,7 @@ import Testing
         halfClosed.shutdownWriting()
         usleep(50_000)
         fixture.server.publish(Self.event(1))
-        #expect(try halfClosed.readLine() == Self.event(1))
+        #expect(try halfClosed.readLine() == Self.line(1))
         #expect(fixture.server.statistics.subscribers == 1)
     }
 
@@ -286,7 +292,7 @@ import Testing
         }
         done.wait()
         #expect(end == .stopped)
-        #expect(lines == (0..<3).map { Self.event($0) })
+        #expect(lines == (0..<3).map { Self.line($0) })
         #expect(eventually { fixture.server.statistics.subscribers == 0 })
     }
 
@@ -302,7 +308,7 @@ import Testing
         }
         done.wait()
         #expect(end == .timedOut)
-        #expect(lines == [Self.event(0), Self.event(1)])
+        #expect(lines == [Self.line(0), Self.line(1)])
         let elapsed = Date().timeIntervalSince(start)
         #expect(elapsed >= 0.29 && elapsed < 2)
     }
@@ -328,7 +334,7 @@ import Testing
             return true
         }
         #expect(end == .closed)
-        #expect(lines == [Self.event(0)])
+        #expect(lines == [Self.line(0)])
     }
 
     /// A server without events (an older Multiscreen) answers `methodNotFound`: the client says so, not "malformed".

@@ -115,7 +115,7 @@ import Testing
         #expect(throws: ControlError.notListening(path: fixture.path)) {
             try ControlClient(path: fixture.path).request(.status)
         }
-        fixture.server.reply("{}")  // after stop: ignored
+        fixture.server.deliver(.result(method: .status, result: [:]))  // after stop: ignored
         fixture.server.stop()
         fixture.display.stop()
     }
@@ -133,6 +133,11 @@ import Testing
         #expect(
             try ControlSocket.defaultPath(environment: ["XDG_RUNTIME_DIR": "/r"]) == "/r/multiscreen/wayland-0.sock")
         #expect(throws: ControlError.noRuntimeDirectory) { try ControlSocket.defaultPath(environment: [:]) }
+        // `run --display` names the socket, whatever $WAYLAND_DISPLAY says: two instances on two displays.
+        #expect(
+            try ControlSocket.defaultPath(
+                display: "/run/user/0/wayland-7", environment: ["XDG_RUNTIME_DIR": "/r", "WAYLAND_DISPLAY": "wl-1"])
+                == "/r/multiscreen/wayland-7.sock")
     }
 
     @Test func overlongPathIsAnError() throws {

@@ -40,9 +40,7 @@ final class FakeDisplay: Sendable {
                 if state.withLock({ $0.paused }) { continue }
                 consumer.drain { received in
                     state.withLock { $0.received.append(received.message) }
-                    if received.producerID == server.producerID {
-                        server.reply(Self.reply(to: received.message))
-                    }
+                    received.replyTo?.deliver(Self.reply(to: received.message))
                 }
             }
             finished.signal()
@@ -50,13 +48,13 @@ final class FakeDisplay: Sendable {
         thread.start()
     }
 
-    static func reply(to message: Message) -> String {
+    static func reply(to message: Message) -> Reply {
         var result: [String: JSONValue] = ["ok": .bool(true)]
         switch message {
         case .send(let text, _), .openCard(_, let text): result["text"] = .string(text)
         default: break
         }
-        return MessageCodec.encodeResult(method: message.method, result: result)
+        return .result(method: message.method, result: result)
     }
 
     func resume() { state.withLock { $0.paused = false } }
@@ -158,7 +156,7 @@ final class TestConnection {
         }
     }
 
-    func readResponse(timeout: Double = 3) throws -> MessageCodec.Response {
+    func readResponse(timeout: Double = 3) throws -> Reply {
         guard let line = try readLine(timeout: timeout) else { throw Failure(description: "end of stream") }
         return try MessageCodec.decodeResponse(line)
     }
@@ -175,12 +173,12 @@ func eventually(timeout: Double = 3, _ condition: () -> Bool) -> Bool {
 }
 
 /// The result a ``FakeDisplay`` gives to `send(text)`.
-func sent(_ text: String) -> MessageCodec.Response {
+func sent(_ text: String) -> Reply {
     .result(method: .send, result: ["ok": .bool(true), "text": .string(text)])
 }
 
 /// The error code of a response, or nil for a result.
-func errorCode(_ response: MessageCodec.Response) -> MessageError.Code? {
+func errorCode(_ response: Reply) -> MessageError.Code? {
     if case .error(let error) = response { return error.code }
     return nil
 }

@@ -1,3 +1,5 @@
+import Outputs
+
 @testable import Screens
 
 /// An output as sway describes a real monitor: "make model serial (connector)".

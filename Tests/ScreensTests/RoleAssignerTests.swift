@@ -1,3 +1,4 @@
+import Outputs
 import Testing
 
 @testable import Screens

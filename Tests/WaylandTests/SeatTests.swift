@@ -26,8 +26,8 @@ private final class InputClient {
     var size: (width: Int32, height: Int32) = (0, 0)
     var keys: [KeyEvent] = []
     var pointerEvents: [PointerEvent] = []
-    var cursorQuestions: [OpaquePointer?] = []
-    var keyboardFocus: OpaquePointer?
+    var cursorQuestions: [SurfaceID?] = []
+    var keyboardFocus: SurfaceID?
     /// A `wtype` that only sleeps, keeping a virtual keyboard (and so the seat's keyboard capability) alive.
     private var keyboardHolder: ChildProcess?
     /// The pointer device of ``addPointerDevice()``, destroyed with the client.
@@ -59,7 +59,7 @@ private final class InputClient {
         seat.onPointer = { [unowned self] in pointerEvents.append($0) }
 
         // A fullscreen window on the only output, mapped with a buffer of the configured size.
-        window = ToplevelWindow(globals: globals, output: nil, appID: "seat-test", title: "seat-test")
+        window = ToplevelWindow(globals: globals, fullscreenOn: nil, appID: "seat-test", title: "seat-test")
         window.onConfigure = { [unowned self] width, height, serial in
             window.acknowledge(serial: serial)
             let w = width > 0 ? width : 320
@@ -123,7 +123,7 @@ private final class InputClient {
         guard keyboardHolder == nil else { return }
         keyboardHolder = try ChildProcess("wtype", ["-s", "120000"], environment: sway.environment)
         try pump("a keyboard focused on the window") {
-            seat?.keyboard != nil && keyboardFocus != nil && keyboardFocus == window.surface
+            seat?.keyboard != nil && keyboardFocus != nil && keyboardFocus == window.id
         }
     }
 
@@ -235,9 +235,9 @@ private final class VirtualPointerDevice {
         try client.wtype(typed) { client.keys.count >= typed.count }
         #expect(client.text == typed)
         #expect(client.keys.map(\.keysym) == [0x68, 0xe9, 0x6c, 0x6c, 0x6f, 0x20, 0x100_c548, 0x100_b155])
-        #expect(client.keys.allSatisfy { $0.surface == client.window.surface && !$0.isRepeat && $0.modifiers == [] })
-        #expect(client.keyboardFocus == client.window.surface)
-        #expect(seat.keyboard?.focus == client.window.surface || seat.keyboard == nil)
+        #expect(client.keys.allSatisfy { $0.surface == client.window.id && !$0.isRepeat && $0.modifiers == [] })
+        #expect(client.keyboardFocus == client.window.id)
+        #expect(seat.keyboard?.focus == client.window.id || seat.keyboard == nil)
     }
 
     @Test func namedKeysAndShortcutsCarryKeysymsModifiersAndNoText() throws {
@@ -327,10 +327,10 @@ private final class VirtualPointerDevice {
         let seat = try #require(client.seat)
         seat.hidesCursor = { [unowned client] surface in
             client.cursorQuestions.append(surface)
-            return surface == client.window.surface
+            return surface == client.window.id
         }
         let device = try client.addPointerDevice()
-        let surface = client.window.surface
+        let surface = client.window.id
 
         // Absolute positions span the output layout: one 320×240 output at 0,0.
         device.move(x: 100, y: 50, extent: (320, 240))
@@ -364,13 +364,13 @@ private final class VirtualPointerDevice {
         let device = try client.addPointerDevice()
         device.move(x: 10, y: 20, extent: (320, 240))
         try client.pump("the motion") {
-            client.pointerEvents.last == .motion(surface: client.window.surface, x: 10, y: 20)
+            client.pointerEvents.last == .motion(surface: client.window.id, x: 10, y: 20)
         }
-        #expect(seat.pointer?.focus == client.window.surface)
+        #expect(seat.pointer?.focus == client.window.id)
         #expect(seat.pointer?.isCursorHidden == false)
 
         // The screen under the pointer becomes external: the cursor goes without waiting for the next enter.
-        seat.hidesCursor = { [unowned client] in $0 == client.window.surface }
+        seat.hidesCursor = { [unowned client] in $0 == client.window.id }
         seat.refreshCursor()
         #expect(seat.pointer?.isCursorHidden == true)
         try client.display.roundtrip()  // sway accepted set_cursor with the enter's serial: no protocol error

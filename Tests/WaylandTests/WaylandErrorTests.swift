@@ -21,7 +21,7 @@ import Wayland
     @Test func aProtocolErrorNamesInterfaceObjectAndCode() throws {
         let sway = try HeadlessSway(outputs: 1, width: 320, height: 240)
         let (display, registry, globals) = try connect(sway)
-        let window = ToplevelWindow(globals: globals, output: nil, appID: "test", title: "test")
+        let window = ToplevelWindow(globals: globals, fullscreenOn: nil, appID: "test", title: "test")
         // wl_surface.set_buffer_scale(0): "If scale is not greater than 0 the invalid_scale protocol error is raised".
         window.setBufferScale(0)
         var caught: Error?

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import Screens
+@testable import Outputs
 
 @Suite struct OutputTrackerTests {
     private func describeV4(_ tracker: inout OutputTracker, _ id: UInt32, name: String, width: Int32 = 640)

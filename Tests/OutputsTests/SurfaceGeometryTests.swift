@@ -1,6 +1,6 @@
 import Testing
 
-@testable import Screens
+@testable import Outputs
 
 @Suite struct SurfaceGeometryTests {
     private func output(width: Int32, height: Int32, scale: Int32 = 1, transform: Int32 = 0) -> OutputInfo {

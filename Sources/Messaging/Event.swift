@@ -1,0 +1,55 @@
+/// Something that happened, told to every producer whose ``ReplySink`` wants events (the control socket's
+/// `events.subscribe` connections, …). On the wire it is a JSON-RPC notification: `{"method": name, "params": …}`.
+///
+/// The constructors below are every event the product publishes; their names and params are the protocol.
+public struct Event: Equatable, Sendable {
+    public var name: String
+    public var params: [String: JSONValue]
+
+    public init(name: String, params: [String: JSONValue] = [:]) {
+        self.name = name
+        self.params = params
+    }
+
+    /// A message was accepted and logged (`screen` nil: for every screen).
+    public static func messageReceived(id: UInt64, text: String, screen: String?) -> Event {
+        Event(
+            name: "message.received",
+            params: ["id": .integer(Int(id)), "text": .string(text), "screen": .optional(screen)])
+    }
+
+    public static func cardOpened(id: UInt64, screen: String, text: String) -> Event {
+        Event(
+            name: "card.opened", params: ["id": .integer(Int(id)), "screen": .string(screen), "text": .string(text)])
+    }
+
+    public static func cardClosed(id: UInt64, screen: String) -> Event {
+        Event(name: "card.closed", params: ["id": .integer(Int(id)), "screen": .string(screen)])
+    }
+
+    /// A card went back to the controller's waiting list because its screen went away.
+    public static func cardReturned(id: UInt64) -> Event {
+        Event(name: "card.returned", params: ["id": .integer(Int(id))])
+    }
+
+    /// A screen's effective role changed; `from` nil for a screen that appeared, `to` nil for one that went away.
+    public static func roleChanged(screen: String, from: String?, to: String?) -> Event {
+        Event(name: "role.changed", params: ["screen": .string(screen), "from": .optional(from), "to": .optional(to)])
+    }
+
+    /// The controller UI moved; `standIn` while the preferred controller's output is gone.
+    public static func controllerMoved(from: String?, to: String?, standIn: Bool) -> Event {
+        Event(
+            name: "controller.moved", params: ["from": .optional(from), "to": .optional(to), "standIn": .bool(standIn)])
+    }
+
+    public static func contentChanged(screen: String, from: String?, to: String?) -> Event {
+        Event(
+            name: "content.changed", params: ["screen": .string(screen), "from": .optional(from), "to": .optional(to)])
+    }
+
+    /// Told by a transport to one subscriber that did not keep up: how many events it missed.
+    public static func dropped(count: Int) -> Event {
+        Event(name: "events.dropped", params: ["count": .integer(count)])
+    }
+}

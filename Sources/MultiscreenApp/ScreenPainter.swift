@@ -1,0 +1,81 @@
+import Outputs
+import Product
+import Rendering
+import Screens
+
+/// Draws one screen's content by what it shows: the controller UI, or an external screen's messages, mirror, card
+/// or black. Made for one render pass from the state it reads; it changes nothing but the mirror texture.
+struct ScreenPainter {
+    let product: ProductController
+    let screens: ScreenSet
+    let graphics: Graphics
+    /// The bus line of the controller's status bar.
+    let status: String
+
+    func draw(_ screen: Screen, on canvas: Canvas, geometry: SurfaceGeometry) {
+        switch product.kind(of: screen.output.registryName) {
+        case .controller:
+            drawController(screen, on: canvas, geometry: geometry)
+            let mirrors = screens.ordered.filter { product.kind(of: $0.output.registryName) == .external(.mirror) }
+            if !mirrors.isEmpty {
+                // Copied once, sampled by every mirror drawn after the controller in this pass.
+                let target = graphics.mirror ?? MirrorTexture()
+                graphics.mirror = target
+                canvas.capture(into: target)
+                for mirror in mirrors { mirror.invalidate() }
+            }
+        case .external(.mirror):
+            // The texture holds the controller's last frame: shown only while there is a controller to mirror.
+            if let target = graphics.mirror, product.model.assignment.controller != nil {
+                ExternalScene.drawMirror(on: canvas, geometry: geometry, target: target)
+            } else {
+                drawMessages(screen, on: canvas, geometry: geometry)
+            }
+        case .external(.card):
+            if let card = product.model.cards.card(onScreen: screen.output.displayName) {
+                ExternalScene.drawCard(
+                    on: canvas, geometry: geometry, summary: screen.summary, background: screen.background, card: card)
+            } else {
+                drawMessages(screen, on: canvas, geometry: geometry)
+            }
+        case .external(.blank):
+            ExternalScene.drawBlank(on: canvas, geometry: geometry)
+        case .external(.messages):
+            drawMessages(screen, on: canvas, geometry: geometry)
+        }
+    }
+
+    private func drawMessages(_ screen: Screen, on canvas: Canvas, geometry: SurfaceGeometry) {
+        ExternalScene.drawMessages(
+            on: canvas, geometry: geometry, summary: screen.summary, background: screen.background,
+            messages: product.model.log.messages(for: screen.output.displayName))
+    }
+
+    private func drawController(_ screen: Screen, on canvas: Canvas, geometry: SurfaceGeometry) {
+        let rows = screens.ordered.map(row)
+        var panel = product.panel
+        panel.clampFocus(rows: rows.count)
+        let layout = ControllerLayout(
+            width: Float(geometry.bufferWidth), height: Float(geometry.bufferHeight), rowCount: rows.count)
+        let content = ControllerScene.Content(
+            title: screen.summary.title, rows: rows, panel: panel, log: product.model.log.newestFirst,
+            waitingCards: product.model.cards.waiting, status: status, background: screen.background)
+        ControllerScene.draw(on: canvas, layout: layout, content: content)
+    }
+
+    /// A row of the controller's screens list.
+    private func row(_ screen: Screen) -> ControllerScene.Row {
+        let info = screen.output
+        let kind = product.kind(of: info.registryName)
+        let role: String
+        switch kind {
+        case .controller: role = "controller"
+        case .external(let mode): role = "external · \(mode.rawValue)"
+        }
+        let scale = info.scale > 1 ? " @\(info.scale)x" : ""
+        let state = screens.hasShown(screen) ? "" : " · waiting"
+        return ControllerScene.Row(
+            name: info.displayName, detail: "\(role) · \(info.modeWidth)×\(info.modeHeight)\(scale)\(state)",
+            isController: kind == .controller)
+    }
+}

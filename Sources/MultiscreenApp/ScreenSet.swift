@@ -1,0 +1,146 @@
+import Logging
+import Outputs
+import Rendering
+import Screens
+import Wayland
+
+/// The screens, one per complete output, and the only place their windows are born and die: opened when an output
+/// appears, torn down when it goes, reopened after the compositor closed one, all torn down at exit.
+///
+/// How screens map to windows is the ``WindowArrangement``: one fullscreen window each (``SeparateWindows``), or
+/// one window across every output that draws each screen in its region (``SpanningWindow``, under cage). The set
+/// starts with separate windows and switches when a configure shows the compositor spans windows.
+final class ScreenSet {
+    private(set) var screens: [UInt32: Screen] = [:]
+    private var arrangement: any WindowArrangement = SeparateWindows()
+    private let globals: WaylandGlobals
+    private let outputs: OutputSet
+    private let appID: String
+    private let logger: Logger
+    /// Fires when windows the compositor closed are due to be opened again: watch ``OneShotTimer/fd``.
+    let reopenTimer: OneShotTimer
+    private let reopenDelay: Double
+
+    init(globals: WaylandGlobals, outputs: OutputSet, appID: String, reopenDelay: Double, logger: Logger) throws {
+        self.globals = globals
+        self.outputs = outputs
+        self.appID = appID
+        self.reopenDelay = reopenDelay
+        self.logger = logger
+        reopenTimer = try OneShotTimer()
+    }
+
+    /// The screens in output order (natural name order).
+    var ordered: [Screen] { outputs.current.compactMap { screens[$0.registryName] } }
+
+    /// Makes the screens match the complete outputs: tears down the screens of outputs that went away, opens
+    /// windows for new ones, and refreshes every screen's summary (indices shift when outputs come and go).
+    func sync(context: GraphicsContext) {
+        let current = outputs.current
+        for (name, screen) in screens where outputs[name] == nil {
+            screen.tearDown(context: context)
+            screens[name] = nil
+            logger.info("screen closed: \(screen.output.displayName)")
+        }
+        for (index, info) in current.enumerated() {
+            let summary = ScreenSummary(output: info, index: index, count: current.count)
+            let background = ScreenPalette.background(forScreenAt: index)
+            if let screen = screens[info.registryName] {
+                screen.update(output: info, summary: summary, background: background)
+                continue
+            }
+            let screen = Screen(output: info, summary: summary, background: background, logger: logger)
+            screen.onClose = { [unowned self, unowned screen] in closed(screen, context: context) }
+            screen.onConfigureSize = { [unowned self, unowned screen] width, height in
+                detectSpanning(screen, width: width, height: height, context: context)
+            }
+            screens[info.registryName] = screen
+        }
+        arrangement = arrangement.adjusted(to: self)
+        for screen in ordered where !screen.isOpen && arrangement.hasOwnWindow(screen) { open(screen) }
+        if current.isEmpty { logger.info("no outputs: waiting for one") }
+    }
+
+    /// The screen whose window is `surface`, and where in that screen a point of it lies (a spanning window holds
+    /// every screen).
+    func target(of surface: SurfaceID?, x: Double, y: Double) -> (screen: Screen, x: Double, y: Double)? {
+        guard let surface, let screen = screens.values.first(where: { $0.window?.id == surface }) else { return nil }
+        return arrangement.target(in: screen, x: x, y: y, of: self)
+    }
+
+    /// The geometry `screen`'s content is drawn at: its own window's, or its region of a spanning window.
+    func drawingGeometry(of screen: Screen) -> SurfaceGeometry? { arrangement.drawingGeometry(of: screen, in: self) }
+
+    /// Whether the screen's content has reached the compositor at least once.
+    func hasShown(_ screen: Screen) -> Bool { arrangement.hasShown(screen, in: self) }
+
+    /// Draws every screen that needs it. `kind` says what each shows; `draw` draws one screen's content.
+    /// - Returns: how many windows were committed.
+    func render(
+        context: GraphicsContext, canvas: () throws -> Canvas, kind: (Screen) -> ScreenKind,
+        draw: (Screen, Canvas, SurfaceGeometry) -> Void
+    ) -> Int {
+        arrangement.render(self, context: context, canvas: canvas, globals: globals, kind: kind, draw: draw)
+    }
+
+    /// Destroys every window (reverse order of the outputs); the screens are forgotten.
+    func tearDownAll(context: GraphicsContext) {
+        for screen in ordered.reversed() { screen.tearDown(context: context) }
+        screens.removeAll()
+    }
+
+    /// Opens the windows the compositor closed, once the reopen delay has passed.
+    func reopenClosed() {
+        reopenTimer.acknowledge()
+        for screen in ordered where !screen.isOpen && arrangement.hasOwnWindow(screen) {
+            open(screen)
+            logger.info("screen reopened: \(screen.output.displayName)")
+        }
+    }
+
+    private func open(_ screen: Screen) {
+        screen.open(globals: globals, on: outputs.output(screen.output.registryName), appID: appID)
+        logger.info("screen opened: \(screen.output.displayName)")
+    }
+
+    private func closed(_ screen: Screen, context: GraphicsContext) {
+        logger.warning(
+            "compositor closed the window on \(screen.output.displayName); reopening in \(reopenDelay) s")
+        screen.tearDown(context: context)
+        reopenTimer.arm(after: reopenDelay)
+    }
+
+    /// A window asked to be fullscreen on one output was configured to the size of the whole layout instead: the
+    /// compositor spans it across every output and shows only one window at a time (cage). From now on that window
+    /// draws every screen.
+    private func detectSpanning(_ screen: Screen, width: Int32, height: Int32, context: GraphicsContext) {
+        guard arrangement is SeparateWindows, outputs.current.count > 1 else { return }
+        let bounds = LayoutBounds(outputs.current)
+        let own = screen.output.logicalSize
+        guard width == bounds.width, height == bounds.height, width != own.width || height != own.height else {
+            return
+        }
+        logger.notice(
+            "one window spans every output (\(width)x\(height), e.g. cage): drawing every screen inside the window of \(screen.output.displayName)"
+        )
+        arrangement = SpanningWindow(host: screen.output.registryName)
+        for other in screens.values where other !== screen && other.isOpen { other.tearDown(context: context) }
+        screen.invalidate()
+    }
+}
+
+/// The union of every output's logical rectangle: the area a spanning window covers.
+struct LayoutBounds {
+    var x: Int32 = 0
+    var y: Int32 = 0
+    var width: Int32 = 0
+    var height: Int32 = 0
+
+    init(_ outputs: [OutputInfo]) {
+        guard !outputs.isEmpty else { return }
+        x = outputs.map(\.logicalX).min()!
+        y = outputs.map(\.logicalY).min()!
+        width = outputs.map { $0.logicalX + $0.logicalSize.width }.max()! - x
+        height = outputs.map { $0.logicalY + $0.logicalSize.height }.max()! - y
+    }
+}

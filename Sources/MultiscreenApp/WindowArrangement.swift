@@ -1,0 +1,139 @@
+import Outputs
+import Rendering
+import Screens
+import Wayland
+
+/// How a ``ScreenSet``'s screens map to windows. Everything that differs between "a window per output" and "one
+/// window across all outputs" lives behind this interface, so nothing else asks which one is in effect.
+protocol WindowArrangement {
+    /// Whether `screen` should have a window of its own.
+    func hasOwnWindow(_ screen: Screen) -> Bool
+    /// The arrangement to use after the outputs changed (a spanning window whose host went away moves to another
+    /// screen; with no outputs left, windows are separate again).
+    func adjusted(to screens: ScreenSet) -> any WindowArrangement
+    /// The screen shown at surface-local (logical) point (`x`, `y`) of `window`'s surface, and the point in it.
+    func target(in window: Screen, x: Double, y: Double, of screens: ScreenSet) -> (
+        screen: Screen, x: Double, y: Double
+    )?
+    func drawingGeometry(of screen: Screen, in screens: ScreenSet) -> SurfaceGeometry?
+    func hasShown(_ screen: Screen, in screens: ScreenSet) -> Bool
+    /// Draws and commits what needs it. - Returns: how many windows were committed.
+    func render(
+        _ screens: ScreenSet, context: GraphicsContext, canvas: () throws -> Canvas, globals: WaylandGlobals,
+        kind: (Screen) -> ScreenKind, draw: (Screen, Canvas, SurfaceGeometry) -> Void
+    ) -> Int
+}
+
+/// One fullscreen window per output: what every compositor but cage does.
+struct SeparateWindows: WindowArrangement {
+    func hasOwnWindow(_ screen: Screen) -> Bool { true }
+
+    func adjusted(to screens: ScreenSet) -> any WindowArrangement { self }
+
+    func target(in window: Screen, x: Double, y: Double, of screens: ScreenSet) -> (
+        screen: Screen, x: Double, y: Double
+    )? { (window, x, y) }
+
+    func drawingGeometry(of screen: Screen, in screens: ScreenSet) -> SurfaceGeometry? { screen.geometry }
+
+    func hasShown(_ screen: Screen, in screens: ScreenSet) -> Bool { screen.hasCommitted }
+
+    func render(
+        _ screens: ScreenSet, context: GraphicsContext, canvas: () throws -> Canvas, globals: WaylandGlobals,
+        kind: (Screen) -> ScreenKind, draw: (Screen, Canvas, SurfaceGeometry) -> Void
+    ) -> Int {
+        // A screen that has never shown anything goes first: when an output appears, every other screen also
+        // redraws ("screen 2 of 3"), and the newcomer's first frame must not wait behind them. Then the controller,
+        // so that mirrors drawn after it in this pass show this frame's controller.
+        func rank(_ screen: Screen) -> Int { (screen.hasCommitted ? 2 : 0) + (kind(screen) == .controller ? 0 : 1) }
+        var drawn = 0
+        for screen in screens.ordered.sorted(by: { rank($0) < rank($1) }) {
+            let rendered = screen.renderIfNeeded(
+                context: context, canvas: canvas, globals: globals, draw: { draw(screen, $0, $1) })
+            if rendered { drawn += 1 }
+        }
+        return drawn
+    }
+}
+
+/// One window across every output (cage: "one window at a time, spanning all outputs, requested output
+/// ignored"): the host screen's window draws each screen's content in that screen's region, at its logical
+/// position, the controller's first.
+struct SpanningWindow: WindowArrangement {
+    /// The registry name of the output whose screen owns the window.
+    let host: UInt32
+
+    func hasOwnWindow(_ screen: Screen) -> Bool { screen.output.registryName == host }
+
+    func adjusted(to screens: ScreenSet) -> any WindowArrangement {
+        if screens.screens[host] != nil { return self }
+        // The hosting window's output went away: the first remaining screen's window hosts them all now.
+        guard let first = screens.ordered.first else { return SeparateWindows() }
+        return SpanningWindow(host: first.output.registryName)
+    }
+
+    func target(in window: Screen, x: Double, y: Double, of screens: ScreenSet) -> (
+        screen: Screen, x: Double, y: Double
+    )? {
+        let outputs = screens.ordered.map(\.output)
+        let bounds = LayoutBounds(outputs)
+        let gx = Int32(x) + bounds.x
+        let gy = Int32(y) + bounds.y
+        for screen in screens.ordered {
+            let info = screen.output
+            let size = info.logicalSize
+            guard gx >= info.logicalX, gx < info.logicalX + size.width, gy >= info.logicalY,
+                gy < info.logicalY + size.height
+            else { continue }
+            return (screen, x - Double(info.logicalX - bounds.x), y - Double(info.logicalY - bounds.y))
+        }
+        return nil
+    }
+
+    func drawingGeometry(of screen: Screen, in screens: ScreenSet) -> SurfaceGeometry? {
+        region(of: screen, in: screens)?.geometry
+    }
+
+    func hasShown(_ screen: Screen, in screens: ScreenSet) -> Bool { screens.screens[host]?.hasCommitted == true }
+
+    func render(
+        _ screens: ScreenSet, context: GraphicsContext, canvas: () throws -> Canvas, globals: WaylandGlobals,
+        kind: (Screen) -> ScreenKind, draw: (Screen, Canvas, SurfaceGeometry) -> Void
+    ) -> Int {
+        guard let hostScreen = screens.screens[host] else { return 0 }
+        if screens.ordered.contains(where: { $0 !== hostScreen && $0.needsDrawing }) { hostScreen.invalidate() }
+        let rendered = hostScreen.renderIfNeeded(
+            context: context, canvas: canvas, globals: globals,
+            draw: { canvas, geometry in
+                let ordered = screens.ordered.sorted {
+                    (kind($0) == .controller ? 0 : 1) < (kind($1) == .controller ? 0 : 1)
+                }
+                for screen in ordered {
+                    guard let region = region(of: screen, in: screens) else { continue }
+                    canvas.region = (region.x, region.y, geometry.bufferHeight)
+                    draw(screen, canvas, region.geometry)
+                    if screen !== hostScreen { screen.drawnElsewhere() }
+                }
+                canvas.region = nil
+            })
+        return rendered ? 1 : 0
+    }
+
+    /// The region of `screen` inside the hosting window, in the host's buffer pixels.
+    private func region(of screen: Screen, in screens: ScreenSet) -> (x: Int32, y: Int32, geometry: SurfaceGeometry)? {
+        guard let hostGeometry = screens.screens[host]?.geometry else { return nil }
+        let bounds = LayoutBounds(screens.ordered.map(\.output))
+        let scaleX = Float(hostGeometry.bufferWidth) / Float(max(hostGeometry.logicalWidth, 1))
+        let scaleY = Float(hostGeometry.bufferHeight) / Float(max(hostGeometry.logicalHeight, 1))
+        let size = screen.output.logicalSize
+        let geometry = SurfaceGeometry(
+            logicalWidth: size.width, logicalHeight: size.height,
+            bufferWidth: Int32((Float(size.width) * scaleX).rounded()),
+            bufferHeight: Int32((Float(size.height) * scaleY).rounded()), bufferScale: hostGeometry.bufferScale,
+            usesViewport: false)
+        return (
+            Int32((Float(screen.output.logicalX - bounds.x) * scaleX).rounded()),
+            Int32((Float(screen.output.logicalY - bounds.y) * scaleY).rounded()), geometry
+        )
+    }
+}

@@ -1,0 +1,29 @@
+import Screens
+
+/// What one step of the ``ProductController`` changed, for the display thread to act on: which screens to draw
+/// again and whether the state file must be written. Reported, never set by hand at the call site.
+public struct Changes: Equatable, Sendable {
+    /// The role assignment changed: every screen's kind is derived again, and every screen redrawn.
+    public var assignment = false
+    /// A message was logged: every screen showing messages for its screen redraws (and the frame that first shows
+    /// it reports its latency).
+    public var message: LoggedMessage?
+    /// Screens (output names) whose own content changed: a card opened or closed on them.
+    public var screens: Set<String> = []
+    /// The controller UI shows something new (the text field, focus, the log, the screens list).
+    public var controllerUI = false
+    /// The persistent state changed: write it soon.
+    public var state = false
+
+    public init() {}
+
+    public var isEmpty: Bool { self == Changes() }
+
+    mutating func merge(_ other: Changes) {
+        assignment = assignment || other.assignment
+        message = other.message ?? message
+        screens.formUnion(other.screens)
+        controllerUI = controllerUI || other.controllerUI
+        state = state || other.state
+    }
+}

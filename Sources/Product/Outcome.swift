@@ -1,0 +1,14 @@
+import Messaging
+
+/// The result of one step of the ``ProductController``: the reply owed to a request (nil for steps that answer
+/// nobody, such as an output change or a key), the events it caused, what changed, and a message the controller
+/// UI asks to send (its Send button goes through the bus like every other producer).
+public struct Outcome: Equatable, Sendable {
+    public var reply: Reply?
+    public var events: [Event] = []
+    public var changes = Changes()
+    /// Set when the controller UI's Send was activated: the caller enqueues it on its own producer.
+    public var toSend: Message?
+
+    public init(reply: Reply? = nil) { self.reply = reply }
+}

@@ -1,0 +1,231 @@
+import Foundation
+import Logging
+import Messaging
+import Outputs
+import Screens
+
+/// Multiscreen's behaviour, apart from any compositor, transport or renderer: it owns the screen model (roles,
+/// content modes, cards, the message log), the state file and the controller UI's panel, executes typed requests,
+/// and says for every step what it answered, which events it caused and what changed.
+///
+/// Pure Swift: the display thread feeds it requests, output changes and keys, and acts on each ``Outcome``
+/// (replies to the request's sink, events to every sink, redraws, a save soon). Unit-tested in milliseconds.
+public struct ProductController {
+    public private(set) var model: ScreenModel
+    public private(set) var panel = ControllerPanel()
+    /// Where the state is written; the config and state it started from were read by ``load(configPath:statePath:logger:)``.
+    public let store: StateStore
+    /// The persistent state changed since it was last written.
+    public private(set) var hasUnsavedState = false
+    private let logger: Logger
+
+    public init(model: ScreenModel, store: StateStore, logger: Logger = Logger(label: "multiscreen")) {
+        self.model = model
+        self.store = store
+        self.logger = logger
+    }
+
+    /// Reads the config and the restored state. Neither can stop Multiscreen: a broken config is reported and the
+    /// defaults used; a corrupt state file is set aside by ``StateStore`` and reported.
+    public static func load(configPath: String?, statePath: String?, logger: Logger) -> ProductController {
+        let configPath = configPath ?? RoleConfig.defaultPath()
+        var config = RoleConfig()
+        do {
+            config = try RoleConfig.load(path: configPath)
+            if !config.rules.isEmpty { logger.info("config \(configPath): \(config.rules.count) role rules") }
+        } catch {
+            logger.error("config \(configPath) not used: \(error)")
+        }
+        let store = StateStore(path: statePath ?? StateStore.defaultPath())
+        let loaded = store.load()
+        if let warning = loaded.warning { logger.error("\(warning)") }
+        logger.info(
+            "state \(store.path): \(loaded.state.cards.count) cards, \(loaded.state.messages.count) messages restored")
+        return ProductController(model: ScreenModel(config: config, state: loaded.state), store: store, logger: logger)
+    }
+
+    /// The connected outputs, in natural name order (the order of the controller's screens list).
+    public var outputs: [OutputInfo] { model.roles.outputs }
+
+    /// What the screen on this output shows.
+    public func kind(of registryName: UInt32) -> ScreenKind { model.assignment.kind(of: registryName) }
+
+    // MARK: - Requests
+
+    /// Executes one request. - Parameter vitals: asked only by `status`, for what the display thread owns.
+    public mutating func execute(_ message: Message, vitals: () -> Vitals = { Vitals() }) -> Outcome {
+        do throws(MessageError) {
+            return try perform(message, vitals: vitals)
+        } catch {
+            logger.notice("refused \(message.method.rawValue): \(error.message.logSafe)")
+            return Outcome(reply: .error(error))
+        }
+    }
+
+    private mutating func perform(_ message: Message, vitals: () -> Vitals) throws(MessageError) -> Outcome {
+        switch message {
+        case .send(let text, let screen):
+            let logged = try invalidParams { () throws(UnknownScreenError) in
+                try model.receive(text: text, screen: screen)
+            }
+            logger.info("message #\(logged.id) for \(screen ?? "every screen"): \(logged.text.prefix(80).logSafe)")
+            var outcome = Outcome(reply: .sent(id: logged.id, screen: screen))
+            outcome.events = [.messageReceived(id: logged.id, text: logged.text, screen: screen)]
+            outcome.changes.message = logged
+            outcome.changes.controllerUI = true
+            return saving(outcome)
+        case .openCard(let screen, let text):
+            let card = try invalidParams { () throws(CardError) in try model.openCard(text: text, onScreen: screen) }
+            logger.info("card #\(card.id) opened on \(screen)")
+            var outcome = Outcome(reply: .cardOpened(id: card.id, screen: screen))
+            outcome.events = [.cardOpened(id: card.id, screen: screen, text: text)]
+            absorb(model.assignment, into: &outcome)
+            outcome.changes.screens = [screen]
+            return saving(outcome)
+        case .closeCard(let screen):
+            let card = try invalidParams { () throws(CardError) in try model.closeCard(onScreen: screen) }
+            logger.info("card #\(card.id) closed on \(screen)")
+            var outcome = Outcome(reply: .cardClosed(id: card.id, screen: screen))
+            outcome.events = [.cardClosed(id: card.id, screen: screen)]
+            outcome.changes.screens = [screen]
+            outcome.changes.controllerUI = true
+            return saving(outcome)
+        case .setRole(let screen, let roleName):
+            guard let role = ScreenRole.validated(roleName) else {
+                throw MessageError(
+                    .invalidParams,
+                    "\"role\" must be a lowercase word such as controller or external, not \(roleName.logSafe)")
+            }
+            let assignment = try invalidParams { () throws(UnknownScreenError) in
+                try model.set(role: role, forScreen: screen)
+            }
+            var outcome = Outcome(reply: .roleSet(screen: screen, role: role.rawValue))
+            absorb(assignment, into: &outcome)
+            return saving(outcome)
+        case .status:
+            return Outcome(reply: .result(method: .status, result: StatusReport(self, vitals: vitals()).json))
+        case .outputs:
+            return Outcome(
+                reply: .result(method: .outputs, result: ["outputs": .array(outputs.map(StatusReport.json))]))
+        }
+    }
+
+    // MARK: - Outputs
+
+    /// The set of complete outputs changed (any order): reassigns roles; cards of screens that went away return
+    /// to the waiting list.
+    public mutating func outputsChanged(_ outputs: [OutputInfo]) -> Outcome {
+        let update = model.update(outputs: outputs)
+        var outcome = Outcome()
+        for card in update.returnedCards {
+            logger.info("card #\(card.id) returned to the controller's list: its screen went away")
+            outcome.events.append(.cardReturned(id: card.id))
+            outcome.changes.state = true
+        }
+        absorb(update.assignment, into: &outcome)
+        // The screens list shows every output: any change redraws the controller.
+        outcome.changes.controllerUI = true
+        return saving(outcome)
+    }
+
+    // MARK: - The controller UI
+
+    /// A key for the controller UI (wherever the compositor put keyboard focus).
+    public mutating func handle(key: PanelKey) -> Outcome {
+        let action = panel.handle(key, rows: outputs.count)
+        return perform(action)
+    }
+
+    /// A pointer or touch press on one of the controller UI's controls.
+    public mutating func press(_ control: ControllerPanel.Control) -> Outcome {
+        let action = panel.press(control, rows: outputs.count)
+        return perform(action)
+    }
+
+    private mutating func perform(_ action: ControllerPanel.Action?) -> Outcome {
+        var outcome = Outcome()
+        outcome.changes.controllerUI = true
+        switch action {
+        case nil:
+            break
+        case .send(let text)?:
+            // Through the bus like every other message: one path, in order, with its enqueue timestamp.
+            outcome.toSend = .send(text: text, screen: nil)
+        case .cycleContent(let row)?:
+            guard row < outputs.count, case .external(let mode) = kind(of: outputs[row].registryName) else { break }
+            let all = ContentMode.allCases
+            let next = all[(all.firstIndex(of: mode)! + 1) % all.count]
+            if let assignment = try? model.set(content: next, forScreen: outputs[row].displayName) {
+                absorb(assignment, into: &outcome)
+                outcome.changes.state = true
+            }
+        }
+        return saving(outcome)
+    }
+
+    // MARK: - State
+
+    /// Writes the state file if anything changed since it was last written (atomic: write, fsync, rename).
+    public mutating func saveIfChanged() {
+        guard hasUnsavedState else { return }
+        hasUnsavedState = false
+        do {
+            try store.save(model.persistentState)
+        } catch {
+            logger.error("\(error)")
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// The assignment's changes as events and log lines, its warnings logged.
+    private func absorb(_ assignment: Assignment, into outcome: inout Outcome) {
+        for change in assignment.changes {
+            logger.info("role change: \(change)")
+            outcome.events.append(Self.event(for: change))
+            outcome.changes.state = true
+        }
+        for warning in assignment.warnings { logger.warning("\(warning)") }
+        outcome.changes.assignment = outcome.changes.assignment || !assignment.changes.isEmpty
+        outcome.changes.controllerUI = true
+    }
+
+    /// Marks the state unsaved when the step changed it: a successful mutating request, or a change it reported.
+    private mutating func saving(_ outcome: Outcome) -> Outcome {
+        var outcome = outcome
+        if Self.mutates(outcome.reply) { outcome.changes.state = true }
+        if outcome.changes.state { hasUnsavedState = true }
+        return outcome
+    }
+
+    /// Whether a successful reply of this method changed the persistent state.
+    private static func mutates(_ reply: Reply?) -> Bool {
+        guard case .result(let method, _)? = reply else { return false }
+        switch method {
+        case .send, .openCard, .closeCard, .setRole: return true
+        case .status, .outputs, .subscribeEvents: return false
+        }
+    }
+
+    static func event(for change: RoleChange) -> Event {
+        switch change {
+        case .role(let output, let from, let to):
+            return .roleChanged(screen: output, from: from?.rawValue, to: to?.rawValue)
+        case .controllerMoved(let from, let to, let standIn):
+            return .controllerMoved(from: from, to: to, standIn: standIn)
+        case .content(let output, let from, let to):
+            return .contentChanged(screen: output, from: from?.rawValue, to: to?.rawValue)
+        }
+    }
+
+    /// Runs a model call whose refusal is the client's mistake: reported as `invalidParams` with its description.
+    private func invalidParams<T, E: Error & CustomStringConvertible>(_ body: () throws(E) -> T) throws(MessageError)
+        -> T
+    {
+        do {
+            return try body()
+        } catch {
+            throw MessageError(.invalidParams, error.description)
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import Messaging
+import Outputs
+import Screens
+
+/// The document `status` answers with: screens with role, content and frame statistics, cards, the recent log,
+/// the bus counters and every message source's counters (nothing dropped silently: refusals are counted here).
+struct StatusReport {
+    let json: [String: JSONValue]
+
+    init(_ product: ProductController, vitals: Vitals) {
+        let model = product.model
+        let screens: [JSONValue] = product.outputs.map { info in
+            var entry = Self.json(info).objectValue
+            switch product.kind(of: info.registryName) {
+            case .controller:
+                entry["role"] = .string("controller")
+            case .external(let mode):
+                entry["role"] = .string(model.assignment.roles[info.registryName]?.rawValue ?? "external")
+                entry["content"] = .string(mode.rawValue)
+            }
+            if let s = vitals.frames[info.registryName] {
+                entry["frames"] = .object([
+                    "committed": .integer(s.committed), "presented": .integer(s.presented),
+                    "discarded": .integer(s.discarded), "frameDoneFallbacks": .integer(s.frameDoneFallbacks),
+                    "feedbackSkipped": .integer(s.feedbackSkipped),
+                    "latencyMedianMs": s.rollingMedianNanoseconds.map { .number(Double($0) / 1e6) } ?? .null,
+                ])
+            }
+            return .object(entry)
+        }
+        let controller = model.assignment.controller.flatMap { name in
+            product.outputs.first { $0.registryName == name }?.displayName
+        }
+        var json: [String: JSONValue] = [
+            "screens": .array(screens),
+            "controller": .optional(controller),
+            "cards": .array(
+                model.cards.cards.map { card in
+                    .object([
+                        "id": .integer(Int(card.id)), "text": .string(card.text), "screen": .optional(card.screen),
+                    ])
+                }),
+            "messages": .array(
+                model.log.newestFirst.prefix(20).map { message in
+                    .object([
+                        "id": .integer(Int(message.id)), "text": .string(message.text),
+                        "screen": .optional(message.screen),
+                        "receivedAt": .number(message.receivedAt.timeIntervalSince1970),
+                    ])
+                }),
+            "bus": .object([
+                "enqueued": .integer(vitals.bus.enqueued), "drained": .integer(vitals.bus.drained),
+                "rejectedFull": .integer(vitals.bus.rejectedFull), "maxDepth": .integer(vitals.bus.maxDepth),
+                "wakeups": .integer(vitals.wakeups), "applied": .integer(vitals.applied),
+            ]),
+        ]
+        for (name, counters) in vitals.sources {
+            json[name] = .object(counters.mapValues { .integer($0) })
+        }
+        self.json = json
+    }
+
+    /// One output as `outputs` and `status` show it.
+    static func json(_ info: OutputInfo) -> JSONValue {
+        .object([
+            "name": .string(info.displayName), "description": .string(info.description ?? ""),
+            "make": .string(info.make), "model": .string(info.model),
+            "width": .integer(Int(info.modeWidth)), "height": .integer(Int(info.modeHeight)),
+            "refreshMilliHertz": .integer(Int(info.refreshMilliHertz)), "scale": .integer(Int(info.scale)),
+            "x": .integer(Int(info.logicalX)), "y": .integer(Int(info.logicalY)),
+        ])
+    }
+}

@@ -1,0 +1,27 @@
+import Messaging
+import Outputs
+
+/// What `status` reports that the product does not own: frame statistics per screen, the bus counters and every
+/// message source's counters. Gathered by the display thread only when a `status` request asks for it.
+public struct Vitals: Sendable {
+    /// Per output (registry name): the frame statistics of its screen, absent while it has no window.
+    public var frames: [UInt32: FrameStatistics]
+    public var bus: RingStatistics
+    /// eventfd writes by producers so far.
+    public var wakeups: Int
+    /// Messages the display thread has applied.
+    public var applied: Int
+    /// Each message source's counters, by the source's name ("control", …).
+    public var sources: [String: [String: Int]]
+
+    public init(
+        frames: [UInt32: FrameStatistics] = [:], bus: RingStatistics = RingStatistics(), wakeups: Int = 0,
+        applied: Int = 0, sources: [String: [String: Int]] = [:]
+    ) {
+        self.frames = frames
+        self.bus = bus
+        self.wakeups = wakeups
+        self.applied = applied
+        self.sources = sources
+    }
+}

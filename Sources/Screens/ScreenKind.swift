@@ -1,0 +1,13 @@
+/// What a screen shows, derived from an ``Assignment``: the controller UI, or external content in one of the
+/// content modes. Never stored beside the assignment: ask ``Assignment/kind(of:)`` again.
+public enum ScreenKind: Equatable, Sendable {
+    case controller
+    case external(ContentMode)
+}
+
+extension Assignment {
+    /// The kind of the screen on the output with this registry name.
+    public func kind(of registryName: UInt32) -> ScreenKind {
+        controller == registryName ? .controller : .external(contents[registryName] ?? .messages)
+    }
+}
