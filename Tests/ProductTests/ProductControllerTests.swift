@@ -1,0 +1,260 @@
+import Foundation
+import Messaging
+import Outputs
+import Screens
+import Testing
+
+@testable import Product
+
+/// Two outputs as a compositor describes them: HEADLESS-1 (the controller by default) and HEADLESS-2.
+private func output(_ registryName: UInt32, _ name: String) -> OutputInfo {
+    var info = OutputInfo(registryName: registryName)
+    info.name = name
+    info.make = "ACME"
+    info.model = "Panel \(registryName)"
+    info.description = "ACME Panel \(registryName) (\(name))"
+    info.modeWidth = 640
+    info.modeHeight = 360
+    info.refreshMilliHertz = 60_000
+    return info
+}
+
+private let first = output(1, "HEADLESS-1")
+private let second = output(2, "HEADLESS-2")
+
+/// A product controller with a state file in a private directory, removed afterwards.
+private final class Fixture {
+    let directory: String
+    var product: ProductController
+
+    init(outputs: [OutputInfo] = [first, second], config: RoleConfig = RoleConfig()) {
+        var template = Array("/tmp/product-test-XXXXXX".utf8CString)
+        directory = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+        product = ProductController(
+            model: ScreenModel(config: config), store: StateStore(path: directory + "/state.json"))
+        _ = product.outputsChanged(outputs)
+        product.saveIfChanged()
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: directory) }
+
+    var statePath: String { directory + "/state.json" }
+
+    func execute(_ message: Message, vitals: Vitals = Vitals()) -> Outcome {
+        product.execute(message) { vitals }
+    }
+}
+
+private func errorCode(_ outcome: Outcome) -> MessageError.Code? {
+    if case .error(let error)? = outcome.reply { return error.code }
+    return nil
+}
+
+@Suite struct ProductControllerRequestTests {
+    @Test func sendToEveryScreen() {
+        let fixture = Fixture()
+        let outcome = fixture.execute(.send(text: "hello", screen: nil))
+        #expect(outcome.reply == .sent(id: 1, screen: nil))
+        #expect(outcome.events == [.messageReceived(id: 1, text: "hello", screen: nil)])
+        #expect(outcome.changes.message?.text == "hello")
+        #expect(outcome.changes.message?.screen == nil)
+        #expect(outcome.changes.controllerUI)
+        #expect(!outcome.changes.assignment)
+        #expect(outcome.changes.state, "a logged message is saved")
+        #expect(fixture.product.hasUnsavedState)
+        #expect(outcome.toSend == nil)
+    }
+
+    @Test func sendToOneScreenAndToAnUnknownOne() {
+        let fixture = Fixture()
+        let sent = fixture.execute(.send(text: "only two", screen: "HEADLESS-2"))
+        #expect(sent.reply == .sent(id: 1, screen: "HEADLESS-2"))
+        #expect(sent.events == [.messageReceived(id: 1, text: "only two", screen: "HEADLESS-2")])
+        #expect(fixture.product.model.log.messages(for: "HEADLESS-1").isEmpty)
+
+        let refused = fixture.execute(.send(text: "lost?", screen: "DP-9"))
+        #expect(
+            refused.reply
+                == .error(
+                    MessageError(.invalidParams, "unknown screen 'DP-9' (known: HEADLESS-1, HEADLESS-2)")))
+        #expect(refused.events.isEmpty)
+        #expect(refused.changes.isEmpty, "a refusal changes nothing")
+        #expect(fixture.product.model.log.count == 1)
+    }
+
+    @Test func openAndCloseACard() {
+        let fixture = Fixture()
+        let opened = fixture.execute(.openCard(screen: "HEADLESS-2", text: "Gate A"))
+        #expect(opened.reply == .cardOpened(id: 1, screen: "HEADLESS-2"))
+        #expect(
+            opened.events == [
+                .cardOpened(id: 1, screen: "HEADLESS-2", text: "Gate A"),
+                .contentChanged(screen: "HEADLESS-2", from: "messages", to: "card"),
+            ])
+        #expect(opened.changes.screens == ["HEADLESS-2"])
+        #expect(opened.changes.assignment, "the screen switched to card mode")
+        #expect(opened.changes.state)
+        #expect(fixture.product.kind(of: 2) == .external(.card))
+
+        let closed = fixture.execute(.closeCard(screen: "HEADLESS-2"))
+        #expect(closed.reply == .cardClosed(id: 1, screen: "HEADLESS-2"))
+        #expect(closed.events == [.cardClosed(id: 1, screen: "HEADLESS-2")])
+        #expect(closed.changes.screens == ["HEADLESS-2"])
+        #expect(closed.changes.state)
+
+        let again = fixture.execute(.closeCard(screen: "HEADLESS-2"))
+        #expect(again.reply == .error(MessageError(.invalidParams, "no card is open on HEADLESS-2")))
+        #expect(again.events.isEmpty && !again.changes.state)
+        #expect(errorCode(fixture.execute(.openCard(screen: "nowhere", text: "x"))) == .invalidParams)
+    }
+
+    @Test func setRole() {
+        let fixture = Fixture()
+        #expect(fixture.product.model.assignment.controller == 1)
+        let moved = fixture.execute(.setRole(screen: "HEADLESS-2", role: "controller"))
+        #expect(moved.reply == .roleSet(screen: "HEADLESS-2", role: "controller"))
+        #expect(
+            moved.events == [
+                .roleChanged(screen: "HEADLESS-1", from: "controller", to: "external"),
+                .roleChanged(screen: "HEADLESS-2", from: "external", to: "controller"),
+                .controllerMoved(from: "HEADLESS-1", to: "HEADLESS-2", standIn: false),
+                .contentChanged(screen: "HEADLESS-1", from: nil, to: "messages"),
+                .contentChanged(screen: "HEADLESS-2", from: "messages", to: nil),
+            ])
+        #expect(moved.changes.assignment && moved.changes.state)
+        #expect(fixture.product.kind(of: 2) == .controller)
+        #expect(fixture.product.kind(of: 1) == .external(.messages))
+
+        let bad = fixture.execute(.setRole(screen: "HEADLESS-1", role: "Bad Role"))
+        #expect(errorCode(bad) == .invalidParams)
+        #expect(bad.events.isEmpty && !bad.changes.state)
+        #expect(errorCode(fixture.execute(.setRole(screen: "DP-9", role: "external"))) == .invalidParams)
+    }
+
+    @Test func statusReportsScreensVitalsAndSources() throws {
+        let fixture = Fixture()
+        _ = fixture.execute(.send(text: "hi", screen: nil))
+        var frames = FrameStatistics()
+        frames.recordCommit(withFeedback: true)
+        frames.recordPresented(latencyNanoseconds: 2_000_000)
+        let vitals = Vitals(
+            frames: [2: frames], bus: RingStatistics(enqueued: 3, drained: 3), wakeups: 1, applied: 3,
+            sources: ["control": ["requests": 7]])
+        let outcome = fixture.execute(.status, vitals: vitals)
+        guard case .result(.status, let result)? = outcome.reply else {
+            Issue.record("no status result: \(String(describing: outcome.reply))")
+            return
+        }
+        #expect(result["controller"] == .string("HEADLESS-1"))
+        guard case .array(let screens)? = result["screens"], screens.count == 2 else {
+            Issue.record("two screens expected")
+            return
+        }
+        #expect(screens[0].objectValue["role"] == .string("controller"))
+        #expect(screens[0].objectValue["frames"] == nil, "no window yet: no frame statistics")
+        #expect(screens[1].objectValue["role"] == .string("external"))
+        #expect(screens[1].objectValue["content"] == .string("messages"))
+        #expect(screens[1].objectValue["frames"]?.objectValue["presented"] == .integer(1))
+        #expect(screens[1].objectValue["frames"]?.objectValue["latencyMedianMs"] == .number(2))
+        #expect(result["bus"]?.objectValue["applied"] == .integer(3))
+        #expect(result["control"] == .object(["requests": .integer(7)]))
+        guard case .array(let messages)? = result["messages"] else { return }
+        #expect(messages.first?.objectValue["text"] == .string("hi"))
+        #expect(outcome.events.isEmpty && outcome.changes.isEmpty)
+    }
+
+    @Test func outputsListsEveryOutputInOrder() {
+        let fixture = Fixture(outputs: [second, first])
+        let outcome = fixture.execute(.outputs)
+        guard case .result(.outputs, let result)? = outcome.reply, case .array(let list)? = result["outputs"] else {
+            Issue.record("no outputs result")
+            return
+        }
+        #expect(list.map { $0.objectValue["name"] } == [.string("HEADLESS-1"), .string("HEADLESS-2")])
+        #expect(list[0].objectValue["width"] == .integer(640))
+        #expect(outcome.changes.isEmpty)
+    }
+}
+
+@Suite struct ProductControllerOutputTests {
+    @Test func outputsAppearingAreAssignedAndEvented() {
+        var product = ProductController(model: ScreenModel(), store: StateStore(path: "/nonexistent/state.json"))
+        let outcome = product.outputsChanged([first, second])
+        #expect(
+            outcome.events == [
+                .roleChanged(screen: "HEADLESS-1", from: nil, to: "controller"),
+                .roleChanged(screen: "HEADLESS-2", from: nil, to: "external"),
+                .controllerMoved(from: nil, to: "HEADLESS-1", standIn: false),
+                .contentChanged(screen: "HEADLESS-2", from: nil, to: "messages"),
+            ])
+        #expect(outcome.changes.assignment && outcome.changes.controllerUI)
+        #expect(outcome.reply == nil)
+    }
+
+    @Test func aCardWhoseScreenGoesAwayReturns() {
+        let fixture = Fixture()
+        _ = fixture.execute(.openCard(screen: "HEADLESS-2", text: "Gate A"))
+        fixture.product.saveIfChanged()
+        let outcome = fixture.product.outputsChanged([first])
+        #expect(outcome.events.first == .cardReturned(id: 1))
+        #expect(outcome.events.contains(.roleChanged(screen: "HEADLESS-2", from: "external", to: nil)))
+        #expect(outcome.changes.state)
+        #expect(fixture.product.model.cards.waiting.map(\.id) == [1])
+    }
+
+    @Test func nothingChangedNothingToSave() {
+        let fixture = Fixture()
+        let outcome = fixture.product.outputsChanged([first, second])
+        #expect(outcome.events.isEmpty)
+        #expect(!outcome.changes.state && !outcome.changes.assignment)
+        #expect(!fixture.product.hasUnsavedState)
+    }
+}
+
+@Suite struct ProductControllerPanelTests {
+    @Test func typingAndEnterAsksToSendThroughTheBus() {
+        let fixture = Fixture()
+        for character in "hi" { _ = fixture.product.handle(key: .text(String(character))) }
+        let outcome = fixture.product.handle(key: .enter)
+        #expect(outcome.toSend == .send(text: "hi", screen: nil))
+        #expect(outcome.reply == nil && outcome.events.isEmpty)
+        #expect(outcome.changes.controllerUI)
+        #expect(!outcome.changes.state, "nothing is logged until the message comes back through the bus")
+        #expect(fixture.product.model.log.isEmpty)
+    }
+
+    @Test func enterOnARowCyclesItsContentMode() {
+        let fixture = Fixture()
+        _ = fixture.product.handle(key: .down)  // the text field → the first row (the controller: not cycled)
+        _ = fixture.product.handle(key: .down)  // HEADLESS-2
+        let outcome = fixture.product.handle(key: .enter)
+        #expect(outcome.events == [.contentChanged(screen: "HEADLESS-2", from: "messages", to: "mirror")])
+        #expect(outcome.changes.assignment && outcome.changes.state)
+        #expect(fixture.product.kind(of: 2) == .external(.mirror))
+        let onController = fixture.product.press(.screen(0))
+        #expect(onController.events.isEmpty && !onController.changes.state)
+    }
+}
+
+@Suite struct ProductControllerStateTests {
+    @Test func saveWritesOnlyWhatChanged() throws {
+        let fixture = Fixture()
+        let written = try? FileManager.default.attributesOfItem(atPath: fixture.statePath)[.modificationDate] as? Date
+        _ = fixture.execute(.status)
+        fixture.product.saveIfChanged()
+        #expect(
+            (try? FileManager.default.attributesOfItem(atPath: fixture.statePath)[.modificationDate] as? Date)
+                == written, "status changes nothing: no write")
+        _ = fixture.execute(.send(text: "keep me", screen: nil))
+        #expect(fixture.product.hasUnsavedState)
+        fixture.product.saveIfChanged()
+        #expect(!fixture.product.hasUnsavedState)
+        let loaded = StateStore(path: fixture.statePath).load()
+        #expect(loaded.state.messages.map(\.text) == ["keep me"])
+    }
+
+    @Test func logLinesCarryNoControlCharacters() {
+        #expect("a\nb\u{1b}[31m\u{2028}".logSafe == "a\\u{a}b\\u{1b}[31m\\u{2028}")
+        #expect("héllo 안녕".logSafe == "héllo 안녕")
+    }
+}
