@@ -83,12 +83,6 @@ public enum MessageCodec {
         return .message(message)
     }
 
-    /// Any JSON document, parsed as ``decode(bytes:)`` parses a request (without the size check).
-    /// - Throws: ``MessageError`` with code `parseError`, saying what is wrong and where.
-    public static func parseJSON(bytes: [UInt8]) throws(MessageError) -> JSONValue {
-        try JSONValue.parse(bytes)
-    }
-
     public static func encodeRequest(_ message: Message) -> String {
         var params: [String: JSONValue] = [:]
         switch message {
@@ -121,10 +115,6 @@ public enum MessageCodec {
                 "error": .object(["code": .integer(error.code.rawValue), "message": .string(error.message)])
             ]).serialized
         }
-    }
-
-    public static func encodeResult(method: MessageMethod, result: [String: JSONValue] = [:]) -> String {
-        encode(.result(method: method, result: result))
     }
 
     public static func encodeError(_ error: MessageError) -> String { encode(.error(error)) }

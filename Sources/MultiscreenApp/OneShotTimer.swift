@@ -1,5 +1,6 @@
 import CLinux
 import Glibc
+import SystemCalls
 
 /// A timerfd armed for one deadline at a time: the display thread's only way to wait for time to pass.
 /// Disarmed, it never wakes the loop (an idle Multiscreen makes no wakeups).
@@ -7,8 +8,7 @@ final class OneShotTimer {
     let fd: Int32
 
     init() throws {
-        fd = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
-        guard fd >= 0 else { throw SystemError.call("timerfd_create", errno) }
+        fd = try systemCall("timerfd_create") { timerfd_create(CLOCK_MONOTONIC, Int32(TFD_CLOEXEC | TFD_NONBLOCK)) }
     }
 
     deinit { close(fd) }

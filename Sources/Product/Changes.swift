@@ -18,12 +18,4 @@ public struct Changes: Equatable, Sendable {
     public init() {}
 
     public var isEmpty: Bool { self == Changes() }
-
-    mutating func merge(_ other: Changes) {
-        assignment = assignment || other.assignment
-        message = other.message ?? message
-        screens.formUnion(other.screens)
-        controllerUI = controllerUI || other.controllerUI
-        state = state || other.state
-    }
 }

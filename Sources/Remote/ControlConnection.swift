@@ -1,3 +1,5 @@
+import SystemCalls
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -106,19 +108,21 @@ final class ControlConnection {
     /// `EPIPE` here, not a process-killing `SIGPIPE`.
     func flush() -> WriteOutcome {
         while outputStart < output.count {
-            let written = output.withUnsafeBytes { raw in
-                send(descriptor, raw.baseAddress! + outputStart, raw.count - outputStart, Int32(MSG_NOSIGNAL))
-            }
-            if written > 0 {
-                outputStart += written
-            } else if written < 0 && errno == EINTR {
-                continue
-            } else if written < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+            let written: Int
+            do {
+                written = try systemCall("send") {
+                    output.withUnsafeBytes { raw in
+                        send(descriptor, raw.baseAddress! + outputStart, raw.count - outputStart, Int32(MSG_NOSIGNAL))
+                    }
+                }
+            } catch  where error.errno == EAGAIN || error.errno == EWOULDBLOCK {
                 compactOutput()
                 return .wouldBlock
-            } else {
-                return .failed(written < 0 ? errno : EPIPE)
+            } catch {
+                return .failed(error.errno)
             }
+            if written == 0 { return .failed(EPIPE) }
+            outputStart += written
         }
         output.removeAll(keepingCapacity: output.capacity <= 1 << 16)
         outputStart = 0

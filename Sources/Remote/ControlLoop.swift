@@ -1,5 +1,6 @@
 import Logging
 import Messaging
+import SystemCalls
 
 #if canImport(Glibc)
     import Glibc
@@ -58,10 +59,10 @@ final class ControlLoop {
                 descriptors.append(pollfd(fd: connection.descriptor, events: Int16(events), revents: 0))
                 polled.append(connection)
             }
-            let ready = poll(&descriptors, nfds_t(descriptors.count), -1)
-            if ready < 0 {
-                if errno == EINTR { continue }
-                logger.critical("control socket poll failed: \(String(cString: strerror(errno))); closing it")
+            do {
+                try systemCall("poll") { poll(&descriptors, nfds_t(descriptors.count), -1) }
+            } catch {
+                logger.critical("control socket \(error); closing it")
                 return
             }
             if descriptors[0].revents != 0 {
@@ -149,15 +150,16 @@ final class ControlLoop {
 
     private func acceptAll() {
         while true {
-            let descriptor = accept(listener, nil, nil)
-            if descriptor < 0 {
-                switch errno {
-                case EINTR: continue
+            let descriptor: Int32
+            do {
+                descriptor = try systemCall("accept") { accept(listener, nil, nil) }
+            } catch {
+                switch error.errno {
                 case EAGAIN, EWOULDBLOCK: return
                 case ECONNABORTED, EPROTO: continue
                 default:
                     // EMFILE and friends: leave the connection in the backlog and try again on the next wakeup.
-                    logger.error("control socket accept failed: \(String(cString: strerror(errno)))")
+                    logger.error("control socket \(error)")
                     return
                 }
             }
@@ -227,7 +229,13 @@ final class ControlLoop {
 
     /// Reads at most one buffer (one client cannot starve the others). - Returns: whether more may be readable now.
     private func readOnce(_ connection: ControlConnection) -> Bool {
-        let count = read(connection.descriptor, readBuffer.baseAddress, readBuffer.count)
+        let count: Int
+        do {
+            count = try systemCall("read") { read(connection.descriptor, readBuffer.baseAddress, readBuffer.count) }
+        } catch {
+            if error.errno != EAGAIN && error.errno != EWOULDBLOCK { drop(connection) }
+            return false
+        }
         if count > 0 {
             for event in connection.framer.append(UnsafeRawBufferPointer(rebasing: readBuffer[..<count])) {
                 handle(event, on: connection)
@@ -237,10 +245,7 @@ final class ControlLoop {
         if count == 0 {
             connection.readClosed = true
             for event in connection.framer.finish() { handle(event, on: connection) }
-            return false
         }
-        if errno == EINTR { return true }
-        if errno != EAGAIN && errno != EWOULDBLOCK { drop(connection) }
         return false
     }
 

@@ -1,5 +1,6 @@
 import CLinux
 import Synchronization
+import SystemCalls
 
 #if canImport(Glibc)
     import Glibc
@@ -30,9 +31,11 @@ final class ControlMailbox: Sendable {
     let wakeups = Atomic<Int>(0)
 
     init() throws(ControlError) {
-        let descriptor = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
-        if descriptor < 0 { throw .system(operation: "eventfd for", path: "the control server", errno: errno) }
-        wakeDescriptor = descriptor
+        do {
+            wakeDescriptor = try systemCall("eventfd") { eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC)) }
+        } catch {
+            throw .system(operation: "eventfd for", path: "the control server", errno: error.errno)
+        }
     }
 
     deinit { close(wakeDescriptor) }

@@ -17,7 +17,7 @@ import Testing
     }
 
     /// Keeps a virtual keyboard on the seat: the seat gains the keyboard capability only while one exists, and
-    /// keys sent before our `wl_keyboard` exists are lost (testing.md, wtype).
+    /// keys sent before our `wl_keyboard` exists are lost: a single `wtype` run would lose its first keys.
     private func holdKeyboard(_ sway: HeadlessSway, _ app: MultiscreenProcess) throws -> ChildProcess {
         let holder = try ChildProcess("wtype", ["-s", "600000"], environment: sway.environment)
         try app.waitForLog("seat: keyboard")
