@@ -203,7 +203,7 @@ public final class Application {
         if changes.controllerUI, let controller = product.model.assignment.controller {
             screens.screens[controller]?.invalidate()
         }
-        if changes.state { saveTimer.arm(after: Self.saveDelay) }
+        if changes.state { saveTimer.armUnlessPending(after: Self.saveDelay) }
         if let message = outcome.toSend {
             switch localProducer.trySend(message) {
             case .enqueued: break
@@ -224,11 +224,9 @@ public final class Application {
 
     private func render() {
         let cpuBefore = MonotonicClock.nanoseconds(clock: CLOCK_PROCESS_CPUTIME_ID)
-        let s = bus.statistics
         let painter = ScreenPainter(
-            product: product, screens: screens, graphics: graphics,
-            status: "bus: applied \(messagesApplied) · depth max \(s.maxDepth) · rejected full \(s.rejectedFull)"
-                + " · wakeups \(bus.wakeupsSent) · cards waiting \(product.model.cards.waiting.count)")
+            product: product, screens: screens, graphics: graphics, bus: bus.statistics, wakeups: bus.wakeupsSent,
+            applied: messagesApplied)
         let drawn = screens.render(
             context: graphics.context, canvas: { try graphics.makeCanvas() },
             kind: { [product] in product.kind(of: $0.output.registryName) }, draw: painter.draw)
@@ -306,18 +304,5 @@ public final class Application {
         sources.removeAll()
         localProducer.close()
         logger.info("shut down")
-    }
-}
-
-/// The display thread's own producer's replies: nobody waits for them, but a refusal must not go unseen.
-private final class LocalReplies: ReplySink {
-    let logger: Logger
-
-    init(logger: Logger) { self.logger = logger }
-
-    func deliver(_ reply: Reply) {
-        if case .error(let error) = reply {
-            logger.warning("the controller UI's message was refused: \(error.message)")
-        }
     }
 }

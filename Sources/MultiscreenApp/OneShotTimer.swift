@@ -13,8 +13,18 @@ final class OneShotTimer {
 
     deinit { close(fd) }
 
+    /// Armed and not yet acknowledged.
+    private(set) var isPending = false
+
+    /// Fires once after `seconds`, unless it is already pending: the first of a burst of requests sets the
+    /// deadline, so a steady stream of them cannot postpone it forever.
+    func armUnlessPending(after seconds: Double) {
+        if !isPending { arm(after: seconds) }
+    }
+
     /// Fires once after `seconds`, replacing any earlier deadline.
     func arm(after seconds: Double) {
+        isPending = true
         let whole = Int(seconds)
         var spec = itimerspec()
         spec.it_value.tv_sec = whole
@@ -24,6 +34,7 @@ final class OneShotTimer {
 
     /// Consumes the expiry so poll stops reporting it.
     func acknowledge() {
+        isPending = false
         var expirations: UInt64 = 0
         _ = read(fd, &expirations, 8)
     }
