@@ -168,7 +168,10 @@ import Testing
         let main = try ChildProcess(
             MultiscreenProcess.binary, [], environment: environment, inheritEnvironment: false,
             workingDirectory: directory)
+        // Exit 0 means Multiscreen itself shut down with 0 after the demo's SIGTERM (the next test proves the demo
+        // fails otherwise).
         #expect(try main.waitForExit(timeout: 60) == 0, "log:\n\(main.output)")
+        #expect(main.standardError.contains("multiscreen shut down cleanly (status 0)"))
         let printed = main.standardOutput.split(separator: "\n").map(String.init)
         #expect(printed == ["HEADLESS-1", "HEADLESS-2"].map { directory + "/multiscreen-demo/\($0).png" })
         for path in printed {
@@ -178,5 +181,31 @@ import Testing
         // The external screen shows the demo's message, on its own colour.
         let external = try Screenshot(contentsOfFile: printed[1])
         #expect(showsScreen(external, index: 1))
+    }
+
+    /// A Multiscreen that exits non-zero after the demo's SIGTERM fails the demo, with its status, although the
+    /// screenshots were taken. The client is a wrapper around the real binary that forwards SIGTERM, waits for it
+    /// and exits 7.
+    @Test func theDemoFailsWhenMultiscreenExitsNonZeroAfterSIGTERM() throws {
+        let directory = MultiscreenProcess.makeHome()
+        let wrapper = directory + "/exits-7-after-sigterm"
+        try """
+        #!/bin/sh
+        '\(MultiscreenProcess.binary)' "$@" &
+        child=$!
+        trap 'kill -TERM $child; wait $child; echo "wrapper: multiscreen exited $?, exiting 7" >&2; exit 7' TERM
+        wait $child
+        """.write(toFile: wrapper, atomically: true, encoding: .utf8)
+        #expect(chmod(wrapper, 0o755) == 0)
+        var environment = ProcessInfo.processInfo.environment
+        for name in ["WAYLAND_DISPLAY", "WAYLAND_SOCKET", "SWAYSOCK", "DISPLAY"] { environment[name] = nil }
+        environment["HOME"] = directory
+        let demo = try ChildProcess(
+            MultiscreenProcess.binary,
+            ["demo", "--client", wrapper, "--outputs", "2", "--width", "320", "--height", "240"],
+            environment: environment, inheritEnvironment: false, workingDirectory: directory)
+        #expect(try demo.waitForExit(timeout: 60) == 7, "log:\n\(demo.output)")
+        #expect(demo.output.contains("wrapper: multiscreen exited 0, exiting 7"))
+        #expect(demo.output.contains("multiscreen exited with status 7 after SIGTERM"))
     }
 }
