@@ -3,7 +3,8 @@ import Testing
 
 @testable import TextRendering
 
-/// Real fonts, real FreeType: these need fonts-dejavu-core and fonts-noto-cjk installed (as on CI).
+/// Real fonts, real FreeType: these need fonts-dejavu-core, fonts-noto-cjk and fonts-noto-color-emoji installed
+/// (scripts/dependencies installs them).
 /// Set TEXT_DUMP_DIR to write every rendered bitmap there as a PGM, to look at them.
 @Suite struct TextRasterizerTests {
     let rasterizer: TextRasterizer
@@ -153,9 +154,13 @@ import Testing
         #expect(fallback.render("abc", pixelSize: 16).width > 0)
     }
 
-    /// Only with a colour emoji font (fonts-noto-color-emoji), which the project does not require. The crab, as
-    /// DejaVu Sans draws the older smileys itself and, being first in the list, wins them.
-    @Test(.enabled(if: emojiFontInstalled)) func colorEmojiBecomesCoverage() throws {
+    /// With the colour emoji font scripts/dependencies installs (fonts-noto-color-emoji): without it this test fails,
+    /// it is not skipped. The crab, as DejaVu Sans draws the older smileys itself and, being first in the list, wins
+    /// them.
+    @Test func colorEmojiBecomesCoverage() throws {
+        try #require(
+            rasterizer.fallbackFamilies.contains { $0.localizedCaseInsensitiveContains("emoji") },
+            "no colour emoji font: install fonts-noto-color-emoji (scripts/dependencies)")
         let runs = rasterizer.shape("🦀", pixelSize: 32)
         let run = try #require(runs.first)
         #expect(run.glyphs.allSatisfy { $0.id != 0 })
@@ -167,6 +172,3 @@ import Testing
         #expect(inkedPixels(bitmap) > 300)
     }
 }
-
-private let emojiFontInstalled =
-    (try? TextRasterizer())?.fallbackFamilies.contains { $0.localizedCaseInsensitiveContains("emoji") } ?? false
