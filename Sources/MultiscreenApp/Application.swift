@@ -302,6 +302,7 @@ public final class Application {
             mirrorTarget = nil
             canvas = nil
             context.terminate()
+            logger.debug("EGL terminated")
         }
         context = nil
         rasterizer = nil

@@ -1,6 +1,7 @@
 import CompositorHarness
 import Foundation
 import Glibc
+import Remote
 import Testing
 
 /// Multiscreen against a real headless sway: windows, hotplug, mode and scale changes, pixels.
@@ -117,13 +118,79 @@ import Testing
         #expect(app.process.isRunning)
     }
 
+    /// README: after SIGTERM, exit 0 with windows, EGL, outputs and the connection torn down in reverse order of
+    /// creation and the state saved. Checked on the client's own protocol trace (`WAYLAND_DEBUG=1`), in which
+    /// Multiscreen's log lines ("EGL terminated", "shut down") fall in place, being written by the same thread.
     @Test func sigtermShutsDownInOrder() throws {
-        let sway = try HeadlessSway(outputs: 1, width: 320, height: 240)
-        let app = try MultiscreenProcess(environment: sway.environment)
-        try app.waitForLog("first frame committed on HEADLESS-1")
+        let sway = try HeadlessSway(outputs: 2, width: 320, height: 240)
+        let app = try MultiscreenProcess(environment: sway.environment.merging(["WAYLAND_DEBUG": "1"]) { $1 })
+        try app.waitForLogCount("first frame committed on", count: 2)
+        // A change to save: the state is written half a second after a change, or at shutdown.
+        let reply = try ControlClient(path: app.home + "/control.sock").exchange(
+            line: #"{"method": "send", "params": {"text": "saved at shutdown"}}"#)
+        #expect(reply.contains("\"result\""), "\(reply)")
         app.process.signal(SIGTERM)
-        #expect(try app.process.waitForExit(timeout: 2) == 0)
-        #expect(app.log.contains("shut down"))
+        #expect(try app.process.waitForExit(timeout: 5) == 0)
+
+        let lines = app.log.split(separator: "\n").map(String.init)
+        let signalled = try #require(lines.firstIndex { $0.contains("received signal 15, shutting down") })
+        /// The index of the first line after the signal that contains `text`.
+        func after(_ text: String) -> Int? { lines[signalled...].firstIndex { $0.contains(text) } }
+        /// The first capture of `pattern` in every line before the signal.
+        func created(_ pattern: String) throws -> [String] {
+            let regex = try Regex(pattern)
+            return lines[..<signalled].compactMap { line in
+                line.firstMatch(of: regex).flatMap { $0.output[1].substring.map(String.init) }
+            }
+        }
+
+        // Each window: xdg_toplevel, then xdg_surface, then wl_surface destroyed (as xdg-shell requires).
+        let surfaces = lines[..<signalled].compactMap { line -> (xdg: String, wl: String)? in
+            guard let m = line.firstMatch(of: #/get_xdg_surface\(new id (xdg_surface@\d+), (wl_surface@\d+)\)/#)
+            else { return nil }
+            return (String(m.output.1), String(m.output.2))
+        }
+        let toplevels = Dictionary(
+            uniqueKeysWithValues: lines[..<signalled].compactMap { line -> (String, String)? in
+                guard let m = line.firstMatch(of: #/(xdg_surface@\d+)\.get_toplevel\(new id (xdg_toplevel@\d+)\)/#)
+                else { return nil }
+                return (String(m.output.1), String(m.output.2))
+            })
+        #expect(surfaces.count == 2 && toplevels.count == 2, "two windows opened")
+        var windowsGone = 0
+        for surface in surfaces {
+            let toplevel = try #require(toplevels[surface.xdg])
+            let order = [toplevel, surface.xdg, surface.wl].map { after("-> \($0).destroy()") }
+            #expect(order.allSatisfy { $0 != nil }, "\(toplevel), \(surface.xdg), \(surface.wl) destroyed: \(order)")
+            let indices = order.compactMap { $0 }
+            #expect(indices == indices.sorted(), "\(toplevel), \(surface.xdg), \(surface.wl) in that order: \(order)")
+            windowsGone = max(windowsGone, indices.max() ?? .max)
+        }
+        // Then EGL, then the outputs (each xdg_output before its wl_output), then the globals, then the log's last word.
+        let egl = try #require(after("EGL terminated"))
+        #expect(egl > windowsGone, "EGL terminated after every window was destroyed")
+        let outputs = try created(#"bind\(\d+, "wl_output", \d+, new id \[unknown\]@(\d+)\)"#)
+        #expect(outputs.count == 2)
+        for id in outputs {
+            let released = try #require(after("-> wl_output@\(id).release()"), "wl_output@\(id) released")
+            #expect(released > egl, "wl_output@\(id) released after EGL terminated")
+        }
+        let xdgOutputs = try created(#"get_xdg_output\(new id (zxdg_output_v1@\d+), wl_output@\d+\)"#)
+        for (xdgOutput, id) in zip(xdgOutputs, outputs) {
+            let destroyed = try #require(after("-> \(xdgOutput).destroy()"))
+            #expect(destroyed < after("-> wl_output@\(id).release()") ?? 0, "\(xdgOutput) before wl_output@\(id)")
+        }
+        let lastOutput = outputs.compactMap { after("-> wl_output@\($0).release()") }.max() ?? .max
+        let wmBaseID = try #require(try created(#"bind\(\d+, "xdg_wm_base", \d+, new id \[unknown\]@(\d+)\)"#).last)
+        let wmBase = try #require(after("-> xdg_wm_base@\(wmBaseID).destroy()"))
+        #expect(wmBase > lastOutput, "globals destroyed after the outputs")
+        let shutDown = try #require(after("shut down"))
+        #expect(shutDown > wmBase && shutDown == lines.indices.last, "'shut down' is the last line")
+
+        // The control socket is removed, last, and the state was saved.
+        #expect(!FileManager.default.fileExists(atPath: app.home + "/control.sock"))
+        let state = try String(contentsOfFile: app.home + "/state/multiscreen/state.json", encoding: .utf8)
+        #expect(state.contains("saved at shutdown"))
     }
 
     @Test func compositorKilledExitsWithinASecond() throws {
