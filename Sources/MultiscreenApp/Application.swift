@@ -15,8 +15,9 @@ import Wayland
 /// canvas), ``ScreenPainter`` (what a screen shows), the ``MessageBus`` and the message sources.
 ///
 /// Everything here runs on the display thread (the thread that calls ``run()``), which owns every Wayland proxy
-/// and the EGL context. Created in this order, destroyed in reverse by ``shutDown(connectionAlive:)``: signals →
-/// bus → message sources → display → graphics (EGL) → registry → globals, outputs, seat → screens.
+/// and the EGL context. Created in this order: signals → bus → message sources → display → EGL → registry →
+/// globals, outputs, seat → screens. ``shutDown(connectionAlive:)`` destroys the screens, then EGL (nothing draws
+/// once the windows are gone), then the rest in reverse: seat, outputs, globals, registry, display, sources.
 public final class Application {
     public struct Options: Sendable {
         public var display: String?
@@ -291,12 +292,14 @@ public final class Application {
     private func shutDown(connectionAlive: Bool) {
         product.saveIfChanged()
         screens.tearDownAll(context: graphics.context)
+        // Nothing draws once the windows are gone: EGL goes next, while every proxy it might know is still alive.
+        graphics.destroy()
+        logger.debug("EGL terminated")
         seat?.destroy()
         seat = nil
         outputs.destroy()
         globals.destroy()
         registry.destroy()
-        graphics.destroy()
         if connectionAlive { _ = try? display.flush() }
         display.disconnect()
         // Started before the connection, stopped after it: the transports go away last, with the process.

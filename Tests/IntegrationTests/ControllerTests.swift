@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import Messaging
 import Remote
+import Screens
 import Testing
 
 /// Issue 4 end to end: the controller UI, external content modes, cards, roles, restored state and local control,
@@ -113,9 +114,13 @@ import Testing
         try app.waitForLog("card #1 returned to the controller's list")
         let status = try request(app, #"{"method": "status"}"#)
         #expect(status.contains(#"{"id":1,"screen":null,"text":"Gate 7"}"#), "\(status)")
-        // The controller lists it under "Cards waiting for a screen".
+        // The controller lists it under "Cards waiting for a screen", below its one remaining row, where WL-2's
+        // row was. Checked in that region: its row gone (background only, no row panel), the heading's text and,
+        // below it, the card's line in the dimmer text colour. With two rows (before) the check does not hold.
+        let waiting = WaitingCards(width: 480, height: 270, rows: 1)
+        #expect(!waiting.areShown(on: before), "\(waiting.describe(before))")
         try nested.waitForScreenshot("WL-1", "the waiting card on the controller") {
-            $0.fraction(differingFrom: before) > 0.001
+            waiting.areShown(on: $0)
         }
         #expect(app.process.isRunning)
     }
@@ -257,4 +262,62 @@ import Testing
         #expect(lines.contains { $0.contains(#""method":"message.received""#) && $0.contains(#""text":"to all""#) })
         #expect(app.process.isRunning)
     }
+}
+
+/// Where the controller draws "Cards waiting for a screen" and one waiting card (``ControllerLayout``: below the last
+/// screen row, the heading on one line, each card on the next), and a check of those pixels.
+private struct WaitingCards {
+    let heading: (x: Int, y: Int, width: Int, height: Int)
+    let card: (x: Int, y: Int, width: Int, height: Int)
+    let background = expectedBackground(0)
+
+    init(width: Int, height: Int, rows: Int) {
+        let layout = ControllerLayout(width: Float(width), height: Float(height), rowCount: rows)
+        let last = layout.rows.last ?? layout.screensTitle
+        let small = Float(layout.smallSize)
+        let x = Int(layout.screensTitle.x)
+        let top = last.y + last.height + layout.padding
+        heading = (x, Int(top.rounded()), Int(layout.screensTitle.width), Int((small * 1.5).rounded()))
+        card = (x, Int((top + small * 1.5).rounded()), Int(layout.screensTitle.width), Int((small * 1.4).rounded()))
+    }
+
+    private func region(_ shot: Screenshot, _ r: (x: Int, y: Int, width: Int, height: Int)) -> Screenshot {
+        shot.region(x: r.x, y: r.y, width: r.width, height: r.height)
+    }
+
+    /// Ink: pixels much brighter than the background, as text drawn in either text colour makes them.
+    private func ink(_ shot: Screenshot) -> (count: Int, columns: ClosedRange<Int>?) {
+        var count = 0
+        var columns: ClosedRange<Int>?
+        for y in 0..<shot.height {
+            for x in 0..<shot.width where shot.pixel(x: x, y: y).distance(to: background) >= 64 {
+                count += 1
+                columns = columns.map { min($0.lowerBound, x)...max($0.upperBound, x) } ?? x...x
+            }
+        }
+        return (count, columns)
+    }
+
+    /// The background fraction of both lines, and the ink (count, columns) of the heading and of the card line.
+    func measure(_ shot: Screenshot) -> (background: Double, heading: Int, headingWidth: Int, card: Int, cardWidth: Int)
+    {
+        let lines = region(shot, (heading.x, heading.y, heading.width, heading.height + card.height))
+        let headingInk = ink(region(shot, heading))
+        let cardInk = ink(region(shot, card))
+        return (
+            lines.fraction(of: background, tolerance: 2), headingInk.count, headingInk.columns?.count ?? 0,
+            cardInk.count, cardInk.columns?.count ?? 0
+        )
+    }
+
+    /// The row is gone (mostly background, no row panel), the heading's ink spans a long line ("Cards waiting for a
+    /// screen", 105 px at this size) and the card's a short one ("#1 Gate 7", 39 px). Measured: with two rows
+    /// (before) the background fraction is 0; with the heading and cards not drawn, the heading has no ink.
+    func areShown(on shot: Screenshot) -> Bool {
+        let m = measure(shot)
+        return m.background > 0.7 && m.heading >= 150 && (80...140).contains(m.headingWidth) && m.card >= 40
+            && (20...70).contains(m.cardWidth)
+    }
+
+    func describe(_ shot: Screenshot) -> String { "\(measure(shot)) in \(heading), \(card)" }
 }
