@@ -187,8 +187,10 @@ struct HarnessTests {
 
     @Test("ChildProcess: context switches are counted only for the same live process, else an error")
     func contextSwitchesNeedTheSameLiveProcess() throws {
-        // Asleep throughout: no switches, and a reading at all.
+        // Asleep throughout (once it has finished starting, which on a loaded machine takes a while): no switches,
+        // and a reading at all.
         let sleeper = try ChildProcess("sleep", ["600"])
+        try sleeper.waitUntilQuiet()
         #expect(try sleeper.contextSwitches(during: 0.2) == 0)
         #expect(try sleeper.activity().executable.hasSuffix("/sleep"))
 
