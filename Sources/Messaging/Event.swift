@@ -18,6 +18,16 @@ public struct Event: Equatable, Sendable {
             params: ["id": .integer(Int(id)), "text": .string(text), "screen": .optional(screen)])
     }
 
+    /// Messages were cleared from one screen (`screen`) or from every screen (nil).
+    public static func messagesCleared(screen: String?, count: Int) -> Event {
+        Event(name: "messages.cleared", params: ["screen": .optional(screen), "count": .integer(count)])
+    }
+
+    /// A message sent with a ttl reached it and is no longer shown.
+    public static func messageExpired(id: UInt64) -> Event {
+        Event(name: "message.expired", params: ["id": .integer(Int(id))])
+    }
+
     public static func cardOpened(id: UInt64, screen: String, text: String) -> Event {
         Event(
             name: "card.opened", params: ["id": .integer(Int(id)), "screen": .string(screen), "text": .string(text)])

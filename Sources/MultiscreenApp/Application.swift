@@ -52,6 +52,9 @@ public final class Application {
     private let screens: ScreenSet
     private var product: ProductController
     private let saveTimer: OneShotTimer
+    /// Fires when the next message sent with a ttl is due to go.
+    private let expiryTimer: OneShotTimer
+    private var armedExpiry: Date?
     private let loop: EventLoop
     private var stopRequested = false
     private var messagesApplied = 0
@@ -76,6 +79,7 @@ public final class Application {
         // memory back: fixing the threshold keeps every large buffer in its own mapping.
         mallopt(M_MMAP_THRESHOLD, 128 * 1024)
         saveTimer = try OneShotTimer()
+        expiryTimer = try OneShotTimer()
         display = try WaylandDisplay(name: options.display)
         graphics = try Graphics(display: display, fonts: fonts, logger: logger)
         registry = Registry(display: display)
@@ -91,7 +95,7 @@ public final class Application {
         try display.roundtrip()
         logger.info("compositor features: \(globals.featureSummary)")
         try graphics.prepare()
-        outputs.onChange = { [unowned self] change in outputChanged(change) }
+        outputs.onChange = { [unowned self] _ in outputsChanged() }
         loop.watch(signals.fd) { [unowned self] in
             for number in signals.read() {
                 logger.info("received signal \(number), shutting down")
@@ -101,6 +105,11 @@ public final class Application {
         loop.watch(saveTimer.fd) { [unowned self] in
             saveTimer.acknowledge()
             product.saveIfChanged()
+        }
+        loop.watch(expiryTimer.fd) { [unowned self] in
+            expiryTimer.acknowledge()
+            armedExpiry = nil
+            act(on: product.expireMessages())
         }
         loop.watch(screens.reopenTimer.fd) { [unowned self] in screens.reopenClosed() }
         loop.watch(consumer.wakeupFileDescriptor) {}  // consumed by didWake
@@ -152,20 +161,6 @@ public final class Application {
         }
     }
 
-    private func outputChanged(_ change: OutputChange) {
-        switch change {
-        case .added(let info):
-            logger.info("output added: \(info.displayName) \(info.modeText) scale \(info.scale)")
-        case .changed(let old, let new):
-            logger.info(
-                "output changed: \(new.displayName) \(old.modeText) scale \(old.scale) → \(new.modeText) scale \(new.scale)"
-            )
-        case .removed(let info):
-            logger.info("output removed: \(info.displayName)")
-        }
-        outputsChanged()
-    }
-
     private func outputsChanged() {
         screens.sync(context: graphics.context)
         act(on: product.outputsChanged(outputs.current))
@@ -188,10 +183,10 @@ public final class Application {
     private func act(on outcome: Outcome, stamp: (id: UInt64, enqueuedAt: UInt64, drainedAt: UInt64)? = nil) {
         for event in outcome.events { consumer.publish(event) }
         let changes = outcome.changes
-        if changes.assignment {
+        if changes.assignment || changes.messagesRemoved {
             for screen in screens.screens.values { screen.invalidate() }
-            seat?.refreshCursor()
         }
+        if changes.assignment { seat?.refreshCursor() }
         if let message = changes.message, let stamp {
             for screen in screens.screens.values
             where message.screen == nil || message.screen == screen.output.displayName {
@@ -205,6 +200,10 @@ public final class Application {
             screens.screens[controller]?.invalidate()
         }
         if changes.state { saveTimer.armUnlessPending(after: Self.saveDelay) }
+        if let next = product.nextExpiry, next != armedExpiry {
+            armedExpiry = next
+            expiryTimer.arm(after: max(next.timeIntervalSinceNow, 0))
+        }
         if let message = outcome.toSend {
             switch localProducer.trySend(message) {
             case .enqueued: break
@@ -255,14 +254,9 @@ public final class Application {
         seat.onTouch = { [unowned self] event in
             if case .down(_, let surface, let x, let y) = event { press(surface: surface, x: x, y: y) }
         }
-        seat.onCapabilities = { [unowned self] capabilities in
-            let names = [(Seat.Capabilities.keyboard, "keyboard"), (.pointer, "pointer"), (.touch, "touch")]
-                .filter { capabilities.contains($0.0) }.map(\.1)
-            logger.info("seat: \(names.isEmpty ? "no input devices" : names.joined(separator: ", "))")
-        }
         // External screens are passive displays: no cursor over them.
         seat.hidesCursor = { [unowned self] surface in
-            guard let screen = screens.target(of: surface, x: 0, y: 0)?.screen,
+            guard let screen = screens.screen(of: surface),
                 product.kind(of: screen.output.registryName) != .controller
             else { return false }
             logger.debug("cursor hidden over \(screen.output.displayName)")

@@ -64,9 +64,13 @@ public struct ProductController {
 
     private mutating func perform(_ message: Message, vitals: () -> Vitals) throws(MessageError) -> Outcome {
         switch message {
-        case .send(let text, let screen):
+        case .send(let text, let screen, let ttl):
+            guard text.contains(where: { !$0.isWhitespace }) else {
+                throw MessageError(.invalidParams, "\"text\" is empty or only whitespace: nothing to show")
+            }
+            if let screen { try refuseController(screen, for: "messages") }
             let logged = try invalidParams { () throws(UnknownScreenError) in
-                try model.receive(text: text, screen: screen)
+                try model.receive(text: text, screen: screen, ttl: ttl)
             }
             logger.info("message #\(logged.id) for \(screen ?? "every screen"): \(logged.text.prefix(80).logSafe)")
             var outcome = Outcome(reply: .sent(id: logged.id, screen: screen))
@@ -75,6 +79,7 @@ public struct ProductController {
             outcome.changes.controllerUI = true
             return saving(outcome)
         case .openCard(let screen, let text):
+            try refuseController(screen, for: "cards")
             let card = try invalidParams { () throws(CardError) in try model.openCard(text: text, onScreen: screen) }
             logger.info("card #\(card.id) opened on \(screen)")
             var outcome = Outcome(reply: .cardOpened(id: card.id, screen: screen))
@@ -90,17 +95,53 @@ public struct ProductController {
             outcome.changes.screens = [screen]
             outcome.changes.controllerUI = true
             return saving(outcome)
-        case .setRole(let screen, let roleName):
-            guard let role = ScreenRole.validated(roleName) else {
+        case .setRole(let screen, let roleName, let force):
+            let known = model.roles.knownRoles
+            guard let role = known.first(where: { $0.rawValue == roleName }) else {
                 throw MessageError(
                     .invalidParams,
-                    "\"role\" must be a lowercase word such as controller or external, not \(roleName.logSafe)")
+                    "unknown role \"\(roleName.logSafe)\" (known: \(known.map(\.rawValue).joined(separator: ", ")); "
+                        + "other roles are declared by naming them in a config rule)")
+            }
+            var trial = model
+            _ = try invalidParams { () throws(UnknownScreenError) in try trial.set(role: role, forScreen: screen) }
+            if trial.assignment.controller == nil && model.assignment.controller != nil && !force {
+                throw MessageError(
+                    .invalidParams,
+                    "\(screen) would no longer show the controller UI and no other screen would: refused (add "
+                        + "\"force\": true, or --force, to do it anyway)")
+            }
+            model = trial
+            var outcome = Outcome(reply: .roleSet(screen: screen, role: role.rawValue))
+            absorb(model.assignment, into: &outcome)
+            return saving(outcome)
+        case .resetRole(let screen):
+            let assignment = try invalidParams { () throws(UnknownScreenError) in
+                try model.resetRole(forScreen: screen)
+            }
+            logger.info("roles and modes set at run time forgotten for \(screen ?? "every monitor")")
+            var outcome = Outcome(reply: .roleReset(screen: screen))
+            absorb(assignment, into: &outcome)
+            outcome.changes.state = true
+            return saving(outcome)
+        case .setContent(let screen, let modeName):
+            guard let mode = ContentMode(rawValue: modeName) else {
+                let modes = ContentMode.allCases.map(\.rawValue).joined(separator: ", ")
+                throw MessageError(.invalidParams, "unknown content mode \"\(modeName.logSafe)\" (known: \(modes))")
             }
             let assignment = try invalidParams { () throws(UnknownScreenError) in
-                try model.set(role: role, forScreen: screen)
+                try model.set(content: mode, forScreen: screen)
             }
-            var outcome = Outcome(reply: .roleSet(screen: screen, role: role.rawValue))
+            var outcome = Outcome(reply: .contentSet(screen: screen, mode: mode.rawValue))
             absorb(assignment, into: &outcome)
+            return saving(outcome)
+        case .clearMessages(let screen):
+            let count = try invalidParams { () throws(UnknownScreenError) in try model.clearMessages(screen: screen) }
+            logger.info("\(count) messages cleared from \(screen ?? "every screen")")
+            var outcome = Outcome(reply: .messagesCleared(screen: screen, count: count))
+            outcome.events = [.messagesCleared(screen: screen, count: count)]
+            outcome.changes.messagesRemoved = true
+            outcome.changes.controllerUI = true
             return saving(outcome)
         case .status:
             return Outcome(reply: .result(method: .status, result: StatusReport(self, vitals: vitals()).json))
@@ -108,6 +149,23 @@ public struct ProductController {
             return Outcome(
                 reply: .result(method: .outputs, result: ["outputs": .array(outputs.map(StatusReport.json))]))
         }
+    }
+
+    // MARK: - Time
+
+    /// When the next message sent with a ttl is due to go: the caller asks ``expireMessages(now:)`` then.
+    public var nextExpiry: Date? { model.log.nextExpiry }
+
+    /// Removes the messages whose ttl is up.
+    public mutating func expireMessages(now: Date = Date()) -> Outcome {
+        let expired = model.expireMessages(at: now)
+        var outcome = Outcome()
+        guard !expired.isEmpty else { return outcome }
+        outcome.events = expired.map { .messageExpired(id: $0.id) }
+        outcome.changes.messagesRemoved = true
+        outcome.changes.controllerUI = true
+        outcome.changes.state = true
+        return saving(outcome)
     }
 
     // MARK: - Outputs
@@ -186,6 +244,9 @@ public struct ProductController {
             outcome.changes.state = true
         }
         for warning in assignment.warnings { logger.warning("\(warning)") }
+        if !assignment.changes.isEmpty {
+            for override in assignment.overrides { logger.info("\(override)") }
+        }
         outcome.changes.assignment = outcome.changes.assignment || !assignment.changes.isEmpty
         outcome.changes.controllerUI = true
     }
@@ -202,9 +263,18 @@ public struct ProductController {
     private static func mutates(_ reply: Reply?) -> Bool {
         guard case .result(let method, _)? = reply else { return false }
         switch method {
-        case .send, .openCard, .closeCard, .setRole: return true
+        case .send, .openCard, .closeCard, .setRole, .resetRole, .setContent, .clearMessages: return true
         case .status, .outputs, .subscribeEvents: return false
         }
+    }
+
+    /// Messages and cards go to external screens: one aimed at the controller's screen would be shown nowhere.
+    private func refuseController(_ screen: String, for what: String) throws(MessageError) {
+        guard let controller = model.assignment.controller,
+            outputs.first(where: { $0.registryName == controller })?.displayName == screen
+        else { return }
+        throw MessageError(
+            .invalidParams, "\(screen) shows the controller UI, not \(what): name an external screen, or none for all")
     }
 
     static func event(for change: RoleChange) -> Event {
