@@ -88,7 +88,14 @@ public struct ProductController {
             outcome.changes.screens = [screen]
             return saving(outcome)
         case .closeCard(let screen):
-            let card = try invalidParams { () throws(CardError) in try model.closeCard(onScreen: screen) }
+            let card: Card
+            do {
+                card = try model.closeCard(onScreen: screen)
+            } catch .noCardOpen {
+                throw MessageError(.refused, "no card is open on \(screen)")
+            } catch {
+                throw MessageError(.invalidParams, error.description)
+            }
             logger.info("card #\(card.id) closed on \(screen)")
             var outcome = Outcome(reply: .cardClosed(id: card.id, screen: screen))
             outcome.events = [.cardClosed(id: card.id, screen: screen)]
@@ -107,7 +114,7 @@ public struct ProductController {
             _ = try invalidParams { () throws(UnknownScreenError) in try trial.set(role: role, forScreen: screen) }
             if trial.assignment.controller == nil && model.assignment.controller != nil && !force {
                 throw MessageError(
-                    .invalidParams,
+                    .refused,
                     "\(screen) would no longer show the controller UI and no other screen would: refused (add "
                         + "\"force\": true, or --force, to do it anyway)")
             }
@@ -274,7 +281,7 @@ public struct ProductController {
             outputs.first(where: { $0.registryName == controller })?.displayName == screen
         else { return }
         throw MessageError(
-            .invalidParams, "\(screen) shows the controller UI, not \(what): name an external screen, or none for all")
+            .refused, "\(screen) shows the controller UI, not \(what): name an external screen, or none for all")
     }
 
     static func event(for change: RoleChange) -> Event {

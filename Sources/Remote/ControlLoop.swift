@@ -175,7 +175,7 @@ final class ControlLoop {
         guard let peer = PeerCredentials(of: descriptor) else {
             statistics.peerRejected += 1
             logger.warning("control connection refused: SO_PEERCRED failed: \(String(cString: strerror(errno)))")
-            refuse(descriptor, MessageError(.invalidRequest, "permission denied: peer credentials unavailable"))
+            refuse(descriptor, MessageError(.notPermitted, "permission denied: peer credentials unavailable"))
             return
         }
         guard peer.uid == options.allowedUID else {
@@ -186,7 +186,7 @@ final class ControlLoop {
             refuse(
                 descriptor,
                 MessageError(
-                    .invalidRequest, "permission denied: uid \(peer.uid) may not control this Multiscreen"))
+                    .notPermitted, "permission denied: uid \(peer.uid) may not control this Multiscreen"))
             return
         }
         guard connections.count < options.maximumConnections else {

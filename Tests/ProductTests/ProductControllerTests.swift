@@ -103,7 +103,7 @@ private func errorCode(_ outcome: Outcome) -> MessageError.Code? {
         #expect(closed.changes.state)
 
         let again = fixture.execute(.closeCard(screen: "HEADLESS-2"))
-        #expect(again.reply == .error(MessageError(.invalidParams, "no card is open on HEADLESS-2")))
+        #expect(again.reply == .error(MessageError(.refused, "no card is open on HEADLESS-2")))
         #expect(again.events.isEmpty && !again.changes.state)
         #expect(errorCode(fixture.execute(.openCard(screen: "nowhere", text: "x"))) == .invalidParams)
     }
@@ -269,8 +269,8 @@ private func errorCode(_ outcome: Outcome) -> MessageError.Code? {
                     == .error(MessageError(.invalidParams, "\"text\" is empty or only whitespace: nothing to show")))
         }
         let toController = fixture.execute(.send(text: "hi", screen: "HEADLESS-1"))
-        #expect(errorCode(toController) == .invalidParams)
-        #expect(errorCode(fixture.execute(.openCard(screen: "HEADLESS-1", text: "x"))) == .invalidParams)
+        #expect(errorCode(toController) == .refused)
+        #expect(errorCode(fixture.execute(.openCard(screen: "HEADLESS-1", text: "x"))) == .refused)
         #expect(fixture.product.model.log.isEmpty && fixture.product.model.cards.cards.isEmpty)
     }
 
@@ -307,7 +307,7 @@ private func errorCode(_ outcome: Outcome) -> MessageError.Code? {
         #expect(fixture.product.model.assignment.roles[2] == ScreenRole(rawValue: "rear-seat"))
 
         let orphaning = fixture.execute(.setRole(screen: "HEADLESS-1", role: "external"))
-        #expect(errorCode(orphaning) == .invalidParams, "no screen would show the controller UI")
+        #expect(errorCode(orphaning) == .refused, "no screen would show the controller UI")
         #expect(fixture.product.model.assignment.controller == 1, "refused: nothing changed")
         let forced = fixture.execute(.setRole(screen: "HEADLESS-1", role: "external", force: true))
         #expect(forced.reply == .roleSet(screen: "HEADLESS-1", role: "external"))
