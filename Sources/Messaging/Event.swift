@@ -44,7 +44,8 @@ public struct Event: Equatable, Sendable {
 
     public static func cardOpened(id: UInt64, screen: String, text: String) -> Event {
         Event(
-            name: Name.cardOpened.rawValue, params: ["id": .integer(Int(id)), "screen": .string(screen), "text": .string(text)])
+            name: Name.cardOpened.rawValue,
+            params: ["id": .integer(Int(id)), "screen": .string(screen), "text": .string(text)])
     }
 
     public static func cardClosed(id: UInt64, screen: String) -> Event {
@@ -58,18 +59,22 @@ public struct Event: Equatable, Sendable {
 
     /// A screen's effective role changed; `from` nil for a screen that appeared, `to` nil for one that went away.
     public static func roleChanged(screen: String, from: String?, to: String?) -> Event {
-        Event(name: Name.roleChanged.rawValue, params: ["screen": .string(screen), "from": .optional(from), "to": .optional(to)])
+        Event(
+            name: Name.roleChanged.rawValue,
+            params: ["screen": .string(screen), "from": .optional(from), "to": .optional(to)])
     }
 
     /// The controller UI moved; `standIn` while the preferred controller's output is gone.
     public static func controllerMoved(from: String?, to: String?, standIn: Bool) -> Event {
         Event(
-            name: Name.controllerMoved.rawValue, params: ["from": .optional(from), "to": .optional(to), "standIn": .bool(standIn)])
+            name: Name.controllerMoved.rawValue,
+            params: ["from": .optional(from), "to": .optional(to), "standIn": .bool(standIn)])
     }
 
     public static func contentChanged(screen: String, from: String?, to: String?) -> Event {
         Event(
-            name: Name.contentChanged.rawValue, params: ["screen": .string(screen), "from": .optional(from), "to": .optional(to)])
+            name: Name.contentChanged.rawValue,
+            params: ["screen": .string(screen), "from": .optional(from), "to": .optional(to)])
     }
 
     /// Told by a transport to one subscriber that did not keep up: how many events it missed.
