@@ -146,6 +146,46 @@ import Testing
         #expect(refused.status == 2 && refused.output.contains("error -32602"), "\(refused.output)")
     }
 
+    /// Issue 13: what the keyboard can do, from outside — content modes, clearing, expiry, forgetting roles —
+    /// checked on the external screen's pixels.
+    @Test func contentMessagesAndRolesAreControlledFromOutside() throws {
+        let sway = try HeadlessSway(outputs: 2, width: 320, height: 240)
+        let app = try MultiscreenProcess(environment: sway.environment)
+        try app.waitForLogCount("first frame committed on", count: 2)
+        let idle = try sway.waitForScreenshot("HEADLESS-2") { showsScreen($0, index: 1) }
+        let black = RGB(hex: 0x00_00_00)
+
+        #expect(try app.command(["content", "set", "HEADLESS-2", "blank"]).status == 0)
+        try sway.waitForScreenshot("HEADLESS-2", "blank") { $0.fraction(of: black) > 0.999 }
+        let bad = try app.command(["content", "set", "HEADLESS-2", "sparkles"])
+        #expect(
+            bad.status == 2 && bad.output.contains("-32602") && bad.output.contains("messages, mirror, card, blank"))
+        #expect(try app.command(["content", "set", "HEADLESS-2", "messages"]).status == 0)
+        try sway.waitForScreenshot("HEADLESS-2", "messages again") { $0.fraction(differingFrom: idle) < 0.001 }
+
+        // A message with a ttl shows, then goes by itself.
+        #expect(try app.command(["send", "--ttl", "1", "brief"]).status == 0)
+        try sway.waitForScreenshot("HEADLESS-2", "the brief message") { $0.fraction(differingFrom: idle) > 0.005 }
+        try sway.waitForScreenshot("HEADLESS-2", timeout: 5, "the brief message gone") {
+            $0.fraction(differingFrom: idle) < 0.001
+        }
+        // A message cleared from the screen.
+        #expect(try app.command(["send", "stays until cleared"]).status == 0)
+        try sway.waitForScreenshot("HEADLESS-2", "the message") { $0.fraction(differingFrom: idle) > 0.005 }
+        #expect(try app.command(["messages", "clear", "--screen", "HEADLESS-2"]).status == 0)
+        try sway.waitForScreenshot("HEADLESS-2", "cleared") { $0.fraction(differingFrom: idle) < 0.001 }
+
+        // Roles: a change that leaves no controller is refused without --force; reset forgets it all.
+        #expect(try app.command(["role", "set", "HEADLESS-1", "external"]).status == 0)
+        try app.waitForLog("controller moved from HEADLESS-1 to HEADLESS-2")
+        let orphan = try app.command(["role", "set", "HEADLESS-2", "external"])
+        #expect(orphan.status == 2 && orphan.output.contains("-32005"), "\(orphan.output)")
+        #expect(try app.command(["role", "set", "HEADLESS-2", "external", "--force"]).status == 0)
+        try app.waitForLog("controller moved from HEADLESS-2 to (none)")
+        #expect(try app.command(["role", "reset"]).status == 0)
+        try app.waitForLog("controller moved from (none) to HEADLESS-1")
+    }
+
     @Test func theControllerMovesWhenItsOutputGoesAndMovesBack() throws {
         let home = MultiscreenProcess.makeHome()
         // The preferred controller is WL-3, which does not exist yet: WL-1 stands in until it appears.
