@@ -98,8 +98,12 @@ public final class Application {
         outputs.onChange = { [unowned self] _ in outputsChanged() }
         loop.watch(signals.fd) { [unowned self] in
             for number in signals.read() {
-                logger.info("received signal \(number), shutting down")
-                stopRequested = true
+                if number == SIGHUP {
+                    act(on: product.reloadConfig())
+                } else {
+                    logger.info("received signal \(number), shutting down")
+                    stopRequested = true
+                }
             }
         }
         loop.watch(saveTimer.fd) { [unowned self] in

@@ -15,6 +15,8 @@ public struct ProductController {
     public private(set) var panel = ControllerPanel()
     /// Where the state is written; the config and state it started from were read by ``load(configPath:statePath:logger:)``.
     public let store: StateStore
+    /// The config file, read again by ``reloadConfig()``; whether it was named explicitly (then it must exist).
+    private var configSource: (path: String, mustExist: Bool)?
     /// The persistent state changed since it was last written.
     public private(set) var hasUnsavedState = false
     private let logger: Logger
@@ -28,20 +30,43 @@ public struct ProductController {
     /// Reads the config and the restored state. Neither can stop Multiscreen: a broken config is reported and the
     /// defaults used; a corrupt state file is set aside by ``StateStore`` and reported.
     public static func load(configPath: String?, statePath: String?, logger: Logger) -> ProductController {
-        let configPath = configPath ?? RoleConfig.defaultPath()
-        var config = RoleConfig()
-        do {
-            config = try RoleConfig.load(path: configPath)
-            if !config.rules.isEmpty { logger.info("config \(configPath): \(config.rules.count) role rules") }
-        } catch {
-            logger.error("config \(configPath) not used: \(error)")
-        }
+        let source = (path: configPath ?? RoleConfig.defaultPath(), mustExist: configPath != nil)
+        let config = readConfig(source, logger: logger) ?? RoleConfig()
         let store = StateStore(path: statePath ?? StateStore.defaultPath())
         let loaded = store.load()
         if let warning = loaded.warning { logger.error("\(warning)") }
         logger.info(
             "state \(store.path): \(loaded.state.cards.count) cards, \(loaded.state.messages.count) messages restored")
-        return ProductController(model: ScreenModel(config: config, state: loaded.state), store: store, logger: logger)
+        var product = ProductController(
+            model: ScreenModel(config: config, state: loaded.state), store: store, logger: logger)
+        product.configSource = source
+        return product
+    }
+
+    /// The config, or nil (logged, saying exactly what is wrong) when it cannot be used.
+    private static func readConfig(_ source: (path: String, mustExist: Bool), logger: Logger) -> RoleConfig? {
+        do {
+            let config = try RoleConfig.load(path: source.path, mustExist: source.mustExist)
+            logger.info("config \(source.path): \(config.rules.count) role rules")
+            return config
+        } catch {
+            logger.error("config not used, \(error)")
+            return nil
+        }
+    }
+
+    /// Reads the config file again (SIGHUP) and reassigns roles; a config that cannot be used leaves the current
+    /// one in force.
+    public mutating func reloadConfig() -> Outcome {
+        guard let source = configSource else { return Outcome() }
+        logger.info("reloading the config (SIGHUP)")
+        guard let config = Self.readConfig(source, logger: logger) else {
+            logger.error("the previous config stays in force")
+            return Outcome()
+        }
+        var outcome = Outcome()
+        absorb(model.replace(config: config), into: &outcome)
+        return outcome
     }
 
     /// The connected outputs, in natural name order (the order of the controller's screens list).

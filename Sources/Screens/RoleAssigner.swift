@@ -169,6 +169,13 @@ public struct RoleAssigner: Sendable {
         return assign(outputs)
     }
 
+    /// Takes a new config (SIGHUP reloads the file) and reassigns; what was set at run time still applies.
+    @discardableResult
+    public mutating func replace(config: RoleConfig) -> Assignment {
+        self.config = config
+        return assign(outputs)
+    }
+
     /// The roles a screen may be given: `controller`, `external`, and every role the config's rules name (the
     /// in-vehicle kind: `instrument-cluster`, `rear-seat`).
     public var knownRoles: [ScreenRole] {

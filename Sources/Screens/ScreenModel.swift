@@ -47,6 +47,10 @@ public struct ScreenModel: Sendable {
         try roles.set(role: role, forOutputNamed: name)
     }
 
+    /// Takes a reloaded config and reassigns.
+    @discardableResult
+    public mutating func replace(config: RoleConfig) -> Assignment { roles.replace(config: config) }
+
     /// Forgets the roles and modes set at run time for `name` (nil: all of them).
     @discardableResult
     public mutating func resetRole(forScreen name: String?) throws(UnknownScreenError) -> Assignment {

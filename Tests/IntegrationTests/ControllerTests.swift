@@ -186,6 +186,30 @@ import Testing
         try app.waitForLog("controller moved from (none) to HEADLESS-1")
     }
 
+    /// SIGHUP reloads the config without a restart; a broken config on reload leaves the previous one in force.
+    @Test func sighupReloadsTheConfig() throws {
+        let home = MultiscreenProcess.makeHome()
+        try MultiscreenProcess.writeConfig("", home: home)
+        let sway = try HeadlessSway(outputs: 2, width: 320, height: 240)
+        let app = try MultiscreenProcess(environment: sway.environment, home: home)
+        try app.waitForLogCount("first frame committed on", count: 2)
+        try MultiscreenProcess.writeConfig(
+            """
+            [[rule]]
+            match = { name = "HEADLESS-2" }
+            role = "controller"
+            """, home: home)
+        app.process.signal(SIGHUP)
+        try app.waitForLog("controller moved from HEADLESS-1 to HEADLESS-2")
+        #expect(app.process.isRunning)
+        try MultiscreenProcess.writeConfig("[[rule]\nbroken", home: home)
+        app.process.signal(SIGHUP)
+        try app.waitForLog("the previous config stays in force")
+        #expect(app.process.isRunning)
+        let status = try request(app, #"{"method": "status"}"#)
+        #expect(status.contains(#""controller":"HEADLESS-2""#), "the previous config still applies: \(status)")
+    }
+
     @Test func theControllerMovesWhenItsOutputGoesAndMovesBack() throws {
         let home = MultiscreenProcess.makeHome()
         // The preferred controller is WL-3, which does not exist yet: WL-1 stands in until it appears.
