@@ -17,6 +17,7 @@ public struct Event: Equatable, Sendable {
         case roleChanged = "role.changed"
         case controllerMoved = "controller.moved"
         case contentChanged = "content.changed"
+        case screenHealth = "screen.health"
         case eventsDropped = "events.dropped"
     }
 
@@ -75,6 +76,12 @@ public struct Event: Equatable, Sendable {
         Event(
             name: Name.contentChanged.rawValue,
             params: ["screen": .string(screen), "from": .optional(from), "to": .optional(to)])
+    }
+
+    /// Whether the compositor shows a screen's frames: `recovering` (content waited unshown too long; its window
+    /// was recreated), `failed` (that did not help), `ok` (frames are shown again).
+    public static func screenHealth(screen: String, health: String) -> Event {
+        Event(name: Name.screenHealth.rawValue, params: ["screen": .string(screen), "health": .string(health)])
     }
 
     /// Told by a transport to one subscriber that did not keep up: how many events it missed.

@@ -54,7 +54,6 @@ public final class Application {
     private let saveTimer: OneShotTimer
     /// Fires when the next message sent with a ttl is due to go.
     private let expiryTimer: OneShotTimer
-    private var armedExpiry: Date?
     private let loop: EventLoop
     private var stopRequested = false
     private var messagesApplied = 0
@@ -112,10 +111,13 @@ public final class Application {
         }
         loop.watch(expiryTimer.fd) { [unowned self] in
             expiryTimer.acknowledge()
-            armedExpiry = nil
             act(on: product.expireMessages())
         }
         loop.watch(screens.reopenTimer.fd) { [unowned self] in screens.reopenClosed() }
+        loop.watch(screens.healthTimer.fd) { [unowned self] in screens.checkHealth(context: graphics.context) }
+        screens.onHealthChange = { [unowned self] screen in
+            consumer.publish(.screenHealth(screen: screen.output.displayName, health: screen.health.rawValue))
+        }
         loop.watch(consumer.wakeupFileDescriptor) {}  // consumed by didWake
         loop.prepareToSleep = { [unowned self] in consumer.prepareToSleep() }
         loop.didWake = { [unowned self] in consumer.didWake() }
@@ -204,10 +206,7 @@ public final class Application {
             screens.screens[controller]?.invalidate()
         }
         if changes.state { saveTimer.armUnlessPending(after: Self.saveDelay) }
-        if let next = product.nextExpiry, next != armedExpiry {
-            armedExpiry = next
-            expiryTimer.arm(after: max(next.timeIntervalSinceNow, 0))
-        }
+        if let next = product.nextExpiry { expiryTimer.arm(for: next, after: max(next.timeIntervalSinceNow, 0)) }
         if let message = outcome.toSend {
             switch localProducer.trySend(message) {
             case .enqueued: break
@@ -219,9 +218,14 @@ public final class Application {
 
     /// What `status` reports beyond the product's own state.
     private var vitals: Vitals {
-        Vitals(
+        let now = MonotonicClock.nanoseconds()
+        var vitals = Vitals(
             frames: screens.screens.mapValues(\.statistics), bus: bus.statistics, wakeups: bus.wakeupsSent,
             applied: messagesApplied, sources: Dictionary(uniqueKeysWithValues: sources.map { ($0.name, $0.counters) }))
+        vitals.health = screens.screens.mapValues { screen in
+            (screen.health.rawValue, screen.lastShownAt.map { Double(now &- $0) / 1e9 })
+        }
+        return vitals
     }
 
     // MARK: - Screens → renderer
@@ -234,6 +238,7 @@ public final class Application {
         let drawn = screens.render(
             context: graphics.context, canvas: { try graphics.makeCanvas() },
             kind: { [product] in product.kind(of: $0.output.registryName) }, draw: painter.draw)
+        screens.scheduleHealthCheck()
         if drawn > 0 {
             // Process CPU time covers llvmpipe's rasteriser threads too: with software GL this is CPU + "GPU".
             let cpu = MonotonicClock.nanoseconds(clock: CLOCK_PROCESS_CPUTIME_ID) - cpuBefore
