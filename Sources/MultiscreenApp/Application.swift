@@ -55,6 +55,7 @@ public final class Application {
     /// Fires when the next message sent with a ttl is due to go.
     private let expiryTimer: OneShotTimer
     private let loop: EventLoop
+    private let service: ServiceManager
     private var stopRequested = false
     private var messagesApplied = 0
 
@@ -79,6 +80,7 @@ public final class Application {
         mallopt(M_MMAP_THRESHOLD, 128 * 1024)
         saveTimer = try OneShotTimer()
         expiryTimer = try OneShotTimer()
+        service = try ServiceManager(logger: logger)
         display = try WaylandDisplay(name: options.display)
         graphics = try Graphics(display: display, fonts: fonts, logger: logger)
         registry = Registry(display: display)
@@ -115,6 +117,7 @@ public final class Application {
         }
         loop.watch(screens.reopenTimer.fd) { [unowned self] in screens.reopenClosed() }
         loop.watch(screens.healthTimer.fd) { [unowned self] in screens.checkHealth(context: graphics.context) }
+        if let watchdog = service.watchdogTimer { loop.watch(watchdog.fd) { [unowned self] in service.ping() } }
         screens.onHealthChange = { [unowned self] screen in
             consumer.publish(.screenHealth(screen: screen.output.displayName, health: screen.health.rawValue))
         }
@@ -126,6 +129,7 @@ public final class Application {
             render()
         }
         outputsChanged()
+        service.ready()
     }
 
     /// Runs until SIGINT/SIGTERM or a fatal connection error.
@@ -293,6 +297,7 @@ public final class Application {
     /// Destroys everything in reverse order of creation. With a dead connection, requests are pointless but
     /// harmless (libwayland queues them on a broken socket); EGL must still be terminated before disconnecting.
     private func shutDown(connectionAlive: Bool) {
+        service.stopping()
         product.saveIfChanged()
         screens.tearDownAll(context: graphics.context)
         // Nothing draws once the windows are gone: EGL goes next, while every proxy it might know is still alive.
