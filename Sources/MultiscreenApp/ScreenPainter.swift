@@ -79,6 +79,9 @@ struct ScreenPainter {
         let role: String
         switch kind {
         case .controller: role = "controller"
+        case .external(.card) where product.model.cards.card(onScreen: info.displayName) == nil:
+            // `card` with no card open shows the messages: say what the screen shows.
+            role = "external · messages (no card open)"
         case .external(let mode): role = "external · \(mode.rawValue)"
         }
         let scale = info.scale > 1 ? " @\(info.scale)x" : ""
