@@ -12,9 +12,13 @@ import Atomics
 /// and no slack slot is needed. A slot index is `index & mask`.
 ///
 /// **Layout.** One allocation, aligned to 128 bytes (two cache lines, so the adjacent-line prefetcher cannot pair
-/// them either): `tail`, the producer's private cache of `head`, `head`, the consumer's private cache of `tail` and
+/// them either): `tail`, the producer's private limit (below), `head`, the consumer's private cache of `tail` and
 /// its depth statistic, then the slots, then 128 bytes of padding so the last slot shares no line with whatever the
 /// allocator puts next.
+///
+/// **Hot paths.** The producer caches not `head` but `head + capacity`, the index it may not reach: "full" is then
+/// one comparison of `tail` with that limit, as "empty" is one comparison of `head` with the cached `tail`. Each side
+/// reads the other's index only when its cached copy says full or empty, and refreshes the cache from that load.
 ///
 /// **Why `BitwiseCopyable`.** A slot is written and read with plain loads and stores: no retain/release, no
 /// destructor to run on overwrite, nothing the optimiser must keep alive. Larger payloads travel out of line
@@ -25,11 +29,12 @@ public final class SPSCRing<Element: BitwiseCopyable, Atomics: RingIndexAtomics>
     @usableFromInline let mask: UInt
     @usableFromInline let atomics: Atomics
     @usableFromInline let slots: UnsafeMutablePointer<Element>
-    /// The producer's last observed `head`; touched only by the producer.
-    @usableFromInline let cachedHead: UnsafeMutablePointer<UInt>
+    /// The producer's last observed `head` plus `capacity`: `tail` may not reach it. Touched only by the producer.
+    @usableFromInline let producerLimit: UnsafeMutablePointer<UInt>
     /// The consumer's last observed `tail`; touched only by the consumer.
     @usableFromInline let cachedTail: UnsafeMutablePointer<UInt>
-    /// The largest fill level the consumer has found; stored only by the consumer, read by anyone.
+    /// The largest fill level the consumer has found; stored only by the consumer, read by anyone. It is the word
+    /// after `cachedTail` (see ``noteDepth(_:)``).
     @usableFromInline let maxDepth: UnsafeAtomic<UInt>
     @usableFromInline let headForStatistics: UnsafeAtomic<UInt>
     @usableFromInline let tailForStatistics: UnsafeAtomic<UInt>
@@ -60,12 +65,11 @@ public final class SPSCRing<Element: BitwiseCopyable, Atomics: RingIndexAtomics>
         let head = (block + RingLayout.headOffset).bindMemory(to: UnsafeAtomic<UInt>.Storage.self, capacity: 1)
         tail.initialize(to: .init(startIndex))
         head.initialize(to: .init(startIndex))
-        cachedHead = (block + RingLayout.producerPrivateOffset).bindMemory(to: UInt.self, capacity: 1)
-        cachedHead.initialize(to: startIndex)
+        producerLimit = (block + RingLayout.producerPrivateOffset).bindMemory(to: UInt.self, capacity: 1)
+        producerLimit.initialize(to: startIndex &+ UInt(capacity))
         cachedTail = (block + RingLayout.consumerPrivateOffset).bindMemory(to: UInt.self, capacity: 1)
         cachedTail.initialize(to: startIndex)
-        let depth = (block + RingLayout.consumerPrivateOffset + 8).bindMemory(
-            to: UnsafeAtomic<UInt>.Storage.self, capacity: 1)
+        let depth = (block + RingLayout.depthOffset).bindMemory(to: UnsafeAtomic<UInt>.Storage.self, capacity: 1)
         depth.initialize(to: .init(0))
         maxDepth = UnsafeAtomic(at: depth)
         headForStatistics = UnsafeAtomic(at: head)
@@ -96,10 +100,10 @@ public final class SPSCRing<Element: BitwiseCopyable, Atomics: RingIndexAtomics>
     @inlinable
     public func tryPush(_ element: Element) -> Bool {
         let tail = atomics.loadTail(ordering: .relaxed)
-        if tail &- cachedHead.pointee == UInt(capacity) {
-            let head = atomics.loadHead(ordering: .acquiring)
-            cachedHead.pointee = head
-            if tail &- head == UInt(capacity) { return false }
+        if tail == producerLimit.pointee {
+            let limit = atomics.loadHead(ordering: .acquiring) &+ mask &+ 1
+            producerLimit.pointee = limit
+            if tail == limit { return false }
         }
         (slots + Int(bitPattern: tail & mask)).initialize(to: element)
         atomics.didWriteSlot(at: tail)
@@ -113,11 +117,11 @@ public final class SPSCRing<Element: BitwiseCopyable, Atomics: RingIndexAtomics>
     public func push(contentsOf elements: UnsafeBufferPointer<Element>) -> Int {
         guard !elements.isEmpty, let source = elements.baseAddress else { return 0 }
         let tail = atomics.loadTail(ordering: .relaxed)
-        var free = capacity - Int(tail &- cachedHead.pointee)
+        var free = Int(producerLimit.pointee &- tail)
         if free < elements.count {
-            let head = atomics.loadHead(ordering: .acquiring)
-            cachedHead.pointee = head
-            free = capacity - Int(tail &- head)
+            let limit = atomics.loadHead(ordering: .acquiring) &+ mask &+ 1
+            producerLimit.pointee = limit
+            free = Int(limit &- tail)
         }
         let count = min(free, elements.count)
         if count == 0 { return 0 }
@@ -176,8 +180,12 @@ public final class SPSCRing<Element: BitwiseCopyable, Atomics: RingIndexAtomics>
         atomics.loadTail(ordering: .relaxed) != atomics.loadHead(ordering: .relaxed)
     }
 
+    /// Records a fill level the consumer found. Reached through `cachedTail`, which the caller has just used, rather
+    /// than through `maxDepth`, so a consumer loop needs no extra pointer kept live for a statistic.
     @inlinable @inline(__always)
     func noteDepth(_ depth: UInt) {
+        let storage = UnsafeMutableRawPointer(cachedTail + 1).assumingMemoryBound(to: UnsafeAtomic<UInt>.Storage.self)
+        let maxDepth = UnsafeAtomic<UInt>(at: storage)
         if depth > maxDepth.load(ordering: .relaxed) { maxDepth.store(depth, ordering: .relaxed) }
     }
 
@@ -213,5 +221,7 @@ enum RingLayout {
     static let producerPrivateOffset = 128
     static let headOffset = 256
     static let consumerPrivateOffset = 384
+    /// Right after the consumer's cached `tail` (``SPSCRing/noteDepth(_:)`` relies on it).
+    static let depthOffset = consumerPrivateOffset + MemoryLayout<UInt>.stride
     static let slotsOffset = 512
 }

@@ -4,6 +4,9 @@
 //                                MessageBus (three producers, text slabs, the eventfd sleep protocol); exits 0
 //   ring-stress canary [items]   the same ring over deliberately broken atomics (relaxed where release/acquire
 //                                is needed); under TSAN with halt_on_error=1 this must die with a data race report
+//   ring-stress instructions push-then-pop|batch-512 PAIRS
+//                                single-threaded loops for scripts/ring-instructions (callgrind); see
+//                                InstructionDriver.swift
 //
 // Both modes also check order and completeness themselves and exit 1 on a lost, duplicated or reordered item.
 import Atomics
@@ -152,6 +155,9 @@ case "ring":
 case "canary":
     transfer(SPSCRing<Int, RelaxedPublishAtomics>(capacity: 8, makeAtomics: RelaxedPublishAtomics.init), items: items)
     print("ring-stress: canary ran to completion (expected under TSAN: a data race report instead)")
+case "instructions":
+    InstructionDriver.run(
+        pattern: arguments.count > 2 ? arguments[2] : "", pairs: arguments.count > 3 ? Int(arguments[3]) ?? 0 : 0)
 default:
-    fail("usage: ring-stress ring|canary [items]")
+    fail("usage: ring-stress ring|canary [items] | instructions push-then-pop|batch-512 PAIRS")
 }
