@@ -62,14 +62,23 @@ func fail(_ message: String) -> Never {
     exit(1)
 }
 
-/// Moves `items` integers through `ring`, alternately one at a time and in batches, and checks them.
+/// Moves `items` integers through `ring`, one at a time (through the ring and through its ends) and in batches,
+/// and checks them.
 func transfer<Atomics: RingIndexAtomics>(_ ring: SPSCRing<Int, Atomics>, items: Int) {
     let producer = JoinableThread {
         var backoff = Backoff(spins: 16, yields: 4, maximumSleepNanoseconds: 50_000)
         var next = 0
         var batch = [Int](repeating: 0, count: 5)
+        let end = ring.producer
         while next < items {
-            if next % 2 == 0 {
+            if next % 4 == 2 {
+                if end.tryPush(next) {
+                    next += 1
+                    backoff.reset()
+                } else {
+                    backoff.wait()
+                }
+            } else if next % 2 == 0 {
                 if ring.tryPush(next) {
                     next += 1
                     backoff.reset()
@@ -89,9 +98,16 @@ func transfer<Atomics: RingIndexAtomics>(_ ring: SPSCRing<Int, Atomics>, items: 
     }
     var expected = 0
     var backoff = Backoff(spins: 16, yields: 4, maximumSleepNanoseconds: 50_000)
+    let end = ring.consumer
     while expected < items {
         var got = 0
-        if expected % 3 == 0 {
+        if expected % 5 == 1 {
+            if let value = end.tryPop() {
+                if value != expected { fail("expected \(expected), got \(value)") }
+                expected += 1
+                got = 1
+            }
+        } else if expected % 3 == 0 {
             if let value = ring.tryPop() {
                 if value != expected { fail("expected \(expected), got \(value)") }
                 expected += 1
