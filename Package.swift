@@ -12,8 +12,8 @@ func systemLibrary(_ name: String, _ pkgConfig: String) -> Target {
 
 let aptPackage = [
     "wayland-client": "libwayland-dev", "wayland-egl": "libwayland-dev", "egl": "libegl-dev",
-    "glesv2": "libgles-dev", "xkbcommon": "libxkbcommon-dev", "freetype2": "libfreetype-dev",
-    "harfbuzz": "libharfbuzz-dev", "fontconfig": "libfontconfig-dev", "libpng": "libpng-dev",
+    "glesv2": "libgles-dev", "xkbcommon": "libxkbcommon-dev", "pangocairo": "libpango1.0-dev",
+    "libpng": "libpng-dev",
 ]
 
 let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
@@ -39,9 +39,7 @@ let package = Package(
         systemLibrary("CEGL", "egl"),
         systemLibrary("CGLES2", "glesv2"),
         systemLibrary("CXKBCommon", "xkbcommon"),
-        systemLibrary("CFreeType", "freetype2"),
-        systemLibrary("CHarfBuzz", "harfbuzz"),
-        systemLibrary("CFontconfig", "fontconfig"),
+        systemLibrary("CPangoCairo", "pangocairo"),
         systemLibrary("CPNG", "libpng"),
         // eventfd, signalfd, timerfd, mallopt: Linux headers Glibc's module does not export.
         .systemLibrary(name: "CLinux"),
@@ -63,8 +61,9 @@ let package = Package(
         // The product controller: executes typed requests against the model, returns typed replies, the events they
         // caused and what changed. Pure Swift, tested without a compositor.
         .target(name: "Product", dependencies: ["Screens", "Outputs", "Messaging"]),
-        // Shaping (HarfBuzz) and rasterising (FreeType) text with fontconfig fallback.
-        .target(name: "TextRendering", dependencies: ["CFreeType", "CHarfBuzz", "CFontconfig"]),
+        // Text layout with Pango (bidi, line breaking, ellipsis, fontconfig fallback, HarfBuzz shaping) drawn by
+        // cairo into premultiplied ARGB bitmaps, colour emoji included.
+        .target(name: "TextRendering", dependencies: ["CPangoCairo"]),
         // EGL display/context/surfaces, GLES2 programs from shaders/, quads, textures.
         .target(
             name: "Rendering",
