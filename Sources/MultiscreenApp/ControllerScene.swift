@@ -2,6 +2,7 @@ import Foundation
 import Outputs
 import Rendering
 import Screens
+import TextRendering
 
 /// The controller UI: the screens with their role, mode and status, a text field and Send button, the message
 /// log and the bus status, with a visible focus ring so it works from the keyboard alone.
@@ -96,13 +97,20 @@ enum ControllerScene {
         for message in content.log {
             guard y + Float(l.smallSize) * 1.4 <= l.log.y + l.log.height else { break }
             let target = message.screen.map { " → \($0)" } ?? ""
-            let prefix = canvas.text(
-                "\(SceneStyle.clock(message.receivedAt.timeIntervalSince1970))\(target)", x: l.log.x, y: y,
-                pixelSize: l.smallSize, color: SceneStyle.dimText, maxWidth: Int(l.log.width / 2))
-            let x = l.log.x + Float(prefix.width) + l.padding / 2
+            let prefix = "\(SceneStyle.clock(message.receivedAt.timeIntervalSince1970))\(target)"
+            let prefixStyle = TextStyle(pixelSize: l.smallSize, color: SceneStyle.dimText.textColor)
+            let prefixBox = TextBox.singleLine(maxWidth: Int(l.log.width / 2))
+            let prefixExtent = canvas.extent(of: prefix, style: prefixStyle, box: prefixBox)
+            let x = l.log.x + Float(prefixExtent.width) + l.padding / 2
+            let textStyle = TextStyle(pixelSize: l.smallSize, color: SceneStyle.text.textColor)
+            let textBox = TextBox.singleLine(maxWidth: Int(l.log.x + l.log.width - x))
+            let textExtent = canvas.extent(of: message.text, style: textStyle, box: textBox)
+            // On one baseline, whichever font (a CJK or emoji fallback is taller) each part uses.
+            let baseline = max(prefixExtent.baseline, textExtent.baseline)
             canvas.text(
-                message.text, x: x, y: y, pixelSize: l.smallSize, color: SceneStyle.text,
-                maxWidth: Int(l.log.x + l.log.width - x))
+                prefix, x: l.log.x, y: y + Float(baseline - prefixExtent.baseline), style: prefixStyle, box: prefixBox)
+            canvas.text(
+                message.text, x: x, y: y + Float(baseline - textExtent.baseline), style: textStyle, box: textBox)
             y += lineHeight
         }
 

@@ -96,16 +96,25 @@ enum ExternalScene {
         for message in messages.dropFirst() {
             guard y + lineHeight <= bottom else { break }
             var x = area.x
+            var time: (text: String, box: TextBox, extent: Canvas.TextExtent)?
             if look.theme.showsTime {
-                let time = canvas.text(
-                    SceneStyle.clock(message.receivedAt.timeIntervalSince1970), x: x, y: y, style: lineTimeStyle,
-                    box: .singleLine(maxWidth: Int(area.width / 3)))
-                x += Float(time.width) + unit * 0.03
+                let text = SceneStyle.clock(message.receivedAt.timeIntervalSince1970)
+                let box = TextBox.singleLine(maxWidth: Int(area.width / 3))
+                let extent = canvas.extent(of: text, style: lineTimeStyle, box: box)
+                time = (text, box, extent)
+                x += Float(extent.width) + unit * 0.03
             }
-            // Its own block, so that the time stays in place whatever the message's direction.
-            canvas.text(
-                message.text, x: x, y: y, style: lineStyle,
-                box: .singleLine(maxWidth: Int(area.x + area.width - x)))
+            // Its own block, so that the time stays in place whatever the message's direction; both on one
+            // baseline, whichever font (a CJK or emoji fallback is taller) the message uses.
+            let box = TextBox.singleLine(maxWidth: Int(area.x + area.width - x))
+            let extent = canvas.extent(of: message.text, style: lineStyle, box: box)
+            let baseline = max(extent.baseline, time?.extent.baseline ?? 0)
+            if let time {
+                canvas.text(
+                    time.text, x: area.x, y: y + Float(baseline - time.extent.baseline), style: lineTimeStyle,
+                    box: time.box)
+            }
+            canvas.text(message.text, x: x, y: y + Float(baseline - extent.baseline), style: lineStyle, box: box)
             y += lineHeight
         }
     }

@@ -28,10 +28,13 @@ public final class Canvas {
         public var originX: Int
         public var width: Int
         public var height: Int
+        /// From the top to the first line's baseline, for lining up texts drawn side by side.
+        public var baseline: Int
         public var lineCount: Int
         public var isEllipsized: Bool
 
-        public static let zero = TextExtent(originX: 0, width: 0, height: 0, lineCount: 0, isEllipsized: false)
+        public static let zero = TextExtent(
+            originX: 0, width: 0, height: 0, baseline: 0, lineCount: 0, isEllipsized: false)
     }
 
     /// Text texture counters, for diagnostics and tests.
@@ -137,6 +140,11 @@ public final class Canvas {
         return extent
     }
 
+    /// What `text` in `box` will cover when drawn (rasterised and cached now, so drawing it next costs nothing).
+    public func extent(of text: String, style: TextStyle, box: TextBox) -> TextExtent {
+        texture(for: TextKey(text: text, style: style, box: box))?.extent ?? .zero
+    }
+
     /// Draws one line of `text` (line breaks shown as spaces), ellipsised at `maxWidth`.
     @discardableResult
     public func text(
@@ -214,8 +222,8 @@ public final class Canvas {
             glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(parameter), value)
         }
         let extent = TextExtent(
-            originX: bitmap.originX, width: bitmap.width, height: bitmap.height, lineCount: bitmap.lineCount,
-            isEllipsized: bitmap.isEllipsized)
+            originX: bitmap.originX, width: bitmap.width, height: bitmap.height, baseline: bitmap.baseline,
+            lineCount: bitmap.lineCount, isEllipsized: bitmap.isEllipsized)
         let entry = TextTexture(texture: texture, extent: extent, bytes: bitmap.byteCount, lastUsed: useCounter)
         textures[key] = entry
         textCache.textures = textures.count
