@@ -113,6 +113,7 @@ let package = Package(
         .testTarget(
             name: "WaylandTests", dependencies: ["Wayland", "MultiscreenApp", "CompositorHarness", "CVirtualPointer"]),
         .testTarget(name: "TextRenderingTests", dependencies: ["TextRendering"]),
+        .testTarget(name: "RenderingTests", dependencies: ["Rendering"]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [

@@ -18,8 +18,6 @@ public final class Canvas {
     private struct TextTexture {
         var texture: GLuint
         var extent: TextExtent
-        var bytes: Int
-        var lastUsed: UInt64
     }
 
     /// What a text covers, relative to the point it was drawn at.
@@ -37,14 +35,20 @@ public final class Canvas {
             originX: 0, width: 0, height: 0, baseline: 0, lineCount: 0, isEllipsized: false)
     }
 
-    /// Text texture counters, for diagnostics and tests.
+    /// Text texture counters, for diagnostics.
     public struct TextCacheStatistics: Sendable, Equatable {
-        public var textures = 0
-        public var bytes = 0
-        public var peakBytes = 0
-        public var evicted = 0
+        public var textures: Int
+        public var bytes: Int
+        public var peakBytes: Int
+        public var evicted: Int
         /// `glTexImage2D` reported an error (out of memory): the text was not drawn.
-        public var uploadFailures = 0
+        public var uploadFailures: Int
+    }
+
+    public var textCache: TextCacheStatistics {
+        TextCacheStatistics(
+            textures: budget.count, bytes: budget.bytes, peakBytes: budget.peakBytes, evicted: budget.evicted,
+            uploadFailures: uploadFailures)
     }
 
     private let solid: ShaderProgram
@@ -52,10 +56,10 @@ public final class Canvas {
     private let textureProgram: ShaderProgram
     private let rasterizer: TextRasterizer
     private var textures: [TextKey: TextTexture] = [:]
-    private var useCounter: UInt64 = 0
+    private var budget = ByteBudgetCache<TextKey>(budget: Canvas.textCacheBudget)
     private var viewportWidth: Float = 1
     private var viewportHeight: Float = 1
-    public private(set) var textCache = TextCacheStatistics()
+    private var uploadFailures = 0
     /// `GL_MAX_TEXTURE_SIZE` of the context the canvas was made in.
     public let maxTextureSize: Int
 
@@ -180,24 +184,23 @@ public final class Canvas {
     public func delete() {
         for entry in textures.values { deleteTexture(entry.texture) }
         textures.removeAll()
-        textCache.bytes = 0
-        textCache.textures = 0
+        budget.removeAll()
         textureProgram.delete()
         textProgram.delete()
         solid.delete()
     }
 
     private func texture(for key: TextKey) -> TextTexture? {
-        useCounter += 1
-        if var entry = textures[key] {
-            entry.lastUsed = useCounter
-            textures[key] = entry
+        if let entry = textures[key] {
+            budget.touch(key)
             return entry
         }
         let bitmap = rasterizer.render(key.text, style: key.style, box: key.box, maxTextureSize: maxTextureSize)
         guard bitmap.width > 0, bitmap.height > 0 else { return nil }
         precondition(bitmap.width <= maxTextureSize && bitmap.height <= maxTextureSize)
-        evict(toFit: bitmap.byteCount)
+        for victim in budget.evictions(toFit: bitmap.byteCount) {
+            if let entry = textures.removeValue(forKey: victim) { deleteTexture(entry.texture) }
+        }
         _ = glGetError()  // Clear an earlier error so the check below is about this upload.
         var texture: GLuint = 0
         glGenTextures(1, &texture)
@@ -211,7 +214,7 @@ public final class Canvas {
         }
         guard glGetError() == GLenum(GL_NO_ERROR) else {
             deleteTexture(texture)
-            textCache.uploadFailures += 1
+            uploadFailures += 1
             return nil
         }
         // Text is drawn at integer positions, 1:1: nearest sampling keeps glyph edges exactly as cairo made them.
@@ -224,29 +227,10 @@ public final class Canvas {
         let extent = TextExtent(
             originX: bitmap.originX, width: bitmap.width, height: bitmap.height, baseline: bitmap.baseline,
             lineCount: bitmap.lineCount, isEllipsized: bitmap.isEllipsized)
-        let entry = TextTexture(texture: texture, extent: extent, bytes: bitmap.byteCount, lastUsed: useCounter)
+        let entry = TextTexture(texture: texture, extent: extent)
         textures[key] = entry
-        textCache.textures = textures.count
-        textCache.bytes += entry.bytes
-        textCache.peakBytes = max(textCache.peakBytes, textCache.bytes)
+        budget.insert(key, bytes: bitmap.byteCount)
         return entry
-    }
-
-    /// Deletes least recently used textures until `bytes` more fit in ``textCacheBudget``. Textures drawn in the
-    /// current frame may go too: a frame that needs more than the budget redraws them next time.
-    private func evict(toFit bytes: Int) {
-        guard textCache.bytes + bytes > Self.textCacheBudget, !textures.isEmpty else { return }
-        // Sort once and drop the oldest until there is room for the new texture and a quarter of the budget more,
-        // so eviction is rare (amortised).
-        let target = max(Self.textCacheBudget * 3 / 4 - bytes, 0)
-        for (key, entry) in textures.sorted(by: { $0.value.lastUsed < $1.value.lastUsed }) {
-            guard textCache.bytes > target else { break }
-            deleteTexture(entry.texture)
-            textures[key] = nil
-            textCache.bytes -= entry.bytes
-            textCache.evicted += 1
-        }
-        textCache.textures = textures.count
     }
 
     private func deleteTexture(_ texture: GLuint) {
