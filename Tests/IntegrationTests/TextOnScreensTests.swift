@@ -187,6 +187,14 @@ import Testing
         let read = try ocr(shot, background: expectedBackground(1), languages: "eng")
         #expect(read.contains("Platform 4"))
         #expect(!read.contains("HEADLESS") && !read.contains("screen 2 of"), "chrome: \(read)")
+        // A card: its text on the panel, no "#1 · HEADLESS-2" header.
+        _ = try request(app, #"{"method": "card.open", "params": {"screen": "HEADLESS-2", "text": "Gate 7"}}"#)
+        let panel = RGB(hex: 0xF8_FA_FC)
+        let card = try sway.waitForScreenshot("HEADLESS-2", "the card") { $0.fraction(of: panel) > 0.5 }
+        let cardText = try ocr(card, background: panel, languages: "eng")
+        #expect(
+            cardText.contains("Gate 7") && !cardText.contains("HEADLESS") && !cardText.contains("#1"), "\(cardText)")
+        _ = try request(app, #"{"method": "card.close", "params": {"screen": "HEADLESS-2"}}"#)
 
         // The installer overlay and a theme, from the config.
         app.process.signal(SIGTERM)
