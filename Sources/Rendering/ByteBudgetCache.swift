@@ -34,7 +34,7 @@ struct ByteBudgetCache<Key: Hashable> {
         guard self.bytes + bytes > budget, !entries.isEmpty else { return [] }
         let target = max(budget * 3 / 4 - bytes, 0)
         var victims: [Key] = []
-        for (key, entry) in entries.sorted(by: { $0.value.lastUsed < $1.value.lastUsed }) {
+        for (key, _) in entries.sorted(by: { $0.value.lastUsed < $1.value.lastUsed }) {
             guard self.bytes > target else { break }
             victims.append(key)
             remove(key)

@@ -29,12 +29,11 @@ import Testing
             }
         }
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("ocr-\(UUID().uuidString).pgm").path
-        FileManager.default.createFile(atPath: path, contents: Data(pgm))
+        try Data(pgm).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
         // OCR_DUMP_DIR keeps what tesseract was given, to look at when a reading fails.
         if let directory = ProcessInfo.processInfo.environment["OCR_DUMP_DIR"] {
-            FileManager.default.createFile(
-                atPath: "\(directory)/\(languages)-\(UUID().uuidString).pgm", contents: Data(pgm))
+            try? Data(pgm).write(to: URL(fileURLWithPath: "\(directory)/\(languages)-\(UUID().uuidString).pgm"))
         }
         let tesseract = try ChildProcess("tesseract", [path, "stdout", "-l", languages, "--psm", "3"])
         #expect(try tesseract.waitForExit(timeout: 60) == 0, "\(tesseract.output)")
