@@ -143,6 +143,16 @@ import Testing
         #expect(coloured > 100)
     }
 
+    /// The theme's font: the family asked for is used for what it covers, fallback for the rest.
+    @Test func aStylesFamilyIsUsed() {
+        var serif = style()
+        serif.family = "DejaVu Serif"
+        #expect(rasterizer.fontFamily(for: "Hello", style: serif) == "DejaVu Serif")
+        #expect(rasterizer.fontFamily(for: "Hello", style: style()) == "DejaVu Sans")
+        #expect(rasterizer.fontFamily(for: "안녕", style: serif)?.contains("CJK") == true)
+        #expect(rasterizer.render("Hello", style: serif) != rasterizer.render("Hello", style: style()))
+    }
+
     @Test func unknownFamilyFallsBack() throws {
         let fallback = try TextRasterizer(family: "No Such Family 12345")
         #expect(inked(fallback.render("Hello", style: style())) > 50)
