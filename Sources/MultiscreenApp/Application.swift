@@ -52,7 +52,10 @@ public final class Application {
     private let screens: ScreenSet
     private var product: ProductController
     private let saveTimer: OneShotTimer
+    /// Fires when the next message sent with a ttl is due to go.
+    private let expiryTimer: OneShotTimer
     private let loop: EventLoop
+    private let service: ServiceManager
     private var stopRequested = false
     private var messagesApplied = 0
 
@@ -76,6 +79,8 @@ public final class Application {
         // memory back: fixing the threshold keeps every large buffer in its own mapping.
         mallopt(M_MMAP_THRESHOLD, 128 * 1024)
         saveTimer = try OneShotTimer()
+        expiryTimer = try OneShotTimer()
+        service = try ServiceManager(logger: logger)
         display = try WaylandDisplay(name: options.display)
         graphics = try Graphics(display: display, fonts: fonts, logger: logger)
         registry = Registry(display: display)
@@ -91,18 +96,31 @@ public final class Application {
         try display.roundtrip()
         logger.info("compositor features: \(globals.featureSummary)")
         try graphics.prepare()
-        outputs.onChange = { [unowned self] change in outputChanged(change) }
+        outputs.onChange = { [unowned self] _ in outputsChanged() }
         loop.watch(signals.fd) { [unowned self] in
             for number in signals.read() {
-                logger.info("received signal \(number), shutting down")
-                stopRequested = true
+                if number == SIGHUP {
+                    act(on: product.reloadConfig())
+                } else {
+                    logger.info("received signal \(number), shutting down")
+                    stopRequested = true
+                }
             }
         }
         loop.watch(saveTimer.fd) { [unowned self] in
             saveTimer.acknowledge()
             product.saveIfChanged()
         }
+        loop.watch(expiryTimer.fd) { [unowned self] in
+            expiryTimer.acknowledge()
+            act(on: product.expireMessages())
+        }
         loop.watch(screens.reopenTimer.fd) { [unowned self] in screens.reopenClosed() }
+        loop.watch(screens.healthTimer.fd) { [unowned self] in screens.checkHealth(context: graphics.context) }
+        if let watchdog = service.watchdogTimer { loop.watch(watchdog.fd) { [unowned self] in service.ping() } }
+        screens.onHealthChange = { [unowned self] screen in
+            consumer.publish(.screenHealth(screen: screen.output.displayName, health: screen.health.rawValue))
+        }
         loop.watch(consumer.wakeupFileDescriptor) {}  // consumed by didWake
         loop.prepareToSleep = { [unowned self] in consumer.prepareToSleep() }
         loop.didWake = { [unowned self] in consumer.didWake() }
@@ -111,6 +129,7 @@ public final class Application {
             render()
         }
         outputsChanged()
+        service.ready()
     }
 
     /// Runs until SIGINT/SIGTERM or a fatal connection error.
@@ -152,20 +171,6 @@ public final class Application {
         }
     }
 
-    private func outputChanged(_ change: OutputChange) {
-        switch change {
-        case .added(let info):
-            logger.info("output added: \(info.displayName) \(info.modeText) scale \(info.scale)")
-        case .changed(let old, let new):
-            logger.info(
-                "output changed: \(new.displayName) \(old.modeText) scale \(old.scale) → \(new.modeText) scale \(new.scale)"
-            )
-        case .removed(let info):
-            logger.info("output removed: \(info.displayName)")
-        }
-        outputsChanged()
-    }
-
     private func outputsChanged() {
         screens.sync(context: graphics.context)
         act(on: product.outputsChanged(outputs.current))
@@ -188,10 +193,10 @@ public final class Application {
     private func act(on outcome: Outcome, stamp: (id: UInt64, enqueuedAt: UInt64, drainedAt: UInt64)? = nil) {
         for event in outcome.events { consumer.publish(event) }
         let changes = outcome.changes
-        if changes.assignment {
+        if changes.assignment || changes.messagesRemoved {
             for screen in screens.screens.values { screen.invalidate() }
-            seat?.refreshCursor()
         }
+        if changes.assignment { seat?.refreshCursor() }
         if let message = changes.message, let stamp {
             for screen in screens.screens.values
             where message.screen == nil || message.screen == screen.output.displayName {
@@ -205,6 +210,7 @@ public final class Application {
             screens.screens[controller]?.invalidate()
         }
         if changes.state { saveTimer.armUnlessPending(after: Self.saveDelay) }
+        if let next = product.nextExpiry { expiryTimer.arm(for: next, after: max(next.timeIntervalSinceNow, 0)) }
         if let message = outcome.toSend {
             switch localProducer.trySend(message) {
             case .enqueued: break
@@ -216,9 +222,14 @@ public final class Application {
 
     /// What `status` reports beyond the product's own state.
     private var vitals: Vitals {
-        Vitals(
+        let now = MonotonicClock.nanoseconds()
+        var vitals = Vitals(
             frames: screens.screens.mapValues(\.statistics), bus: bus.statistics, wakeups: bus.wakeupsSent,
             applied: messagesApplied, sources: Dictionary(uniqueKeysWithValues: sources.map { ($0.name, $0.counters) }))
+        vitals.health = screens.screens.mapValues { screen in
+            (screen.health.rawValue, screen.lastShownAt.map { Double(now &- $0) / 1e9 })
+        }
+        return vitals
     }
 
     // MARK: - Screens → renderer
@@ -231,6 +242,7 @@ public final class Application {
         let drawn = screens.render(
             context: graphics.context, canvas: { try graphics.makeCanvas() },
             kind: { [product] in product.kind(of: $0.output.registryName) }, draw: painter.draw)
+        screens.scheduleHealthCheck()
         if drawn > 0 {
             // Process CPU time covers llvmpipe's rasteriser threads too: with software GL this is CPU + "GPU".
             let cpu = MonotonicClock.nanoseconds(clock: CLOCK_PROCESS_CPUTIME_ID) - cpuBefore
@@ -255,14 +267,9 @@ public final class Application {
         seat.onTouch = { [unowned self] event in
             if case .down(_, let surface, let x, let y) = event { press(surface: surface, x: x, y: y) }
         }
-        seat.onCapabilities = { [unowned self] capabilities in
-            let names = [(Seat.Capabilities.keyboard, "keyboard"), (.pointer, "pointer"), (.touch, "touch")]
-                .filter { capabilities.contains($0.0) }.map(\.1)
-            logger.info("seat: \(names.isEmpty ? "no input devices" : names.joined(separator: ", "))")
-        }
         // External screens are passive displays: no cursor over them.
         seat.hidesCursor = { [unowned self] surface in
-            guard let screen = screens.target(of: surface, x: 0, y: 0)?.screen,
+            guard let screen = screens.screen(of: surface),
                 product.kind(of: screen.output.registryName) != .controller
             else { return false }
             logger.debug("cursor hidden over \(screen.output.displayName)")
@@ -290,6 +297,7 @@ public final class Application {
     /// Destroys everything in reverse order of creation. With a dead connection, requests are pointless but
     /// harmless (libwayland queues them on a broken socket); EGL must still be terminated before disconnecting.
     private func shutDown(connectionAlive: Bool) {
+        service.stopping()
         product.saveIfChanged()
         screens.tearDownAll(context: graphics.context)
         // Nothing draws once the windows are gone: EGL goes next, while every proxy it might know is still alive.

@@ -2,14 +2,14 @@ import CLinux
 import Glibc
 import SystemCalls
 
-/// SIGINT and SIGTERM delivered as a readable file descriptor (signalfd), so the display thread handles them in
-/// its poll like any other event, with no async-signal-safety concerns.
+/// SIGINT, SIGTERM (stop) and SIGHUP (reload the config) delivered as a readable file descriptor (signalfd), so the
+/// display thread handles them in its poll like any other event, with no async-signal-safety concerns.
 ///
 /// The signals are blocked for the whole process before any thread starts; threads inherit the mask.
 final class SignalSource {
     let fd: Int32
 
-    init(signals: [Int32] = [SIGINT, SIGTERM]) throws {
+    init(signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]) throws {
         var mask = sigset_t()
         sigemptyset(&mask)
         for signal in signals { sigaddset(&mask, signal) }

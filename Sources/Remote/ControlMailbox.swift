@@ -1,4 +1,5 @@
 import CLinux
+import Messaging
 import Synchronization
 import SystemCalls
 
@@ -10,7 +11,7 @@ import SystemCalls
 /// request, the counters, and the eventfd that wakes the server thread's `poll` when the first three change.
 final class ControlMailbox: Sendable {
     struct Inbox {
-        var replies: [String] = []
+        var replies: [Reply] = []
         /// Event lines published while at least one connection was subscribed, oldest first.
         var events: [String] = []
         var stopping = false
@@ -41,7 +42,7 @@ final class ControlMailbox: Sendable {
     deinit { close(wakeDescriptor) }
 
     /// Queues a reply and wakes the server thread. - Returns: false after `stop`, when nobody will write it.
-    func post(reply: String) -> Bool {
+    func post(reply: Reply) -> Bool {
         let (accepted, needsWake) = inbox.withLock { inbox in
             if inbox.stopping { return (false, false) }
             inbox.replies.append(reply)

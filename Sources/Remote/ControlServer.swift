@@ -38,6 +38,9 @@ public final class ControlServer: ReplySink, MessageSource {
         public var maximumConnections = 64
         /// Unsent reply bytes at which a connection stops being read until its peer catches up.
         public var outputBufferLimit = 1 << 20
+        /// Seconds a connection may stay open with nothing to do (no request in flight, no reply unsent, not
+        /// subscribed to events) before it is closed, so idle clients cannot hold every connection slot.
+        public var idleTimeout: Double = 30
 
         public init() {}
     }
@@ -88,7 +91,7 @@ public final class ControlServer: ReplySink, MessageSource {
     /// from this server's producer, in drain order. Thread-safe and cheap (a lock and an eventfd write); after
     /// ``stop()`` it does nothing.
     public func deliver(_ reply: Reply) {
-        _ = mailbox.post(reply: MessageCodec.encode(reply))
+        _ = mailbox.post(reply: reply)
     }
 
     /// An event for every connection subscribed to events (``ControlEvents``). The server thread writes it to each
@@ -120,6 +123,7 @@ public final class ControlServer: ReplySink, MessageSource {
             "requests": c.requests, "replies": c.replies, "rejectedBusy": c.rejectedBusy, "malformed": c.malformed,
             "peerRejected": c.peerRejected, "repliesDroppedClosedConnection": c.repliesDroppedClosedConnection,
             "subscribers": c.subscribers, "eventsPublished": c.eventsPublished, "eventsDropped": c.eventsDropped,
+            "idleClosed": c.idleClosed,
         ]
     }
 

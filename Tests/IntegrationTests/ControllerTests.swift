@@ -99,7 +99,9 @@ import Testing
         #expect(closed.contains(#""result":{"id":2"#))
         try sway.waitForScreenshot("HEADLESS-2", "messages again") { showsScreen($0, index: 1) }
         let again = try request(app, #"{"method": "card.close", "params": {"screen": "HEADLESS-2"}}"#)
-        #expect(again.contains("\"code\":-32602"), "closing a screen without a card is an error: \(again)")
+        // A refusal of the current state has its own code (-32005), not "invalid params" (issue 16: one meaning per
+        // code).
+        #expect(again.contains("\"code\":-32005"), "closing a screen without a card is refused: \(again)")
     }
 
     @Test func aCardWhoseScreenGoesAwayReturnsToTheControllersList() throws {
@@ -143,6 +145,70 @@ import Testing
         // An error reply: exit status 2 and the code on standard error.
         let refused = try app.command(["card", "close", "--screen", "HEADLESS-9"])
         #expect(refused.status == 2 && refused.output.contains("error -32602"), "\(refused.output)")
+    }
+
+    /// Issue 13: what the keyboard can do, from outside — content modes, clearing, expiry, forgetting roles —
+    /// checked on the external screen's pixels.
+    @Test func contentMessagesAndRolesAreControlledFromOutside() throws {
+        let sway = try HeadlessSway(outputs: 2, width: 320, height: 240)
+        let app = try MultiscreenProcess(environment: sway.environment)
+        try app.waitForLogCount("first frame committed on", count: 2)
+        let idle = try sway.waitForScreenshot("HEADLESS-2") { showsScreen($0, index: 1) }
+        let black = RGB(hex: 0x00_00_00)
+
+        #expect(try app.command(["content", "set", "HEADLESS-2", "blank"]).status == 0)
+        try sway.waitForScreenshot("HEADLESS-2", "blank") { $0.fraction(of: black) > 0.999 }
+        let bad = try app.command(["content", "set", "HEADLESS-2", "sparkles"])
+        #expect(
+            bad.status == 2 && bad.output.contains("-32602") && bad.output.contains("messages, mirror, card, blank"))
+        #expect(try app.command(["content", "set", "HEADLESS-2", "messages"]).status == 0)
+        try sway.waitForScreenshot("HEADLESS-2", "messages again") { $0.fraction(differingFrom: idle) < 0.001 }
+
+        // A message with a ttl shows, then goes by itself.
+        #expect(try app.command(["send", "--ttl", "1", "brief"]).status == 0)
+        try sway.waitForScreenshot("HEADLESS-2", "the brief message") { $0.fraction(differingFrom: idle) > 0.005 }
+        try sway.waitForScreenshot("HEADLESS-2", timeout: 5, "the brief message gone") {
+            $0.fraction(differingFrom: idle) < 0.001
+        }
+        // A message cleared from the screen.
+        #expect(try app.command(["send", "stays until cleared"]).status == 0)
+        try sway.waitForScreenshot("HEADLESS-2", "the message") { $0.fraction(differingFrom: idle) > 0.005 }
+        #expect(try app.command(["messages", "clear", "--screen", "HEADLESS-2"]).status == 0)
+        try sway.waitForScreenshot("HEADLESS-2", "cleared") { $0.fraction(differingFrom: idle) < 0.001 }
+
+        // Roles: a change that leaves no controller is refused without --force; reset forgets it all.
+        #expect(try app.command(["role", "set", "HEADLESS-1", "external"]).status == 0)
+        try app.waitForLog("controller moved from HEADLESS-1 to HEADLESS-2")
+        let orphan = try app.command(["role", "set", "HEADLESS-2", "external"])
+        #expect(orphan.status == 2 && orphan.output.contains("-32005"), "\(orphan.output)")
+        #expect(try app.command(["role", "set", "HEADLESS-2", "external", "--force"]).status == 0)
+        try app.waitForLog("controller moved from HEADLESS-2 to (none)")
+        #expect(try app.command(["role", "reset"]).status == 0)
+        try app.waitForLog("controller moved from (none) to HEADLESS-1")
+    }
+
+    /// SIGHUP reloads the config without a restart; a broken config on reload leaves the previous one in force.
+    @Test func sighupReloadsTheConfig() throws {
+        let home = MultiscreenProcess.makeHome()
+        try MultiscreenProcess.writeConfig("", home: home)
+        let sway = try HeadlessSway(outputs: 2, width: 320, height: 240)
+        let app = try MultiscreenProcess(environment: sway.environment, home: home)
+        try app.waitForLogCount("first frame committed on", count: 2)
+        try MultiscreenProcess.writeConfig(
+            """
+            [[rule]]
+            match = { name = "HEADLESS-2" }
+            role = "controller"
+            """, home: home)
+        app.process.signal(SIGHUP)
+        try app.waitForLog("controller moved from HEADLESS-1 to HEADLESS-2")
+        #expect(app.process.isRunning)
+        try MultiscreenProcess.writeConfig("[[rule]\nbroken", home: home)
+        app.process.signal(SIGHUP)
+        try app.waitForLog("the previous config stays in force")
+        #expect(app.process.isRunning)
+        let status = try request(app, #"{"method": "status"}"#)
+        #expect(status.contains(#""controller":"HEADLESS-2""#), "the previous config still applies: \(status)")
     }
 
     @Test func theControllerMovesWhenItsOutputGoesAndMovesBack() throws {

@@ -75,17 +75,81 @@ struct MessageCodecTests {
         #expect(throws: MessageError.self) { try MessageCodec.decodeEvent(#"{"method":"send","result":{}}"#) }
     }
 
+    static func decode(_ text: String) throws(MessageCodec.DecodeError) -> (request: Request, envelope: Envelope) {
+        try MessageCodec.decode(bytes: Array(text.utf8))
+    }
+
     /// `events.subscribe` is a method like the others: decoded, its params checked; only its answer is the transport's.
     @Test func subscribeIsAnOrdinaryMethod() throws {
-        #expect(try MessageCodec.decode(bytes: Array(#"{"method":"events.subscribe"}"#.utf8)) == .subscribeEvents)
+        #expect(try Self.decode(#"{"method":"events.subscribe"}"#).request == .subscribeEvents)
+        #expect(try Self.decode(#"{"method":"events.subscribe","params":{}}"#).request == .subscribeEvents)
+        #expect(try Self.decode(#"{"method":"status"}"#).request == .message(.status))
         #expect(
-            try MessageCodec.decode(bytes: Array(#"{"method":"events.subscribe","params":{}}"#.utf8))
-                == .subscribeEvents)
-        #expect(try MessageCodec.decode(bytes: Array(#"{"method":"status"}"#.utf8)) == .message(.status))
-        #expect(throws: MessageError(.invalidParams, "events.subscribe has no parameter \"kind\"")) {
-            try MessageCodec.decode(bytes: Array(#"{"method":"events.subscribe","params":{"kind":"x"}}"#.utf8))
+            throws: MessageCodec.DecodeError(
+                error: MessageError(.invalidParams, "events.subscribe has no parameter \"kind\""), envelope: .plain)
+        ) {
+            try Self.decode(#"{"method":"events.subscribe","params":{"kind":"x"}}"#)
         }
         #expect(throws: MessageError.self) { try MessageCodec.decodeRequest(#"{"method":"events.subscribe"}"#) }
+    }
+
+    /// JSON-RPC 2.0 requests are accepted and answered in kind; the envelope survives an error.
+    @Test func jsonRPCRequestsAreAnsweredInKind() throws {
+        let decoded = try Self.decode(#"{"jsonrpc":"2.0","id":7,"method":"send","params":{"text":"hi"}}"#)
+        #expect(decoded.request == .message(.send(text: "hi", screen: nil)))
+        #expect(decoded.envelope == .jsonRPC(id: .integer(7)))
+        #expect(
+            MessageCodec.encode(.sent(id: 3, screen: nil), in: decoded.envelope)
+                == #"{"id":7,"jsonrpc":"2.0","result":{"id":3,"screen":null}}"#)
+        #expect(
+            MessageCodec.encode(.error(MessageError(.invalidParams, "no")), in: .jsonRPC(id: .string("a")))
+                == #"{"error":{"code":-32602,"message":"no"},"id":"a","jsonrpc":"2.0"}"#)
+        // A notification (no id) is carried out and not answered, unless it is refused.
+        #expect(MessageCodec.encode(.sent(id: 3, screen: nil), in: .jsonRPC(id: nil)) == nil)
+        #expect(
+            MessageCodec.encode(.error(MessageError(.invalidParams, "no")), in: .jsonRPC(id: nil))
+                == #"{"error":{"code":-32602,"message":"no"},"id":null,"jsonrpc":"2.0"}"#)
+        // Wrong version, wrong id type, unknown method: errors, answered in JSON-RPC form.
+        for (line, code) in [
+            (#"{"jsonrpc":"1.0","id":1,"method":"status"}"#, MessageError.Code.invalidRequest),
+            (#"{"jsonrpc":"2.0","id":[1],"method":"status"}"#, .invalidRequest),
+            (#"{"jsonrpc":"2.0","id":1,"method":"nope"}"#, .methodNotFound),
+        ] {
+            #expect(throws: MessageCodec.DecodeError.self) { try Self.decode(line) }
+            do {
+                _ = try Self.decode(line)
+            } catch {
+                #expect(error.error.code == code, "\(line)")
+                if case .jsonRPC = error.envelope {} else { Issue.record("\(line): not answered as JSON-RPC") }
+            }
+        }
+    }
+
+    /// The methods for control from outside, and their parameters' types.
+    @Test func controlMethods() throws {
+        let messages: [Message] = [
+            .send(text: "brief", screen: "DP-1", ttl: 2.5), .setRole(screen: "DP-1", role: "external", force: true),
+            .resetRole(screen: nil), .resetRole(screen: "DP-1"), .setContent(screen: "DP-1", mode: "mirror"),
+            .clearMessages(screen: nil), .clearMessages(screen: "DP-1"),
+        ]
+        for message in messages {
+            #expect(try MessageCodec.decodeRequest(MessageCodec.encodeRequest(message)) == message)
+        }
+        for (line, code) in [
+            (#"{"method":"send","params":{"text":"x","ttl":"5"}}"#, MessageError.Code.invalidParams),
+            (#"{"method":"send","params":{"text":"x","ttl":0}}"#, .invalidParams),
+            (#"{"method":"send","params":{"text":"x","ttl":99999999}}"#, .invalidParams),
+            (#"{"method":"role.set","params":{"screen":"a","role":"b","force":"yes"}}"#, .invalidParams),
+            (#"{"method":"content.set","params":{"screen":"a"}}"#, .invalidParams),
+            (#"{"method":"messages.clear","params":{"screen":3}}"#, .invalidParams),
+        ] {
+            #expect(throws: MessageError.self, "\(line)") { try MessageCodec.decodeRequest(line) }
+            do {
+                _ = try MessageCodec.decodeRequest(line)
+            } catch {
+                #expect(error.code == code, "\(line)")
+            }
+        }
     }
 
     /// An event is one line in the shape of a JSON-RPC notification, keys sorted, newlines escaped.
