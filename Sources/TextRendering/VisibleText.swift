@@ -3,8 +3,14 @@
 public enum VisibleText {
     /// C0 controls (other than line feed and tab) become their Unicode Control Pictures (U+2400 + code: "␀",
     /// "␛", …), DEL becomes "␡" and C1 controls "�", so that the same input always shows the same visible marks
-    /// and never moves the text or the terminal that logs it. "\r\n", a lone "\r" and U+2028/U+2029 become "\n"
-    /// (a space when not `keepsLineBreaks`); a tab becomes a space.
+    /// and never moves the text or the terminal that logs it. "\n", "\r\n", a lone "\r" and U+2029 become U+2028
+    /// LINE SEPARATOR (a space when not `keepsLineBreaks`); a tab becomes a space.
+    ///
+    /// Why U+2028 and not "\n": Pango keeps at least one line of every paragraph whatever the height limit, so
+    /// 30 short lines as 30 paragraphs would overflow any box without an ellipsis. As line separators they stay
+    /// one paragraph, which Pango cuts at the box's height and ends in "…". The price: one base direction for the
+    /// whole text (from its first strong character), so an Arabic line after an English one is aligned like it
+    /// (still in the right order within itself).
     public static func sanitized(_ text: String, keepsLineBreaks: Bool = true) -> String {
         var scalars = String.UnicodeScalarView()
         var previousWasCarriageReturn = false
@@ -13,9 +19,9 @@ public enum VisibleText {
             switch scalar.value {
             case 0x0A:
                 if previousWasCarriageReturn { continue }
-                scalars.append(keepsLineBreaks ? "\n" : " ")
+                scalars.append(keepsLineBreaks ? "\u{2028}" : " ")
             case 0x0D:
-                scalars.append(keepsLineBreaks ? "\n" : " ")
+                scalars.append(keepsLineBreaks ? "\u{2028}" : " ")
             case 0x09:
                 scalars.append(" ")
             case 0x00...0x1F:
@@ -26,7 +32,7 @@ public enum VisibleText {
                 scalars.append("\u{FFFD}")
             case 0x2028, 0x2029:
                 // Line and paragraph separators: Pango breaks on them, so they count as line breaks here too.
-                scalars.append(keepsLineBreaks ? "\n" : " ")
+                scalars.append(keepsLineBreaks ? "\u{2028}" : " ")
             default:
                 scalars.append(scalar)
             }

@@ -98,6 +98,22 @@ import Testing
         #expect(lines.count == bitmap.lineCount)
     }
 
+    /// 64 KiB of line breaks: cut by the budget, then by the box's height, ellipsised.
+    @Test func manyLineBreaksStayInTheBox() {
+        let text = String(repeating: "a\n", count: 32_768)
+        let start = ContinuousClock.now
+        let bitmap = rasterizer.render(text, style: style(20), box: TextBox(maxWidth: 600, maxHeight: 200))
+        #expect(ContinuousClock.now - start < .seconds(2), "measured 7 ms")
+        #expect(bitmap.height <= 200 && bitmap.width <= 600)
+        #expect(bitmap.isEllipsized && bitmap.lineCount <= 200 / 20 + 1)
+        // Not cut before layout (30 lines are within the budget): Pango drops the lines below the box and ends the
+        // last one kept with "…".
+        let thirty = (1...30).map { "line \($0)" }.joined(separator: "\n")
+        let kept = rasterizer.render(thirty, style: style(20), box: TextBox(maxWidth: 600, maxHeight: 200))
+        #expect(rasterizer.statistics.inputsCut == 1)
+        #expect(kept.isEllipsized && kept.height <= 200 && kept.lineCount < 30)
+    }
+
     @Test func singleLineBoxEllipsisesAtTheWidth() {
         let bitmap = rasterizer.render(
             "one two three four five six seven eight nine ten", style: style(), box: .singleLine(maxWidth: 200))
@@ -118,7 +134,7 @@ import Testing
         let escaped = rasterizer.render("a\u{1B}[31mb\u{7}", style: style())
         let pictured = rasterizer.render("a␛[31mb␇", style: style())
         #expect(escaped == pictured)
-        #expect(VisibleText.sanitized("a\u{0}b\u{7F}c\u{85}d\r\ne\rf\tg") == "a␀b␡c�d\ne\nf g")
+        #expect(VisibleText.sanitized("a\u{0}b\u{7F}c\u{85}d\r\ne\rf\tg\nh") == "a␀b␡c�d\u{2028}e\u{2028}f g\u{2028}h")
         #expect(VisibleText.sanitized("x\ny", keepsLineBreaks: false) == "x y")
     }
 
