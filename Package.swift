@@ -110,7 +110,7 @@ let package = Package(
         .testTarget(name: "RemoteTests", dependencies: ["Remote", "Messaging"]),
         .testTarget(name: "OutputsTests", dependencies: ["Outputs"]),
         .testTarget(name: "ScreensTests", dependencies: ["Screens", "Outputs"]),
-        .testTarget(name: "ProductTests", dependencies: ["Product", "Screens", "Outputs", "Messaging"]),
+        .testTarget(name: "ProductTests", dependencies: ["Product", "Screens", "Outputs", "Messaging", logging]),
         .testTarget(name: "BenchmarksTests", dependencies: ["Benchmarks"]),
         .testTarget(
             name: "WaylandTests", dependencies: ["Wayland", "MultiscreenApp", "CompositorHarness", "CVirtualPointer"]),

@@ -271,8 +271,7 @@ public final class Application {
             product.kind(of: target.screen.output.registryName) == .controller,
             let geometry = screens.drawingGeometry(of: target.screen)
         else { return }
-        let layout = ControllerLayout(
-            width: Float(geometry.bufferWidth), height: Float(geometry.bufferHeight), rowCount: product.outputs.count)
+        let layout = product.controllerLayout(width: Float(geometry.bufferWidth), height: Float(geometry.bufferHeight))
         let sx = Float(geometry.bufferWidth) / Float(max(geometry.logicalWidth, 1))
         let sy = Float(geometry.bufferHeight) / Float(max(geometry.logicalHeight, 1))
         guard let control = layout.control(atX: Float(target.x) * sx, y: Float(target.y) * sy) else { return }

@@ -63,11 +63,7 @@ struct ScreenPainter {
         let rows = screens.ordered.map(row)
         var panel = product.panel
         panel.clampFocus(rows: rows.count)
-        var focusedRow: Int?
-        if case .screen(let index) = panel.focus { focusedRow = index }
-        let layout = ControllerLayout(
-            width: Float(geometry.bufferWidth), height: Float(geometry.bufferHeight), rowCount: rows.count,
-            focusedRow: focusedRow, waitingCardCount: product.model.cards.waiting.count)
+        let layout = product.controllerLayout(width: Float(geometry.bufferWidth), height: Float(geometry.bufferHeight))
         let content = ControllerScene.Content(
             title: screen.summary.title, rows: rows, panel: panel, log: product.model.log.newestFirst,
             waitingCards: product.model.cards.waiting, status: statusLine, background: screen.background)

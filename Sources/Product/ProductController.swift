@@ -64,9 +64,24 @@ public struct ProductController {
             logger.error("the previous config stays in force")
             return Outcome()
         }
+        let themeChanged = config.theme != model.roles.config.theme
         var outcome = Outcome()
         absorb(model.replace(config: config), into: &outcome)
+        // A new look redraws every screen, even when no role changed.
+        if themeChanged { outcome.changes.messagesRemoved = true }
         return outcome
+    }
+
+    /// Where the controller UI's parts are for a buffer of this size, as drawn and as hit-tested: one place, so a
+    /// click lands on what is shown (the screens list scrolls to the focused row; waiting cards take room).
+    public func controllerLayout(width: Float, height: Float) -> ControllerLayout {
+        var panel = panel
+        panel.clampFocus(rows: outputs.count)
+        var focusedRow: Int?
+        if case .screen(let index) = panel.focus { focusedRow = index }
+        return ControllerLayout(
+            width: width, height: height, rowCount: outputs.count, focusedRow: focusedRow,
+            waitingCardCount: model.cards.waiting.count)
     }
 
     /// The connected outputs, in natural name order (the order of the controller's screens list).

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Messaging
 import Outputs
 import Screens
@@ -392,5 +393,38 @@ private func errorCode(_ outcome: Outcome) -> MessageError.Code? {
         #expect(outcome.changes.assignment)
         #expect(!outcome.changes.state, "nothing saved changed: roles set at run time are untouched")
         #expect(!fixture.product.hasUnsavedState)
+    }
+}
+
+@Suite struct ProductControllerReloadTests {
+    @Test func aReloadedConfigReassignsRolesAndAThemeChangeRedrawsEveryScreen() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reload-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let config = directory + "/config.toml"
+        try "".write(toFile: config, atomically: true, encoding: .utf8)
+        var product = ProductController.load(
+            configPath: config, statePath: directory + "/state.json", logger: Logger(label: "test"))
+        _ = product.outputsChanged([first, second])
+        try "[theme]\nfont-scale = 2\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let themed = product.reloadConfig()
+        #expect(themed.changes.messagesRemoved, "a new look redraws every screen")
+        #expect(themed.events.isEmpty)
+        try "[[rule]]\nmatch = { name = \"HEADLESS-2\" }\nrole = \"controller\"\n[theme]\nfont-scale = 2\n".write(
+            toFile: config, atomically: true, encoding: .utf8)
+        let moved = product.reloadConfig()
+        #expect(moved.events.contains(.controllerMoved(from: "HEADLESS-1", to: "HEADLESS-2", standIn: false)))
+        #expect(!moved.changes.messagesRemoved, "same theme")
+        try "[[rule]\nbroken".write(toFile: config, atomically: true, encoding: .utf8)
+        #expect(product.reloadConfig().changes.isEmpty, "a broken config changes nothing")
+        #expect(product.model.assignment.controller == 2)
+    }
+
+    @Test func theControllerLayoutFollowsTheFocusedRow() {
+        let fixture = Fixture(outputs: (1...12).map { output($0, "HEADLESS-\($0)") })
+        for _ in 0..<12 { _ = fixture.product.handle(key: .down) }
+        let layout = fixture.product.controllerLayout(width: 640, height: 360)
+        #expect(
+            layout == ControllerLayout(width: 640, height: 360, rowCount: 12, focusedRow: 11, waitingCardCount: 0))
     }
 }
