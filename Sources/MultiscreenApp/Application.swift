@@ -22,6 +22,8 @@ public final class Application {
     /// How long a burst of changes may gather before one state write: also the most a crash (not a signal) can
     /// lose. The atomic write costs two fsyncs, which must not sit between a message and its frame.
     static let saveDelay = 0.5
+    /// How long after a failed write (disk full, read-only) the state file is tried again.
+    static let saveRetryDelay = 3.0
 
     private let logger = Logger(label: "multiscreen")
     private let signals: SignalSource
@@ -96,7 +98,7 @@ public final class Application {
         }
         loop.watch(saveTimer.fd) { [unowned self] in
             saveTimer.acknowledge()
-            product.saveIfChanged()
+            if !product.saveIfChanged() { saveTimer.arm(after: Self.saveRetryDelay) }
         }
         loop.watch(expiryTimer.fd) { [unowned self] in
             expiryTimer.acknowledge()

@@ -19,6 +19,9 @@ public struct ProductController {
     private var configSource: (path: String, mustExist: Bool)?
     /// The persistent state changed since it was last written.
     public private(set) var hasUnsavedState = false
+    /// Writes of the state file so far, and how the last one went, for `status`: a full or read-only disk must
+    /// show, not only in the log.
+    public private(set) var saves = (written: 0, failed: 0, lastError: String?.none)
     private let logger: Logger
 
     public init(model: ScreenModel, store: StateStore, logger: Logger = Logger(label: "multiscreen")) {
@@ -297,14 +300,25 @@ public struct ProductController {
 
     // MARK: - State
 
-    /// Writes the state file if anything changed since it was last written (atomic: write, fsync, rename).
-    public mutating func saveIfChanged() {
-        guard hasUnsavedState else { return }
-        hasUnsavedState = false
+    /// Writes the state file if anything changed since it was last written (atomic: write, fsync, rename; the
+    /// previous file stays whole until the rename). - Returns: false when the write failed: the state stays
+    /// unsaved, and the caller tries again later.
+    @discardableResult
+    public mutating func saveIfChanged() -> Bool {
+        guard hasUnsavedState else { return true }
         do {
             try store.save(model.persistentState)
+            hasUnsavedState = false
+            saves.written += 1
+            if saves.lastError != nil { logger.notice("state saved again to \(store.path)") }
+            saves.lastError = nil
+            return true
         } catch {
-            logger.error("\(error)")
+            // Logged once per failure kind, not once per retry.
+            if saves.lastError != error.description { logger.error("\(error); kept in memory, retrying") }
+            saves.failed += 1
+            saves.lastError = error.description
+            return false
         }
     }
 
