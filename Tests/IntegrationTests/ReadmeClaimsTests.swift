@@ -319,3 +319,35 @@ import Testing
         }
     }
 }
+
+/// Exit statuses that need a compositor to misbehave, which none here does on demand: a proxy between Multiscreen
+/// and a real sway hides a global or injects a protocol error.
+@Suite(.serialized) struct CompositorFaultTests {
+    /// Exit 1 when a required global is missing, and the log names it. Seen failing: with `WaylandGlobals` not
+    /// checking `xdg_wm_base`, Multiscreen did not exit 1 and the log did not name it.
+    @Test func aMissingRequiredGlobalIsExitStatusOne() throws {
+        let sway = try HeadlessSway(outputs: 1, width: 320, height: 240)
+        let proxy = try WaylandProxy(upstream: sway.waylandSocketPath, hiding: "xdg_wm_base")
+        let app = try MultiscreenProcess(
+            environment: sway.environment.merging(["WAYLAND_DISPLAY": proxy.path]) { $1 })
+        #expect(try app.process.waitForExit(timeout: 10) == 1, "\(app.log)")
+        #expect(proxy.process.output.contains("hid a global"))
+        #expect(app.log.contains("xdg_wm_base"), "the missing global is named: \(app.log)")
+        #expect(!app.log.contains("first frame committed"))
+    }
+
+    /// Exit 4 on a protocol error, end to end through `multiscreen run`: the log names the interface, object id
+    /// and code. Seen failing: with `WaylandDisplay.currentError` not recognising EPROTO, the status was not 4.
+    @Test func aProtocolErrorIsExitStatusFour() throws {
+        let sway = try HeadlessSway(outputs: 1, width: 320, height: 240)
+        let proxy = try WaylandProxy(upstream: sway.waylandSocketPath)
+        let app = try MultiscreenProcess(
+            environment: sway.environment.merging(["WAYLAND_DISPLAY": proxy.path]) { $1 })
+        try app.waitForLog("first frame committed on HEADLESS-1")
+        let object = try proxy.injectProtocolError(on: "xdg_wm_base", code: 6)
+        #expect(try app.process.waitForExit(timeout: 5) == 4, "\(app.log)")
+        #expect(
+            app.log.contains("protocol error from the compositor: interface xdg_wm_base, object \(object), code 6"),
+            "\(app.log)")
+    }
+}
