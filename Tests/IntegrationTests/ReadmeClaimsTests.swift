@@ -70,6 +70,61 @@ import Testing
         #expect(!app.log.contains("first frame committed"))
     }
 
+    /// The default control socket's directory, `$XDG_RUNTIME_DIR/multiscreen`: created 0700 when missing (the socket
+    /// 0600 inside), and an existing one that is not private — open to others, a symbolic link, someone else's — is
+    /// refused with exit 1 and the fix named. Seen failing: without the check in Run.swift, the 0755 directory was
+    /// used (Multiscreen started instead of exiting 1).
+    @Test func theDefaultSocketDirectoryMustBePrivate() throws {
+        let sway = try HeadlessSway(outputs: 1, width: 320, height: 240)
+        let home = MultiscreenProcess.makeHome()
+        let runtime = home + "/runtime"
+        let directory = runtime + "/multiscreen"
+        let files = FileManager.default
+        try files.createDirectory(
+            atPath: runtime, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        // No MULTISCREEN_SOCKET: the default path, named after the display.
+        let environment = [
+            "XDG_RUNTIME_DIR": runtime, "WAYLAND_DISPLAY": sway.waylandSocketPath, "MULTISCREEN_SOCKET": "",
+            "XDG_STATE_HOME": home + "/state", "XDG_CONFIG_HOME": home + "/config", "MULTISCREEN_LOG_LEVEL": "debug",
+        ]
+        func run() throws -> ChildProcess {
+            try ChildProcess(MultiscreenProcess.binary, ["run"], environment: environment)
+        }
+        func refused(_ why: String) throws {
+            let app = try run()
+            #expect(try app.waitForExit(timeout: 5) == 1, "\(why): \(app.output)")
+            #expect(app.output.contains("\(directory) \(why)"), "\(app.output)")
+            #expect(app.output.contains("must be private"), "\(app.output)")
+        }
+
+        try files.createDirectory(
+            atPath: directory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o755])
+        try refused("has mode 0755, not 0700")
+        try files.removeItem(atPath: directory)
+        try files.createDirectory(
+            atPath: home + "/elsewhere", withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        try files.createSymbolicLink(atPath: directory, withDestinationPath: home + "/elsewhere")
+        try refused("is not a directory (or is a symbolic link)")
+        try files.removeItem(atPath: directory)
+        if geteuid() == 0 {
+            // Only root can make a directory that belongs to someone else.
+            try files.createDirectory(
+                atPath: directory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+            #expect(chown(directory, 65_534, 65_534) == 0)
+            try refused("belongs to uid 65534")
+            try files.removeItem(atPath: directory)
+        }
+
+        let app = try run()
+        try app.waitForLine(containing: "first frame committed on HEADLESS-1", timeout: 10)
+        var info = stat()
+        #expect(lstat(directory, &info) == 0 && info.st_mode & 0o777 == 0o700, "created 0700")
+        let socket = directory + "/" + (sway.waylandSocketPath as NSString).lastPathComponent + ".sock"
+        #expect(lstat(socket, &info) == 0 && info.st_mode & 0o777 == 0o600, "the socket 0600 at \(socket)")
+        app.signal(SIGTERM)
+        #expect(try app.waitForExit(timeout: 5) == 0)
+    }
+
     // MARK: - Paths, config
 
     /// `run --config P --state P` read and write exactly those files, not the defaults under XDG_*_HOME.
