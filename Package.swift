@@ -12,9 +12,8 @@ func systemLibrary(_ name: String, _ pkgConfig: String) -> Target {
 
 let aptPackage = [
     "wayland-client": "libwayland-dev", "wayland-egl": "libwayland-dev", "egl": "libegl-dev",
-    "glesv2": "libgles-dev", "xkbcommon": "libxkbcommon-dev", "freetype2": "libfreetype-dev",
-    "harfbuzz": "libharfbuzz-dev", "fontconfig": "libfontconfig-dev", "libpng": "libpng-dev",
-    "libsystemd": "libsystemd-dev",
+    "glesv2": "libgles-dev", "xkbcommon": "libxkbcommon-dev", "pangocairo": "libpango1.0-dev",
+    "libpng": "libpng-dev", "libsystemd": "libsystemd-dev",
 ]
 
 let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
@@ -40,9 +39,7 @@ let package = Package(
         systemLibrary("CEGL", "egl"),
         systemLibrary("CGLES2", "glesv2"),
         systemLibrary("CXKBCommon", "xkbcommon"),
-        systemLibrary("CFreeType", "freetype2"),
-        systemLibrary("CHarfBuzz", "harfbuzz"),
-        systemLibrary("CFontconfig", "fontconfig"),
+        systemLibrary("CPangoCairo", "pangocairo"),
         systemLibrary("CPNG", "libpng"),
         // sd_notify: readiness, watchdog and stopping for a systemd service (no-ops without one).
         systemLibrary("CSystemd", "libsystemd"),
@@ -66,8 +63,9 @@ let package = Package(
         // The product controller: executes typed requests against the model, returns typed replies, the events they
         // caused and what changed. Pure Swift, tested without a compositor.
         .target(name: "Product", dependencies: ["Screens", "Outputs", "Messaging"]),
-        // Shaping (HarfBuzz) and rasterising (FreeType) text with fontconfig fallback.
-        .target(name: "TextRendering", dependencies: ["CFreeType", "CHarfBuzz", "CFontconfig"]),
+        // Text layout with Pango (bidi, line breaking, ellipsis, fontconfig fallback, HarfBuzz shaping) drawn by
+        // cairo into premultiplied ARGB bitmaps, colour emoji included.
+        .target(name: "TextRendering", dependencies: ["CPangoCairo"]),
         // EGL display/context/surfaces, GLES2 programs from shaders/, quads, textures.
         .target(
             name: "Rendering",
@@ -112,11 +110,12 @@ let package = Package(
         .testTarget(name: "RemoteTests", dependencies: ["Remote", "Messaging"]),
         .testTarget(name: "OutputsTests", dependencies: ["Outputs"]),
         .testTarget(name: "ScreensTests", dependencies: ["Screens", "Outputs"]),
-        .testTarget(name: "ProductTests", dependencies: ["Product", "Screens", "Outputs", "Messaging"]),
+        .testTarget(name: "ProductTests", dependencies: ["Product", "Screens", "Outputs", "Messaging", logging]),
         .testTarget(name: "BenchmarksTests", dependencies: ["Benchmarks"]),
         .testTarget(
             name: "WaylandTests", dependencies: ["Wayland", "MultiscreenApp", "CompositorHarness", "CVirtualPointer"]),
         .testTarget(name: "TextRenderingTests", dependencies: ["TextRendering"]),
+        .testTarget(name: "RenderingTests", dependencies: ["Rendering"]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [

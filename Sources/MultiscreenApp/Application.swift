@@ -19,19 +19,6 @@ import Wayland
 /// globals, outputs, seat → screens. ``shutDown(connectionAlive:)`` destroys the screens, then EGL (nothing draws
 /// once the windows are gone), then the rest in reverse: seat, outputs, globals, registry, display, sources.
 public final class Application {
-    public struct Options: Sendable {
-        public var display: String?
-        public var appID = "dev.multiscreen.Multiscreen"
-        /// Seconds before a window the compositor closed is opened again.
-        public var reopenDelay = 1.0
-        /// The role rules (`config.toml`); nil: `$XDG_CONFIG_HOME/multiscreen/config.toml`.
-        public var configPath: String?
-        /// The restored state (`state.json`); nil: `$XDG_STATE_HOME/multiscreen/state.json`.
-        public var statePath: String?
-
-        public init(display: String? = nil) { self.display = display }
-    }
-
     /// How long a burst of changes may gather before one state write: also the most a crash (not a signal) can
     /// lose. The atomic write costs two fsyncs, which must not sit between a message and its frame.
     static let saveDelay = 0.5
@@ -284,8 +271,7 @@ public final class Application {
             product.kind(of: target.screen.output.registryName) == .controller,
             let geometry = screens.drawingGeometry(of: target.screen)
         else { return }
-        let layout = ControllerLayout(
-            width: Float(geometry.bufferWidth), height: Float(geometry.bufferHeight), rowCount: product.outputs.count)
+        let layout = product.controllerLayout(width: Float(geometry.bufferWidth), height: Float(geometry.bufferHeight))
         let sx = Float(geometry.bufferWidth) / Float(max(geometry.logicalWidth, 1))
         let sy = Float(geometry.bufferHeight) / Float(max(geometry.logicalHeight, 1))
         guard let control = layout.control(atX: Float(target.x) * sx, y: Float(target.y) * sy) else { return }
