@@ -34,9 +34,12 @@ struct Run: ParsableCommand {
             var options = Application.Options(display: display)
             options.configPath = config
             options.statePath = state
-            let socketPath =
-                try socket
-                ?? ControlSocket.defaultPath(display: display, environment: ProcessInfo.processInfo.environment)
+            let environment = ProcessInfo.processInfo.environment
+            let socketPath = try socket ?? ControlSocket.defaultPath(display: display, environment: environment)
+            if socket == nil && (environment["MULTISCREEN_SOCKET"] ?? "").isEmpty {
+                // The default, inside $XDG_RUNTIME_DIR: its `multiscreen` directory must be private.
+                try ControlSocket.makePrivateDirectory(of: socketPath)
+            }
             app = try Application(options: options) { bus in [try ControlServer(path: socketPath, bus: bus)] }
         } catch {
             logger.critical("cannot start: \(error)")
