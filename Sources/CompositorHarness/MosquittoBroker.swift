@@ -1,0 +1,130 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A private `mosquitto` MQTT broker on a free loopback port, for the fleet tests and benchmarks.
+///
+/// Ownership: the instance owns the broker process and its directory (config, persistence, password file).
+/// ``stop()`` ends the process (SIGTERM: the broker writes its persistence file) and ``start()`` starts it again on
+/// the same port with the same files, so queued QoS 1 messages of persistent sessions survive a restart.
+/// `deinit` kills it and removes the directory.
+public final class MosquittoBroker: @unchecked Sendable {
+    public let port: Int
+    public let directory: String
+    public private(set) var process: ChildProcess?
+
+    /// Usernames and passwords the broker accepts; empty: anonymous clients are allowed.
+    public init(users: [String: String] = [:], acl: String? = nil) throws {
+        directory =
+            FileManager.default.temporaryDirectory.appendingPathComponent(
+                "mosquitto-\(UUID().uuidString.prefix(8))"
+            ).path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        port = try Self.freePort()
+        var config = """
+            listener \(port) 127.0.0.1
+            persistence true
+            persistence_location \(directory)/
+            log_dest stderr
+            log_type error
+            log_type warning
+            log_type notice
+            log_type information
+            max_queued_messages 100000
+            max_inflight_messages 0
+
+            """
+        if geteuid() == 0 { config += "user root\n" }
+        if users.isEmpty {
+            config += "allow_anonymous true\n"
+        } else {
+            let passwords = directory + "/passwords"
+            _ = FileManager.default.createFile(atPath: passwords, contents: Data())
+            for (user, password) in users.sorted(by: { $0.key < $1.key }) {
+                let tool = try ChildProcess("mosquitto_passwd", ["-b", passwords, user, password])
+                guard try tool.waitForExit(timeout: 10) == 0 else {
+                    throw HarnessError("mosquitto_passwd failed: \(tool.output)")
+                }
+            }
+            chmod(passwords, 0o600)
+            config += "allow_anonymous false\npassword_file \(passwords)\n"
+        }
+        if let acl {
+            try acl.write(toFile: directory + "/acl", atomically: true, encoding: .utf8)
+            chmod(directory + "/acl", 0o600)
+            config += "acl_file \(directory)/acl\n"
+        }
+        try config.write(toFile: directory + "/mosquitto.conf", atomically: true, encoding: .utf8)
+        try start()
+    }
+
+    deinit {
+        process?.kill()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    public var url: String { "mqtt://127.0.0.1:\(port)" }
+
+    /// Starts the broker and waits until it accepts connections.
+    public func start(timeout: Double = 10) throws {
+        precondition(process == nil, "the broker is already running")
+        let broker = try ChildProcess("mosquitto", ["-c", directory + "/mosquitto.conf"])
+        process = broker
+        let port = port
+        let listening = {
+            if let status = broker.exitStatus {
+                throw HarnessError("mosquitto exited with \(status): \(broker.output)")
+            }
+            return Self.accepts(port: port)
+        }
+        try waitUntil(
+            timeout: timeout, "mosquitto to listen on 127.0.0.1:\(port)", logTail: { broker.output }, listening)
+    }
+
+    /// SIGTERM (the broker saves its persistent sessions and queued messages) and waits for the exit.
+    public func stop() throws {
+        guard let broker = process else { return }
+        process = nil
+        broker.signal(SIGTERM)
+        _ = try broker.waitForExit(timeout: 10)
+    }
+
+    /// Everything the broker logged so far (of the current run).
+    public var log: String { process?.output ?? "" }
+
+    static func accepts(port: Int) -> Bool {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+    }
+
+    /// A port nobody listens on now (the kernel's choice for port 0).
+    static func freePort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw HarnessError("socket: \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                bind(descriptor, address, length) == 0 && getsockname(descriptor, address, &length) == 0
+            }
+        }
+        guard bound else { throw HarnessError("bind: \(String(cString: strerror(errno)))") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}

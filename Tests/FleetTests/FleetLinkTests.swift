@@ -1,0 +1,223 @@
+import CompositorHarness
+import Fleet
+import Foundation
+import Messaging
+import Testing
+
+/// The fleet link against a real mosquitto on loopback, with a stand-in display thread (``FakeDisplay``): topics,
+/// ids, errors, deduplication, the persistent session, broker restarts, refusals, presence and status.
+@Suite(.serialized) struct FleetLinkTests {
+    private func send(_ client: FleetOperator, to target: String, _ message: Message, id: String) throws {
+        try client.publish(
+            topic: FleetTopics.command(site: "test", target: target), payload: FleetOperator.request(message, id: id))
+    }
+
+    private func sendRaw(_ client: FleetOperator, to target: String, _ payload: String) throws {
+        try client.publish(topic: FleetTopics.command(site: "test", target: target), payload: Array(payload.utf8))
+    }
+
+    @Test func kioskGroupAndAllCommandsReachTheKioskAndRepliesCarryTheirIDs() throws {
+        let broker = try MosquittoBroker()
+        let display = try FakeDisplay()
+        let link = try FleetLink(
+            config: try kioskConfig(broker, kiosk: "k1", groups: ["g1"]), bus: display.bus, options: testOptions())
+        defer { link.stop() }
+        let client = try makeOperator(broker)
+        let received = Received(client)
+        try received.wait("k1 online") { _ in received.last("multiscreen/test/k1/online") == "true" }
+        try send(client, to: "k1", .send(text: "to the kiosk", screen: nil), id: "a")
+        try send(client, to: "g1", .send(text: "to its group", screen: "HDMI-A-1"), id: "b")
+        try send(client, to: "g2", .send(text: "to another group", screen: nil), id: "c")
+        try send(client, to: "all", .send(text: "to the site", screen: nil), id: "d")
+        try send(client, to: "k2", .send(text: "to another kiosk", screen: nil), id: "e")
+        try received.wait("3 replies from k1") { _ in received.replies(kiosk: "k1").count >= 3 }
+        #expect(display.sentTexts == ["to the kiosk", "to its group", "to the site"])
+        let replies = received.replies(kiosk: "k1")
+        #expect(replies.map { $0["id"] } == [.string("a"), .string("b"), .string("d")])
+        #expect(replies[1]["method"] == .string("send"))
+        #expect(replies[1]["result"]?.objectValue["screen"] == .string("HDMI-A-1"))
+        // Events of applied messages are streamed; nothing else was applied meanwhile.
+        try received.wait("message.received events") { messages in
+            messages.filter { $0.topic == "multiscreen/test/k1/events" }.count >= 3
+        }
+        #expect(link.counters["requests"] == 3)
+        #expect(link.counters["replies"] == 3)
+    }
+
+    @Test func malformedPayloadsGetErrorRepliesAndTheLinkKeepsWorking() throws {
+        let broker = try MosquittoBroker()
+        let display = try FakeDisplay()
+        let link = try FleetLink(
+            config: try kioskConfig(broker, kiosk: "k1"), bus: display.bus, options: testOptions())
+        defer { link.stop() }
+        let client = try makeOperator(broker)
+        let received = Received(client)
+        try received.wait("k1 online") { _ in received.last("multiscreen/test/k1/online") == "true" }
+        let bad = [
+            "not json at all", "[1, 2]", #"{"method": "send", "params": {"text": "no id"}}"#,
+            #"{"id": 7, "method": "card.flip"}"#, #"{"id": 8, "method": "send", "params": {"txt": "typo"}}"#,
+            #"{"id": 9, "method": "role.set", "params": {"screen": "HDMI-A-1", "role": "controller"}}"#,
+            #"{"id": 10, "method": "events.subscribe"}"#, "", String(repeating: "x", count: 500_000),
+            #"{"id": null, "method": "status"}"#, "\u{FF}\u{FE}",
+        ]
+        for payload in bad { try sendRaw(client, to: "k1", payload) }
+        try send(client, to: "k1", .send(text: "still alive", screen: nil), id: "ok")
+        try received.wait("\(bad.count + 1) replies") { _ in received.replies(kiosk: "k1").count >= bad.count + 1 }
+        let replies = received.replies(kiosk: "k1")
+        func code(_ index: Int) -> JSONValue? { replies[index]["error"]?.objectValue["code"] }
+        #expect(code(0) == .integer(-32700))
+        #expect(code(1) == .integer(-32600))
+        #expect(code(2) == .integer(-32600))
+        #expect(replies[2]["id"] == .null)
+        #expect(code(3) == .integer(-32601))
+        #expect(replies[3]["id"] == .integer(7))
+        #expect(code(4) == .integer(-32602))
+        #expect(code(5) == .integer(-32601))
+        #expect(replies[5]["error"]?.objectValue["message"]?.serialized.contains("not allowed") == true)
+        #expect(code(6) == .integer(-32601))
+        #expect(code(7) == .integer(-32700))
+        #expect(code(8) == .integer(-32002))
+        #expect(code(9) == .integer(-32600))
+        #expect(code(10) == .integer(-32700))
+        #expect(replies[11]["id"] == .string("ok"))
+        #expect(replies[11]["result"] != nil)
+        // Only the valid request (and the link's own status refreshes) reached the display thread.
+        #expect(display.sentTexts == ["still alive"])
+        #expect(!display.messages.contains { $0.method == .setRole })
+        #expect(link.counters["notAllowed"] == 2)
+    }
+
+    @Test func aRedeliveredIDIsAppliedOnce() throws {
+        let broker = try MosquittoBroker()
+        let display = try FakeDisplay()
+        let link = try FleetLink(
+            config: try kioskConfig(broker, kiosk: "k1", groups: ["g"]), bus: display.bus, options: testOptions())
+        defer { link.stop() }
+        let client = try makeOperator(broker)
+        let received = Received(client)
+        try received.wait("k1 online") { _ in received.last("multiscreen/test/k1/online") == "true" }
+        try send(client, to: "k1", .send(text: "once", screen: nil), id: "same")
+        try send(client, to: "g", .send(text: "once", screen: nil), id: "same")
+        try send(client, to: "all", .send(text: "once", screen: nil), id: "same")
+        try send(client, to: "k1", .send(text: "after", screen: nil), id: 42.description)
+        try received.wait("2 replies") { _ in received.replies(kiosk: "k1").count >= 2 }
+        try waitForCounters(link, "3 requests counted, 2 duplicates") {
+            $0["requests"] == 4 && $0["duplicates"] == 2
+        }
+        #expect(display.sentTexts == ["once", "after"])
+    }
+
+    @Test func commandsPublishedWhileTheKioskIsOfflineArriveWhenItReturns() throws {
+        let broker = try MosquittoBroker()
+        let client = try makeOperator(broker)
+        let received = Received(client)
+        do {
+            // The first connection creates the persistent session and its subscriptions.
+            let display = try FakeDisplay()
+            let link = try FleetLink(
+                config: try kioskConfig(broker, kiosk: "k1"), bus: display.bus, options: testOptions())
+            try received.wait("k1 online") { _ in received.last("multiscreen/test/k1/online") == "true" }
+            link.stop()
+            try received.wait("k1 offline after an orderly stop") { _ in
+                received.last("multiscreen/test/k1/online") == "false"
+            }
+        }
+        for index in 0..<20 {
+            try send(client, to: "k1", .send(text: "queued \(index)", screen: nil), id: "q\(index)")
+        }
+        let display = try FakeDisplay()
+        let link = try FleetLink(
+            config: try kioskConfig(broker, kiosk: "k1"), bus: display.bus, options: testOptions())
+        defer { link.stop() }
+        try received.wait("20 replies") { _ in received.replies(kiosk: "k1").count >= 20 }
+        #expect(display.sentTexts == (0..<20).map { "queued \($0)" })
+    }
+
+    /// Commands published with QoS 1 by an operator that retries until acknowledged, while the broker is stopped
+    /// and started again: each is applied exactly once.
+    @Test func aBrokerRestartLosesAndDuplicatesNothing() throws {
+        let broker = try MosquittoBroker()
+        let display = try FakeDisplay()
+        let link = try FleetLink(
+            config: try kioskConfig(broker, kiosk: "k1"), bus: display.bus, options: testOptions())
+        defer { link.stop() }
+        try waitForCounters(link, "connected") { $0["connected"] == 1 }
+        let total = 60
+        var client = try FleetOperator(settings: try kioskConfig(broker, kiosk: "operator"), clientID: "op")
+        try client.connect()
+        var index = 0
+        var restarted = false
+        while index < total {
+            if index == 20 && !restarted {
+                // Stop the broker after a burst; everything already acknowledged must survive in its session.
+                try broker.stop()
+                restarted = true
+                DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) { try? broker.start() }
+            }
+            do {
+                try send(client, to: "k1", .send(text: "n\(index)", screen: nil), id: "r\(index)")
+                index += 1
+            } catch {
+                // Unacknowledged: resend with the same id on a new connection (maybe a duplicate: the kiosk drops it).
+                Thread.sleep(forTimeInterval: 0.1)
+                client = try FleetOperator(settings: try kioskConfig(broker, kiosk: "operator"), clientID: "op")
+                try? client.connect(timeout: 2)
+            }
+        }
+        try waitUntil(timeout: 20, "\(total) messages applied (\(display.sentTexts.count) so far)") {
+            display.sentTexts.count >= total
+        }
+        Thread.sleep(forTimeInterval: 0.5)  // a late duplicate would show up here
+        #expect(display.sentTexts == (0..<total).map { "n\($0)" })
+        #expect(link.counters["disconnects"]! >= 1)
+        #expect(link.counters["connects"]! >= 2)
+    }
+
+    @Test func wrongCredentialsAreAClearErrorInTheCounters() throws {
+        let broker = try MosquittoBroker(users: ["kiosk": "right"])
+        let display = try FakeDisplay()
+        let credentials = broker.directory + "/kiosk.pass"
+        try "kiosk:wrong\n".write(toFile: credentials, atomically: true, encoding: .utf8)
+        var config = try kioskConfig(broker, kiosk: "k1")
+        config.credentialsFile = credentials
+        let link = try FleetLink(config: config, bus: display.bus, options: testOptions())
+        defer { link.stop() }
+        try waitForCounters(link, "two refusals") { ($0["refusals"] ?? 0) >= 2 }
+        #expect(link.counters["connected"] == 0)
+        // CONNACK 5 "not authorised" (mosquitto's answer to a bad password in MQTT 3.1.1) or 4.
+        #expect([4, 5].contains(link.counters["lastRefusal"]))
+        // With the right password the same kiosk gets in.
+        try "kiosk:right\n".write(toFile: credentials, atomically: true, encoding: .utf8)
+        let good = try FleetLink(config: config, bus: display.bus, options: testOptions())
+        defer { good.stop() }
+        try waitForCounters(good, "connected with the right password") { $0["connected"] == 1 }
+    }
+
+    @Test func onlineAndStatusAreRetained() throws {
+        let broker = try MosquittoBroker()
+        let display = try FakeDisplay()
+        let link = try FleetLink(
+            config: try kioskConfig(broker, kiosk: "k1", groups: ["g1", "g2"]), bus: display.bus,
+            options: testOptions())
+        try waitForCounters(link, "a status published") { ($0["statusPublished"] ?? 0) >= 1 }
+        // A late subscriber gets both from the broker's retained store.
+        let client = try makeOperator(broker)
+        let received = Received(client)
+        try received.wait("retained online and status") { _ in
+            received.last("multiscreen/test/k1/online") == "true" && received.last("multiscreen/test/k1/status") != nil
+        }
+        let status = try MessageCodec.parseJSON(bytes: Array(received.last("multiscreen/test/k1/status")!.utf8))
+        #expect(status.objectValue["kiosk"] == .string("k1"))
+        #expect(status.objectValue["site"] == .string("test"))
+        #expect(status.objectValue["groups"] == .array([.string("g1"), .string("g2")]))
+        #expect(status.objectValue["version"] == .string("test-version"))
+        #expect(status.objectValue["screens"] == .array([]))
+        #expect(status.objectValue["fleet"] == nil)  // the fake display does not report sources
+        // A change (an applied message) refreshes it.
+        let before = link.counters["statusPublished"]!
+        try send(client, to: "k1", .send(text: "changes the status", screen: nil), id: "s1")
+        try waitForCounters(link, "a refreshed status") { $0["statusPublished"]! > before }
+        link.stop()
+        try received.wait("offline after stop") { _ in received.last("multiscreen/test/k1/online") == "false" }
+    }
+}
