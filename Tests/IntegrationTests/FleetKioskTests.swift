@@ -1,0 +1,179 @@
+import CompositorHarness
+import Fleet
+import Foundation
+import Glibc
+import Messaging
+import Remote
+import Testing
+
+/// Issue 12 end to end: a real mosquitto on loopback and `multiscreen run` kiosks, each on its own private headless
+/// sway, addressed through the broker; checked on their screens, in their local `status` and in the retained fleet
+/// status.
+@Suite(.serialized) struct FleetKioskTests {
+    static let site = "it"
+
+    /// One kiosk: its compositor (controller on HEADLESS-1, an external screen on HEADLESS-2) and Multiscreen.
+    struct Kiosk {
+        let name: String
+        let sway: HeadlessSway
+        let app: MultiscreenProcess
+
+        init(_ name: String, groups: [String], broker: MosquittoBroker, extra: String = "") throws {
+            self.name = name
+            let home = MultiscreenProcess.makeHome()
+            let groupList = groups.map { "\"\($0)\"" }.joined(separator: ", ")
+            try MultiscreenProcess.writeConfig(
+                """
+                [fleet]
+                broker = "\(broker.url)"
+                site = "\(FleetKioskTests.site)"
+                kiosk = "\(name)"
+                groups = [\(groupList)]
+                \(extra)
+                """, home: home)
+            sway = try HeadlessSway(outputs: 2, width: 320, height: 180)
+            app = try MultiscreenProcess(environment: sway.environment, home: home)
+            try app.waitForLogCount("first frame committed on", count: 2, timeout: 20)
+        }
+
+        /// The kiosk's own `status`, through its local control socket.
+        func status() throws -> String {
+            try ControlClient(path: app.home + "/control.sock").exchange(line: #"{"method": "status"}"#)
+        }
+    }
+
+    /// An operator subscribed to the site's replies, presence and status.
+    final class Operator {
+        let client: FleetOperator
+        private(set) var messages: [MosquittoMessage] = []
+
+        init(_ broker: MosquittoBroker) throws {
+            client = try FleetOperator(
+                settings: FleetConfig(broker: try BrokerAddress(broker.url), site: FleetKioskTests.site))
+            try client.connect()
+            let site = FleetKioskTests.site
+            try client.subscribe(["multiscreen/\(site)/+/reply", "multiscreen/\(site)/+/online"])
+            try client.subscribe(["multiscreen/\(site)/+/status"])
+        }
+
+        func send(_ message: Message, to target: String, id: String) throws {
+            try client.publish(
+                topic: FleetTopics.command(site: FleetKioskTests.site, target: target),
+                payload: FleetOperator.request(message, id: id))
+        }
+
+        func wait(timeout: Double = 15, _ what: String, _ condition: () -> Bool) throws {
+            let deadline = FleetOperator.now() + timeout
+            while true {
+                messages += client.takeMessages()
+                if condition() { return }
+                if FleetOperator.now() > deadline { throw HarnessError("timed out waiting for \(what)") }
+                try client.step(until: min(deadline, FleetOperator.now() + 0.05))
+            }
+        }
+
+        /// The kiosks that replied to `id`.
+        func repliers(to id: String) -> Set<String> {
+            Set(
+                messages.compactMap { message in
+                    guard let kiosk = FleetTopics.kiosk(in: message.topic, site: FleetKioskTests.site, leaf: "reply"),
+                        (try? MessageCodec.parseJSON(bytes: message.payload))?.objectValue["id"] == .string(id)
+                    else { return nil }
+                    return kiosk
+                })
+        }
+
+        func last(_ kiosk: String, _ leaf: String) -> String? {
+            let topic = "multiscreen/\(FleetKioskTests.site)/\(kiosk)/\(leaf)"
+            return messages.last { $0.topic == topic }.map { String(decoding: $0.payload, as: UTF8.self) }
+        }
+    }
+
+    @Test func groupAllAndKioskCommandsReachExactlyTheirKiosks() throws {
+        let broker = try MosquittoBroker()
+        let kiosks = [
+            try Kiosk("gate-a", groups: ["t2"], broker: broker), try Kiosk("gate-b", groups: ["t2"], broker: broker),
+            try Kiosk("lounge", groups: ["t1"], broker: broker),
+        ]
+        let operator_ = try Operator(broker)
+        try operator_.wait("every kiosk online") { kiosks.allSatisfy { operator_.last($0.name, "online") == "true" } }
+        let before = try kiosks.map { try $0.sway.screenshot("HEADLESS-2") }
+
+        // A group: exactly its two kiosks, through the operator CLI.
+        let cli = try ChildProcess(
+            MultiscreenProcess.binary,
+            [
+                "fleet", "send", "--broker", broker.url, "--site", Self.site, "--group", "t2", "--expect", "2",
+                "--id", "group-1", "Boarding at gate A",
+            ], environment: ["XDG_CONFIG_HOME": "/nonexistent"])
+        #expect(try cli.waitForExit(timeout: 15) == 0, "\(cli.output)")
+        let lines = cli.standardOutput.split(separator: "\n").map(String.init)
+        #expect(Set(lines.map { String($0.prefix { $0 != " " }) }) == ["gate-a", "gate-b"], "\(lines)")
+        for (index, kiosk) in kiosks.enumerated() where kiosk.name != "lounge" {
+            try kiosk.sway.waitForScreenshot("HEADLESS-2", "the group message on \(kiosk.name)") {
+                $0.fraction(differingFrom: before[index]) > 0.01
+            }
+            #expect(try kiosk.status().contains("Boarding at gate A"))
+        }
+        // `all`: every kiosk.
+        try operator_.send(.send(text: "Airport closes at midnight", screen: nil), to: "all", id: "all-1")
+        try operator_.wait("replies from all three") { operator_.repliers(to: "all-1").count == 3 }
+        // One kiosk only.
+        try operator_.send(.send(text: "Lounge only", screen: nil), to: "lounge", id: "one-1")
+        try operator_.wait("the lounge's reply") { operator_.repliers(to: "one-1") == ["lounge"] }
+        // Malformed payloads on a cmd topic: error replies, and the kiosk keeps going.
+        try operator_.client.publish(topic: FleetTopics.command(site: Self.site, target: "lounge"), payload: [0x7B])
+        try operator_.send(.setRole(screen: "HEADLESS-2", role: "controller"), to: "lounge", id: "role-1")
+        try operator_.wait("the refusal of role.set") { operator_.repliers(to: "role-1") == ["lounge"] }
+        Thread.sleep(forTimeInterval: 0.5)  // time for a wrong kiosk to reply, if one would
+        #expect(operator_.repliers(to: "one-1") == ["lounge"])
+        #expect(operator_.repliers(to: "group-1") == ["gate-a", "gate-b"])  // seen by every operator subscribed
+        let statuses = try kiosks.map { try $0.status() }
+        #expect(statuses.allSatisfy { $0.contains("Airport closes at midnight") })
+        #expect(statuses[2].contains("Lounge only") && !statuses[2].contains("Boarding at gate A"))
+        #expect(!statuses[0].contains("Lounge only") && !statuses[1].contains("Lounge only"))
+        #expect(statuses[2].contains("\"role\":\"external\""))  // role.set was refused: HEADLESS-2 stays external
+        #expect(statuses[2].contains("\"malformed\":1"))
+        // The retained fleet status follows: the lounge's latest shows its message, with screens and roles.
+        try operator_.wait("the lounge's retained status with its message") {
+            operator_.last("lounge", "status")?.contains("Lounge only") == true
+        }
+        let status = try MessageCodec.parseJSON(bytes: Array(operator_.last("lounge", "status")!.utf8)).objectValue
+        #expect(status["kiosk"] == .string("lounge"))
+        #expect(status["version"] != nil && status["uptimeSeconds"] != nil)
+        guard case .array(let screens)? = status["screens"] else {
+            Issue.record("no screens in \(status)")
+            return
+        }
+        #expect(screens.count == 2)
+        #expect(screens.allSatisfy { $0.objectValue["role"] != nil && $0.objectValue["width"] == .integer(320) })
+        for kiosk in kiosks { #expect(kiosk.app.process.exitStatus == nil, "\(kiosk.name) still running") }
+    }
+
+    @Test func aKilledKioskGoesOfflineThroughItsLastWill() throws {
+        let broker = try MosquittoBroker()
+        let kiosk = try Kiosk("doomed", groups: [], broker: broker, extra: "keepalive = 5")
+        let operator_ = try Operator(broker)
+        try operator_.wait("online") { operator_.last("doomed", "online") == "true" }
+        kiosk.app.process.signal(SIGKILL)
+        let killed = FleetOperator.now()
+        try operator_.wait("offline through the will") { operator_.last("doomed", "online") == "false" }
+        #expect(FleetOperator.now() - killed < 8)  // within the keep-alive (the closed socket is usually instant)
+    }
+
+    @Test func wrongCredentialsAreAClearErrorAndTheScreensRunOn() throws {
+        let broker = try MosquittoBroker(users: ["kiosk": "secret"])
+        let credentials = broker.directory + "/wrong.pass"
+        try "kiosk:not-the-secret\n".write(toFile: credentials, atomically: true, encoding: .utf8)
+        let kiosk = try Kiosk("locked-out", groups: [], broker: broker, extra: "credentials = \"\(credentials)\"")
+        try kiosk.app.waitForLog("refused the fleet link: Connection Refused: not authorised")
+        try kiosk.sway.waitForScreenshot("HEADLESS-2", "the external screen") { showsScreen($0, index: 1) }
+        let sent = try kiosk.app.command(["send", "local still works"])
+        #expect(sent.status == 0)
+        let status = try kiosk.status()
+        #expect(status.contains("local still works"))
+        #expect(status.contains("\"refusals\":"))
+        #expect(status.contains("\"lastRefusal\":5"))
+        #expect(kiosk.app.process.exitStatus == nil)
+    }
+}
