@@ -94,7 +94,7 @@ let package = Package(
         .target(
             name: "Benchmarks",
             dependencies: [
-                "Messaging", "Remote", "CompositorHarness", logging,
+                "Messaging", "Remote", "CompositorHarness", "Fleet", logging,
                 .product(name: "DequeModule", package: "swift-collections"),
             ]),
         .executableTarget(

@@ -95,8 +95,8 @@ import Testing
             try Kiosk("gate-a", groups: ["t2"], broker: broker), try Kiosk("gate-b", groups: ["t2"], broker: broker),
             try Kiosk("lounge", groups: ["t1"], broker: broker),
         ]
-        let operator_ = try Operator(broker)
-        try operator_.wait("every kiosk online") { kiosks.allSatisfy { operator_.last($0.name, "online") == "true" } }
+        let desk = try Operator(broker)
+        try desk.wait("every kiosk online") { kiosks.allSatisfy { desk.last($0.name, "online") == "true" } }
         let before = try kiosks.map { try $0.sway.screenshot("HEADLESS-2") }
 
         // A group: exactly its two kiosks, through the operator CLI.
@@ -116,18 +116,18 @@ import Testing
             #expect(try kiosk.status().contains("Boarding at gate A"))
         }
         // `all`: every kiosk.
-        try operator_.send(.send(text: "Airport closes at midnight", screen: nil), to: "all", id: "all-1")
-        try operator_.wait("replies from all three") { operator_.repliers(to: "all-1").count == 3 }
+        try desk.send(.send(text: "Airport closes at midnight", screen: nil), to: "all", id: "all-1")
+        try desk.wait("replies from all three") { desk.repliers(to: "all-1").count == 3 }
         // One kiosk only.
-        try operator_.send(.send(text: "Lounge only", screen: nil), to: "lounge", id: "one-1")
-        try operator_.wait("the lounge's reply") { operator_.repliers(to: "one-1") == ["lounge"] }
+        try desk.send(.send(text: "Lounge only", screen: nil), to: "lounge", id: "one-1")
+        try desk.wait("the lounge's reply") { desk.repliers(to: "one-1") == ["lounge"] }
         // Malformed payloads on a cmd topic: error replies, and the kiosk keeps going.
-        try operator_.client.publish(topic: FleetTopics.command(site: Self.site, target: "lounge"), payload: [0x7B])
-        try operator_.send(.setRole(screen: "HEADLESS-2", role: "controller"), to: "lounge", id: "role-1")
-        try operator_.wait("the refusal of role.set") { operator_.repliers(to: "role-1") == ["lounge"] }
+        try desk.client.publish(topic: FleetTopics.command(site: Self.site, target: "lounge"), payload: [0x7B])
+        try desk.send(.setRole(screen: "HEADLESS-2", role: "controller"), to: "lounge", id: "role-1")
+        try desk.wait("the refusal of role.set") { desk.repliers(to: "role-1") == ["lounge"] }
         Thread.sleep(forTimeInterval: 0.5)  // time for a wrong kiosk to reply, if one would
-        #expect(operator_.repliers(to: "one-1") == ["lounge"])
-        #expect(operator_.repliers(to: "group-1") == ["gate-a", "gate-b"])  // seen by every operator subscribed
+        #expect(desk.repliers(to: "one-1") == ["lounge"])
+        #expect(desk.repliers(to: "group-1") == ["gate-a", "gate-b"])  // seen by every operator subscribed
         let statuses = try kiosks.map { try $0.status() }
         #expect(statuses.allSatisfy { $0.contains("Airport closes at midnight") })
         #expect(statuses[2].contains("Lounge only") && !statuses[2].contains("Boarding at gate A"))
@@ -135,10 +135,10 @@ import Testing
         #expect(statuses[2].contains("\"role\":\"external\""))  // role.set was refused: HEADLESS-2 stays external
         #expect(statuses[2].contains("\"malformed\":1"))
         // The retained fleet status follows: the lounge's latest shows its message, with screens and roles.
-        try operator_.wait("the lounge's retained status with its message") {
-            operator_.last("lounge", "status")?.contains("Lounge only") == true
+        try desk.wait("the lounge's retained status with its message") {
+            desk.last("lounge", "status")?.contains("Lounge only") == true
         }
-        let status = try MessageCodec.parseJSON(bytes: Array(operator_.last("lounge", "status")!.utf8)).objectValue
+        let status = try MessageCodec.parseJSON(bytes: Array(desk.last("lounge", "status")!.utf8)).objectValue
         #expect(status["kiosk"] == .string("lounge"))
         #expect(status["version"] != nil && status["uptimeSeconds"] != nil)
         guard case .array(let screens)? = status["screens"] else {
@@ -153,11 +153,11 @@ import Testing
     @Test func aKilledKioskGoesOfflineThroughItsLastWill() throws {
         let broker = try MosquittoBroker()
         let kiosk = try Kiosk("doomed", groups: [], broker: broker, extra: "keepalive = 5")
-        let operator_ = try Operator(broker)
-        try operator_.wait("online") { operator_.last("doomed", "online") == "true" }
+        let desk = try Operator(broker)
+        try desk.wait("online") { desk.last("doomed", "online") == "true" }
         kiosk.app.process.signal(SIGKILL)
         let killed = FleetOperator.now()
-        try operator_.wait("offline through the will") { operator_.last("doomed", "online") == "false" }
+        try desk.wait("offline through the will") { desk.last("doomed", "online") == "false" }
         #expect(FleetOperator.now() - killed < 8)  // within the keep-alive (the closed socket is usually instant)
     }
 
