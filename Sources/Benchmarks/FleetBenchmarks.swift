@@ -122,7 +122,6 @@ extension DisplayBenchmarks {
         var duplicateReplies = 0
         var errors = 0
         func collect() {
-            let now = MonotonicClock.nanoseconds()
             for message in client.takeMessages() {
                 guard let reply = try? MessageCodec.parseJSON(bytes: message.payload).objectValue,
                     case .string(let id)? = reply["id"]
@@ -132,7 +131,7 @@ extension DisplayBenchmarks {
                     duplicateReplies += 1
                     continue
                 }
-                if let sent = sentAt[id] { latencies.append(Double(now - sent) / 1e6) }
+                if let sent = sentAt[id] { latencies.append(Double(message.receivedAt - sent) / 1e6) }
             }
         }
         let start = FleetOperator.now()

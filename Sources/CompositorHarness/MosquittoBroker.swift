@@ -34,6 +34,7 @@ public final class MosquittoBroker: @unchecked Sendable {
             log_type information
             max_queued_messages 100000
             max_inflight_messages 0
+            set_tcp_nodelay true
 
             """
         if geteuid() == 0 { config += "user root\n" }

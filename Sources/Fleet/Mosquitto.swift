@@ -29,6 +29,8 @@ public struct MosquittoMessage: Sendable {
     public var topic: String
     public var payload: [UInt8]
     public var retained: Bool
+    /// `CLOCK_MONOTONIC` nanoseconds when libmosquitto handed it over (for latency measurements).
+    public var receivedAt: UInt64
 }
 
 /// The Swift owner of one `struct mosquitto` (an MQTT client handle). Not thread-safe: every call, and every
@@ -64,6 +66,9 @@ public final class Mosquitto {
         self.handle = handle
         mosquitto_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
         _ = mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, Int32(MQTT_PROTOCOL_V311))
+        // Commands, replies and acknowledgements are small packets that must not wait for Nagle's algorithm to
+        // meet the peer's delayed ACK (40 ms or more per exchange on Linux).
+        _ = mosquitto_int_option(handle, MOSQ_OPT_TCP_NODELAY, 1)
         mosquitto_connect_callback_set(handle) { _, context, code in
             Mosquitto.owner(context).onConnect?(code)
         }
@@ -83,8 +88,11 @@ public final class Mosquitto {
             if let bytes = message.payload, message.payloadlen > 0 {
                 payload = Array(UnsafeRawBufferPointer(start: bytes, count: Int(message.payloadlen)))
             }
+            var now = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &now)
+            let receivedAt = UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
             Mosquitto.owner(context).onMessage?(
-                MosquittoMessage(topic: topic, payload: payload, retained: message.retain))
+                MosquittoMessage(topic: topic, payload: payload, retained: message.retain, receivedAt: receivedAt))
         }
     }
 
