@@ -28,8 +28,8 @@ extension DisplayBenchmarks {
     }
 
     /// Broker publish → the message committed on the external screen of each of 3 kiosks (each on its own headless
-    /// sway), interleaved with the local socket path (request written → committed) on the same kiosks. Both clocks
-    /// are `CLOCK_MONOTONIC`, shared by every process on the machine.
+    /// sway), interleaved with a publish to one kiosk and the local socket path (request written → committed) to
+    /// the same kiosk. Both clocks are `CLOCK_MONOTONIC`, shared by every process on the machine.
     public func fleetLatency(commands: Int) throws -> [BenchmarkResult] {
         let broker = try MosquittoBroker()
         let site = "bench"
@@ -46,6 +46,7 @@ extension DisplayBenchmarks {
         try client.connect()
         try client.subscribe(["multiscreen/\(site)/+/reply"])
         var fleet: [Double] = []
+        var fleetOne: [Double] = []
         var socket: [Double] = []
         for index in 0..<commands {
             let id = "bench-\(index)"
@@ -73,7 +74,29 @@ extension DisplayBenchmarks {
                 fleet.append(Double(committed - published) / 1e6)
             }
             Thread.sleep(forTimeInterval: 0.02)
-            let target = instances[index % instances.count]
+            // The same kiosk through both paths, one kiosk busy at a time: the transport's own cost.
+            let position = index % instances.count
+            let target = instances[position]
+            let single = "bench-one-\(index)"
+            let singlePublished = MonotonicClock.nanoseconds()
+            try client.publish(
+                topic: FleetTopics.command(site: site, target: names[position]),
+                payload: FleetOperator.request(.send(text: "one \(index)", screen: nil), id: single))
+            var singleID: Int?
+            let singleDeadline = FleetOperator.now() + 10
+            while singleID == nil && FleetOperator.now() < singleDeadline {
+                try client.step(until: min(singleDeadline, FleetOperator.now() + 0.01))
+                for message in client.takeMessages() {
+                    guard let reply = try? MessageCodec.parseJSON(bytes: message.payload).objectValue,
+                        reply["id"] == .string(single),
+                        case .integer(let messageID)? = reply["result"]?.objectValue["id"]
+                    else { continue }
+                    singleID = messageID
+                }
+            }
+            guard let singleID else { throw HarnessError("no reply to \(single)") }
+            fleetOne.append(Double(try waitForCommit(target, id: singleID) - singlePublished) / 1e6)
+            Thread.sleep(forTimeInterval: 0.02)
             let written = MonotonicClock.nanoseconds()
             let messageID = try target.send("socket \(index)")
             socket.append(Double(try waitForCommit(target, id: messageID) - written) / 1e6)
@@ -84,7 +107,11 @@ extension DisplayBenchmarks {
         }
         client.disconnect()
         var results: [BenchmarkResult] = []
-        for (subject, values) in [("broker-publish-to-commit", fleet), ("local-socket-to-commit", socket)] {
+        let subjects = [
+            ("broker-publish-to-commit-all-3-kiosks", fleet), ("broker-publish-to-commit-one-kiosk", fleetOne),
+            ("local-socket-to-commit-one-kiosk", socket),
+        ]
+        for (subject, values) in subjects {
             for (metric, p) in [("p50", 50.0), ("p99", 99.0)] {
                 results.append(
                     BenchmarkResult(

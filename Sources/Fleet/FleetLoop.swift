@@ -248,6 +248,15 @@ final class FleetLoop {
 
     private func received(_ message: MosquittoMessage) {
         stats["requests", default: 0] += 1
+        if message.retained {
+            // A retained command would be applied again by every kiosk at every start: refuse it (the broker keeps
+            // it until someone publishes an empty retained message on the topic).
+            refuse(
+                MessageError(
+                    .invalidRequest, "retained commands are refused (they would be applied again at every start)"),
+                id: .null, topic: message.topic, payload: message.payload)
+            return
+        }
         let request: [String: JSONValue]
         do throws(MessageError) {
             if message.payload.count > MessageCodec.maximumRequestBytes {

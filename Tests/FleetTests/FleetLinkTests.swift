@@ -87,6 +87,25 @@ import Testing
         #expect(link.counters["notAllowed"] == 2)
     }
 
+    /// A retained command would be applied again at every start: one found on subscribing is refused.
+    @Test func aRetainedCommandIsRefused() throws {
+        let broker = try MosquittoBroker()
+        let client = try makeOperator(broker)
+        let received = Received(client)
+        try client.publish(
+            topic: FleetTopics.command(site: "test", target: "all"),
+            payload: FleetOperator.request(.send(text: "retained", screen: nil), id: "r"), retain: true)
+        let display = try FakeDisplay()
+        let link = try FleetLink(
+            config: try kioskConfig(broker, kiosk: "k1"), bus: display.bus, options: testOptions())
+        defer { link.stop() }
+        try received.wait("the refusal") { _ in !received.replies(kiosk: "k1").isEmpty }
+        let reply = received.replies(kiosk: "k1")[0]
+        #expect(reply["error"]?.objectValue["code"] == .integer(-32600))
+        #expect(reply["error"]?.objectValue["message"]?.serialized.contains("retained commands are refused") == true)
+        #expect(display.sentTexts.isEmpty)
+    }
+
     @Test func aRedeliveredIDIsAppliedOnce() throws {
         let broker = try MosquittoBroker()
         let display = try FakeDisplay()
