@@ -232,10 +232,20 @@ import Testing
         #expect(status.objectValue["version"] == .string("test-version"))
         #expect(status.objectValue["screens"] == .array([]))
         #expect(status.objectValue["fleet"] == nil)  // the fake display does not report sources
-        // A change (an applied message) refreshes it.
-        let before = link.counters["statusPublished"]!
-        try send(client, to: "k1", .send(text: "changes the status", screen: nil), id: "s1")
-        try waitForCounters(link, "a refreshed status") { $0["statusPublished"]! > before }
+        // A change (an applied message) refreshes it; the retained copy keeps 5 messages, texts cut at 200.
+        for index in 0..<6 { try send(client, to: "k1", .send(text: "m\(index)", screen: nil), id: "s\(index)") }
+        try send(client, to: "k1", .send(text: String(repeating: "long ", count: 400), screen: nil), id: "s-long")
+        try received.wait("a status showing the long message") { _ in
+            received.last("multiscreen/test/k1/status")?.contains("long long") == true
+        }
+        let refreshed = try MessageCodec.parseJSON(bytes: Array(received.last("multiscreen/test/k1/status")!.utf8))
+        guard case .array(let messages)? = refreshed.objectValue["messages"] else {
+            Issue.record("no messages in \(refreshed)")
+            return
+        }
+        #expect(messages.count == 5)
+        #expect(messages[0].objectValue["text"] == .string(String(repeating: "long ", count: 40) + "…"))
+        #expect(messages[1].objectValue["text"] == .string("m5"))
         link.stop()
         try received.wait("offline after stop") { _ in received.last("multiscreen/test/k1/online") == "false" }
     }

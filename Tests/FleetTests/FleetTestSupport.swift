@@ -34,7 +34,9 @@ final class FakeDisplay: @unchecked Sendable {
                         consumer.publish(.messageReceived(id: nextID, text: text, screen: screen))
                         nextID += 1
                     case .status:
-                        reply = .result(method: .status, result: ["screens": .array([]), "applied": .integer(0)])
+                        // Newest first, like the product's log.
+                        let texts = sentTexts.reversed().map { JSONValue.object(["text": .string($0)]) }
+                        reply = .result(method: .status, result: ["screens": .array([]), "messages": .array(texts)])
                     case .openCard(let screen, _):
                         reply = .cardOpened(id: nextID, screen: screen)
                         nextID += 1
