@@ -15,8 +15,14 @@ public final class MosquittoBroker: @unchecked Sendable {
     public let directory: String
     public private(set) var process: ChildProcess?
 
-    /// Usernames and passwords the broker accepts; empty: anonymous clients are allowed.
-    public init(users: [String: String] = [:], acl: String? = nil) throws {
+    /// With TLS: the CA that signed the broker's certificate (for 127.0.0.1), for clients to verify it.
+    public private(set) var caFile: String?
+
+    /// - Parameters:
+    ///   - users: usernames and passwords the broker accepts; empty: anonymous clients are allowed.
+    ///   - acl: the text of an `acl_file`.
+    ///   - tls: listen with TLS, with a certificate for 127.0.0.1 signed by a CA made for this broker (``caFile``).
+    public init(users: [String: String] = [:], acl: String? = nil, tls: Bool = false) throws {
         directory =
             FileManager.default.temporaryDirectory.appendingPathComponent(
                 "mosquitto-\(UUID().uuidString.prefix(8))"
@@ -38,6 +44,11 @@ public final class MosquittoBroker: @unchecked Sendable {
 
             """
         if geteuid() == 0 { config += "user root\n" }
+        if tls {
+            try Self.makeCertificates(in: directory)
+            caFile = directory + "/ca.pem"
+            config += "cafile \(directory)/ca.pem\ncertfile \(directory)/server.pem\nkeyfile \(directory)/server.key\n"
+        }
         if users.isEmpty {
             config += "allow_anonymous true\n"
         } else {
@@ -66,7 +77,32 @@ public final class MosquittoBroker: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    public var url: String { "mqtt://127.0.0.1:\(port)" }
+    public var url: String { "\(caFile == nil ? "mqtt" : "mqtts")://127.0.0.1:\(port)" }
+
+    /// A CA and a server certificate for 127.0.0.1 (subjectAltName IP), with `openssl`.
+    public static func makeCertificates(in directory: String, caName: String = "ca") throws {
+        let steps = [
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "\(caName).key", "-out", "\(caName).pem",
+                "-days", "2", "-subj", "/CN=multiscreen-test-\(caName)",
+            ],
+            [
+                "req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out", "server.csr", "-subj",
+                "/CN=127.0.0.1",
+            ],
+            [
+                "x509", "-req", "-in", "server.csr", "-CA", "\(caName).pem", "-CAkey", "\(caName).key",
+                "-CAcreateserial", "-out", "server.pem", "-days", "2", "-extfile", "san.cnf",
+            ],
+        ]
+        try "subjectAltName=IP:127.0.0.1\n".write(toFile: directory + "/san.cnf", atomically: true, encoding: .utf8)
+        for arguments in steps where caName == "ca" || arguments[1] == "-x509" {
+            let tool = try ChildProcess("openssl", arguments, workingDirectory: directory)
+            guard try tool.waitForExit(timeout: 30) == 0 else {
+                throw HarnessError("openssl \(arguments.joined(separator: " ")) failed: \(tool.output)")
+            }
+        }
+    }
 
     /// Starts the broker and waits until it accepts connections.
     public func start(timeout: Double = 10) throws {

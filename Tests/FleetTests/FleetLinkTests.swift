@@ -319,3 +319,41 @@ import Testing
         #expect(display.sentTexts == ["to gate-a", "to terminal-2", "to all", "private"])
     }
 }
+
+/// `mqtts://`: the link verifies the broker's certificate against the configured CA.
+@Suite(.serialized) struct FleetTLSTests {
+    @Test func aKioskConnectsOverTLSAndRefusesAnUnknownCertificate() throws {
+        let broker = try MosquittoBroker(tls: true)
+        #expect(broker.url.hasPrefix("mqtts://"))
+        let display = try FakeDisplay()
+        var config = try kioskConfig(broker, kiosk: "k1")
+        config.caFile = broker.caFile
+        let link = try FleetLink(config: config, bus: display.bus, options: testOptions())
+        defer { link.stop() }
+        var operatorSettings = try kioskConfig(broker, kiosk: "operator")
+        operatorSettings.caFile = broker.caFile
+        let desk = try FleetOperator(settings: operatorSettings)
+        try desk.connect()
+        try desk.subscribe(["multiscreen/test/+/reply", "multiscreen/test/+/online"])
+        let received = Received(desk)
+        try received.wait("k1 online over TLS") { _ in received.last("multiscreen/test/k1/online") == "true" }
+        try desk.publish(
+            topic: FleetTopics.command(site: "test", target: "k1"),
+            payload: FleetOperator.request(.send(text: "over TLS", screen: nil), id: "t1"))
+        try received.wait("the reply") { _ in received.replies(kiosk: "k1").count == 1 }
+        #expect(display.sentTexts == ["over TLS"])
+
+        // A CA that did not sign the broker's certificate: the kiosk never connects (and keeps trying).
+        let otherCA = broker.directory + "/other"
+        try FileManager.default.createDirectory(atPath: otherCA, withIntermediateDirectories: true)
+        try MosquittoBroker.makeCertificates(in: otherCA, caName: "stranger")
+        var untrusting = try kioskConfig(broker, kiosk: "k2")
+        untrusting.caFile = otherCA + "/stranger.pem"
+        let refused = try FleetLink(config: untrusting, bus: display.bus, options: testOptions())
+        defer { refused.stop() }
+        Thread.sleep(forTimeInterval: 1.5)
+        #expect(refused.counters["connected"] == 0)
+        #expect(refused.counters["connects"] == 0)
+        #expect(received.last("multiscreen/test/k2/online") == nil)
+    }
+}
