@@ -152,6 +152,67 @@ import Testing
         for kiosk in kiosks { #expect(kiosk.app.process.exitStatus == nil, "\(kiosk.name) still running") }
     }
 
+    /// Commands published with QoS 1 by an operator that resends (same id) whatever the broker did not
+    /// acknowledge, while the broker is stopped and started again: each shows up exactly once on the kiosk.
+    @Test func aBrokerRestartedWhileCommandsArePublishedAppliesEachExactlyOnce() throws {
+        let broker = try MosquittoBroker()
+        let kiosk = try Kiosk("steady", groups: [], broker: broker)
+        try kiosk.app.waitForLog("fleet link connected")
+        let settings = FleetConfig(broker: try BrokerAddress(broker.url), site: Self.site)
+        var desk = try FleetOperator(settings: settings, clientID: "desk")
+        try desk.connect()
+        let total = 40
+        var index = 0
+        var restarted = false
+        while index < total {
+            if index == 15 && !restarted {
+                try broker.stop()
+                restarted = true
+                DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) { try? broker.start() }
+            }
+            do {
+                try desk.publish(
+                    topic: FleetTopics.command(site: Self.site, target: "steady"),
+                    payload: FleetOperator.request(.send(text: "restart-\(index)", screen: nil), id: "restart-\(index)")
+                )
+                index += 1
+            } catch {
+                Thread.sleep(forTimeInterval: 0.1)
+                desk = try FleetOperator(settings: settings, clientID: "desk")
+                try? desk.connect(timeout: 2)
+            }
+        }
+        try kiosk.app.waitForLog("fleet link reconnected", timeout: 20)
+        func applied(_ index: Int) -> Int {
+            kiosk.app.log.split(separator: "\n").filter { $0.hasSuffix("for every screen: restart-\(index)") }.count
+        }
+        try waitUntil(timeout: 20, "all \(total) commands applied") { (0..<total).allSatisfy { applied($0) >= 1 } }
+        Thread.sleep(forTimeInterval: 0.5)  // a late duplicate would show up here
+        #expect((0..<total).filter { applied($0) != 1 } == [])
+        let status = try kiosk.status()
+        #expect(status.contains("\"disconnects\":1"))
+        try kiosk.sway.waitForScreenshot("HEADLESS-2", "the external screen") { showsScreen($0, index: 1) }
+    }
+
+    /// `run --fleet URL` without a `[fleet]` section: site "default", the kiosk named after the host.
+    @Test func runWithFleetJoinsWithoutAConfigSection() throws {
+        let broker = try MosquittoBroker()
+        let sway = try HeadlessSway(outputs: 1, width: 320, height: 180)
+        let app = try MultiscreenProcess(environment: sway.environment, arguments: ["run", "--fleet", broker.url])
+        try app.waitForLog("fleet link connected")
+        let desk = try FleetOperator(settings: FleetConfig(broker: try BrokerAddress(broker.url)))
+        try desk.connect()
+        try desk.subscribe(["multiscreen/default/+/online"])
+        var online: [MosquittoMessage] = []
+        let deadline = FleetOperator.now() + 5
+        while online.isEmpty && FleetOperator.now() < deadline {
+            try desk.step(until: FleetOperator.now() + 0.05)
+            online += desk.takeMessages()
+        }
+        #expect(online.map(\.topic) == ["multiscreen/default/\(FleetConfig.hostName())/online"])
+        #expect(online.first.map { String(decoding: $0.payload, as: UTF8.self) } == "true")
+    }
+
     @Test func aKilledKioskGoesOfflineThroughItsLastWill() throws {
         let broker = try MosquittoBroker()
         let kiosk = try Kiosk("doomed", groups: [], broker: broker, extra: "keepalive = 5")
