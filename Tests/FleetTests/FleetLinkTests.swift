@@ -106,6 +106,31 @@ import Testing
         #expect(display.sentTexts.isEmpty)
     }
 
+    /// A full ring to the display thread: refused as `busy` with the request's id (counted), never dropped
+    /// silently; what was queued is answered once the display thread drains it.
+    @Test func aFullRingIsAnsweredBusy() throws {
+        let broker = try MosquittoBroker()
+        let display = try FakeDisplay()
+        var options = testOptions()
+        options.producerCapacity = 4
+        let link = try FleetLink(config: try kioskConfig(broker, kiosk: "k1"), bus: display.bus, options: options)
+        defer { link.stop() }
+        try waitForCounters(link, "the first status") { ($0["statusPublished"] ?? 0) >= 1 }
+        display.paused.store(true, ordering: .relaxed)
+        let client = try makeOperator(broker)
+        let received = Received(client)
+        for index in 0..<6 { try send(client, to: "k1", .send(text: "b\(index)", screen: nil), id: "b\(index)") }
+        try received.wait("two busy replies") { _ in received.replies(kiosk: "k1").count == 2 }
+        for reply in received.replies(kiosk: "k1") {
+            #expect(reply["error"]?.objectValue["code"] == .integer(-32003))
+        }
+        #expect(received.replies(kiosk: "k1").map { $0["id"] } == [.string("b4"), .string("b5")])
+        #expect(link.counters["rejectedBusy"] == 2)
+        display.paused.store(false, ordering: .relaxed)
+        try received.wait("the four queued answered") { _ in received.replies(kiosk: "k1").count == 6 }
+        #expect(display.sentTexts == ["b0", "b1", "b2", "b3"])
+    }
+
     @Test func aRedeliveredIDIsAppliedOnce() throws {
         let broker = try MosquittoBroker()
         let display = try FakeDisplay()

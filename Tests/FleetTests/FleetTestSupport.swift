@@ -15,6 +15,8 @@ final class FakeDisplay: @unchecked Sendable {
     let bus: MessageBus
     private let applied = Mutex<[Message]>([])
     private let stopping = Atomic<Bool>(false)
+    /// While set, the stand-in display thread drains nothing (a display thread busy for a while).
+    let paused = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
     /// Replies given so far, keyed by nothing: the display thread does not know ids, only the order.
     private var nextID: UInt64 = 1
@@ -24,7 +26,12 @@ final class FakeDisplay: @unchecked Sendable {
         nonisolated(unsafe) let consumer = bus.makeConsumer()
         Thread { [self] in
             while !stopping.load(ordering: .relaxed) {
+                if paused.load(ordering: .relaxed) {
+                    Thread.sleep(forTimeInterval: 0.01)
+                    continue
+                }
                 consumer.waitForMessages(timeoutMilliseconds: 20)
+                if paused.load(ordering: .relaxed) { continue }
                 consumer.drain { received in
                     applied.withLock { $0.append(received.message) }
                     let reply: Reply

@@ -217,11 +217,19 @@ import Testing
         let broker = try MosquittoBroker()
         let kiosk = try Kiosk("doomed", groups: [], broker: broker, extra: "keepalive = 5")
         let desk = try Operator(broker)
-        try desk.wait("online") { desk.last("doomed", "online") == "true" }
+        try desk.wait("online") { desk.last("doomed", "online") == "true" && desk.last("doomed", "status") != nil }
+        let watch = try ChildProcess(
+            MultiscreenProcess.binary,
+            ["fleet", "watch", "--broker", broker.url, "--site", Self.site, "--timeout", "20"],
+            environment: ["XDG_CONFIG_HOME": "/nonexistent"])
+        defer { watch.kill() }
+        try watch.waitForLine(containing: "doomed status: 2 screens", timeout: 10)
+        try watch.waitForLine(containing: "doomed online", timeout: 10)
         kiosk.app.process.signal(SIGKILL)
         let killed = FleetOperator.now()
         try desk.wait("offline through the will") { desk.last("doomed", "online") == "false" }
         #expect(FleetOperator.now() - killed < 8)  // within the keep-alive (the closed socket is usually instant)
+        try watch.waitForLine(containing: "doomed offline", timeout: 10)
     }
 
     @Test func wrongCredentialsAreAClearErrorAndTheScreensRunOn() throws {
