@@ -59,8 +59,13 @@ public final class FleetLink: ReplySink, MessageSource {
         try config.validate()
         mailbox = try FleetMailbox()
         let producer = bus.makeProducer(capacity: options.producerCapacity, sink: self)
-        let loop = try FleetLoop(
-            config: config, options: options, producer: producer, mailbox: mailbox, logger: logger)
+        let loop: FleetLoop
+        do {
+            loop = try FleetLoop(config: config, options: options, producer: producer, mailbox: mailbox, logger: logger)
+        } catch {
+            producer.close()  // the display thread forgets an empty closed ring
+            throw error
+        }
         self.producer.withLock { $0 = producer }
         var handle = pthread_t()
         let result = pthread_create(
