@@ -53,10 +53,12 @@ let package = Package(
         // The vocabulary every layer shares, pure Swift: outputs and their changes, surface geometry, frame
         // scheduling and statistics, rectangles and colours. No C, no product rules.
         .target(name: "Outputs"),
+        // One way to make a system call: EINTR retried, errno captured at the call.
+        .target(name: "SystemCalls"),
         // Lock-free rings, the wakeup, messages, replies, events, reply sinks and their JSON codec. No Wayland.
-        .target(name: "Messaging", dependencies: [atomics, "CLinux"]),
+        .target(name: "Messaging", dependencies: [atomics, "CLinux", "SystemCalls"]),
         // The local control socket (a thread speaking the codec's JSON lines into a producer) and its client.
-        .target(name: "Remote", dependencies: ["Messaging", "CLinux", logging]),
+        .target(name: "Remote", dependencies: ["Messaging", "CLinux", "SystemCalls", logging]),
         // Pure model: outputs, roles, content, cards, messages, state, the controller UI's state and layout.
         // No C imports of its own (TOMLKit reads the config), tests in milliseconds.
         .target(name: "Screens", dependencies: ["Outputs", .product(name: "TOMLKit", package: "TOMLKit")]),
@@ -79,14 +81,16 @@ let package = Package(
         // Swift owners of Wayland objects and the display thread's event loop.
         .target(
             name: "Wayland",
-            dependencies: ["CWaylandClient", "CWaylandProtocols", "CXKBCommon", "CLinux", "Outputs", logging]),
+            dependencies: [
+                "CWaylandClient", "CWaylandProtocols", "CXKBCommon", "CLinux", "Outputs", "SystemCalls", logging,
+            ]),
         // The application on the display thread: the wiring of outputs, screens, the product controller, input,
         // rendering and the bus. Transports (the control socket, …) are handed in as message sources.
         .target(
             name: "MultiscreenApp",
             dependencies: [
                 "Wayland", "Rendering", "TextRendering", "Product", "Screens", "Outputs", "Messaging", "CLinux",
-                logging,
+                "SystemCalls", logging,
             ]),
         // Private compositors (headless sway, nested sway, weston, cage) and screenshots, for tests and `demo`.
         .target(name: "CompositorHarness", dependencies: ["CPNG", logging]),

@@ -60,7 +60,7 @@ extension DisplayBenchmarks {
                 try client.step(until: min(deadline, FleetOperator.now() + 0.01))
                 for message in client.takeMessages() {
                     guard let kiosk = FleetTopics.kiosk(in: message.topic, site: site, leaf: "reply"),
-                        let reply = try? MessageCodec.parseJSON(bytes: message.payload).objectValue,
+                        let reply = try? JSONValue.parse(message.payload).objectValue,
                         reply["id"] == .string(id), case .integer(let messageID)? = reply["result"]?.objectValue["id"]
                     else { continue }
                     messageIDs[kiosk] = messageID
@@ -87,7 +87,7 @@ extension DisplayBenchmarks {
             while singleID == nil && FleetOperator.now() < singleDeadline {
                 try client.step(until: min(singleDeadline, FleetOperator.now() + 0.01))
                 for message in client.takeMessages() {
-                    guard let reply = try? MessageCodec.parseJSON(bytes: message.payload).objectValue,
+                    guard let reply = try? JSONValue.parse(message.payload).objectValue,
                         reply["id"] == .string(single),
                         case .integer(let messageID)? = reply["result"]?.objectValue["id"]
                     else { continue }
@@ -150,7 +150,7 @@ extension DisplayBenchmarks {
         var errors = 0
         func collect() {
             for message in client.takeMessages() {
-                guard let reply = try? MessageCodec.parseJSON(bytes: message.payload).objectValue,
+                guard let reply = try? JSONValue.parse(message.payload).objectValue,
                     case .string(let id)? = reply["id"]
                 else { continue }
                 if reply["error"] != nil { errors += 1 }
@@ -269,7 +269,7 @@ public final class SimulatedKiosks: @unchecked Sendable {
                     consumer.drain { received in
                         let reply: Reply
                         switch received.message {
-                        case .send(let text, let screen):
+                        case .send(let text, let screen, _):
                             reply = .sent(id: next, screen: screen)
                             consumer.publish(.messageReceived(id: next, text: text, screen: screen))
                             next += 1

@@ -17,7 +17,7 @@ final class FleetLoop {
 
     /// What a reply from the display thread belongs to, oldest first (the ring is FIFO).
     private enum Awaiting {
-        case request(id: JSONValue)
+        case request(id: JSONValue, jsonRPC: Bool)
         case statusRefresh
     }
 
@@ -264,7 +264,7 @@ final class FleetLoop {
                     .requestTooLarge,
                     "request is \(message.payload.count) bytes, the limit is \(MessageCodec.maximumRequestBytes)")
             }
-            guard case .object(let object) = try MessageCodec.parseJSON(bytes: message.payload) else {
+            guard case .object(let object) = try JSONValue.parse(message.payload) else {
                 throw MessageError(.invalidRequest, "a request is a JSON object")
             }
             request = object
@@ -273,13 +273,15 @@ final class FleetLoop {
             return
         }
         let id = request["id"] ?? .null
+        // `{"jsonrpc": "2.0", "id", "method", "params"}` is answered in JSON-RPC form, like the local socket does.
+        let jsonRPC = request["jsonrpc"] == .string("2.0")
         switch id {
         case .string(let text) where !text.isEmpty: break
         case .integer: break
         default:
             refuse(
                 MessageError(.invalidRequest, "a fleet request needs an \"id\" (a non-empty string or an integer)"),
-                id: id, topic: message.topic, payload: message.payload)
+                id: id, jsonRPC: jsonRPC, topic: message.topic, payload: message.payload)
             return
         }
         let key = id.serialized
@@ -291,10 +293,10 @@ final class FleetLoop {
         var withoutID = request
         withoutID["id"] = nil
         let decoded: Request
-        do throws(MessageError) {
-            decoded = try MessageCodec.decode(bytes: Array(JSONValue.object(withoutID).serialized.utf8))
+        do throws(MessageCodec.DecodeError) {
+            decoded = try MessageCodec.decode(bytes: Array(JSONValue.object(withoutID).serialized.utf8)).request
         } catch {
-            refuse(error, id: id, topic: message.topic, payload: message.payload)
+            refuse(error.error, id: id, jsonRPC: jsonRPC, topic: message.topic, payload: message.payload)
             return
         }
         guard case .message(let command) = decoded else {
@@ -304,7 +306,7 @@ final class FleetLoop {
                     MessageError(
                         .methodNotFound,
                         "\(MessageMethod.subscribeEvents.rawValue) is not available over the fleet link; events are "
-                            + "published on \(topics.events)")), id: id)
+                            + "published on \(topics.events)")), id: id, jsonRPC: jsonRPC)
             return
         }
         guard config.allows(command.method.rawValue) else {
@@ -315,33 +317,35 @@ final class FleetLoop {
                     MessageError(
                         .methodNotFound,
                         "method \"\(command.method.rawValue)\" is not allowed over the fleet link (allowed: "
-                            + "\(config.allow.joined(separator: ", ")))")), id: id)
+                            + "\(config.allow.joined(separator: ", ")))")), id: id, jsonRPC: jsonRPC)
             return
         }
         switch producer.trySend(command) {
         case .enqueued:
             remember(key)
-            awaiting.append(.request(id: id))
+            awaiting.append(.request(id: id, jsonRPC: jsonRPC))
         case .full:
             stats["rejectedBusy", default: 0] += 1
             reply(
                 .error(
                     MessageError(
                         .busy, "the queue to the display thread is full (\(options.producerCapacity)); try again")),
-                id: id)
+                id: id, jsonRPC: jsonRPC)
         case .rejected(let error):
-            refuse(error, id: id, topic: message.topic, payload: message.payload)
+            refuse(error, id: id, jsonRPC: jsonRPC, topic: message.topic, payload: message.payload)
         }
     }
 
-    private func refuse(_ error: MessageError, id: JSONValue, topic: String, payload: [UInt8]) {
+    private func refuse(
+        _ error: MessageError, id: JSONValue, jsonRPC: Bool = false, topic: String, payload: [UInt8]
+    ) {
         stats["malformed", default: 0] += 1
         let count = stats["malformed", default: 0]
         if count <= 5 {
             let start = String(decoding: payload.prefix(80), as: UTF8.self)
             logger.notice("malformed fleet request on \(topic): \(error)", metadata: ["start": "\(start)"])
         }
-        reply(.error(error), id: id)
+        reply(.error(error), id: id, jsonRPC: jsonRPC)
     }
 
     private func remember(_ key: String) {
@@ -369,8 +373,8 @@ final class FleetLoop {
             awaitingHead = 0
         }
         switch owner {
-        case .request(let id):
-            self.reply(reply, id: id)
+        case .request(let id, let jsonRPC):
+            self.reply(reply, id: id, jsonRPC: jsonRPC)
             statusDirty = true
         case .statusRefresh:
             statusInFlight = false
@@ -378,11 +382,14 @@ final class FleetLoop {
         }
     }
 
-    private func reply(_ reply: Reply, id: JSONValue) {
+    /// `{"id", "method", "result"}` or `{"id", "error"}`; in JSON-RPC form `{"jsonrpc": "2.0", "id", "result"}`
+    /// or `{"jsonrpc": "2.0", "id", "error"}`.
+    private func reply(_ reply: Reply, id: JSONValue, jsonRPC: Bool = false) {
         var line: [String: JSONValue] = ["id": id]
+        if jsonRPC { line["jsonrpc"] = .string("2.0") }
         switch reply {
         case .result(let method, let result):
-            line["method"] = .string(method.rawValue)
+            if !jsonRPC { line["method"] = .string(method.rawValue) }
             line["result"] = .object(result)
         case .error(let error):
             line["error"] = .object(["code": .integer(error.code.rawValue), "message": .string(error.message)])

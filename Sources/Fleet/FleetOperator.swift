@@ -118,7 +118,7 @@ public final class FleetOperator {
     /// A request line with an id, as the kiosks expect on their `cmd` topics.
     public static func request(_ message: Message, id: String) -> [UInt8] {
         guard
-            case .object(var line) = try? MessageCodec.parseJSON(bytes: Array(MessageCodec.encodeRequest(message).utf8))
+            case .object(var line) = try? JSONValue.parse(Array(MessageCodec.encodeRequest(message).utf8))
         else { return [] }
         line["id"] = .string(id)
         return Array(JSONValue.object(line).serialized.utf8)

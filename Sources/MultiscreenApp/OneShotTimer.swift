@@ -1,5 +1,6 @@
 import CLinux
 import Glibc
+import SystemCalls
 
 /// A timerfd armed for one deadline at a time: the display thread's only way to wait for time to pass.
 /// Disarmed, it never wakes the loop (an idle Multiscreen makes no wakeups).
@@ -7,14 +8,23 @@ final class OneShotTimer {
     let fd: Int32
 
     init() throws {
-        fd = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
-        guard fd >= 0 else { throw SystemError.call("timerfd_create", errno) }
+        fd = try systemCall("timerfd_create") { timerfd_create(CLOCK_MONOTONIC, Int32(TFD_CLOEXEC | TFD_NONBLOCK)) }
     }
 
     deinit { close(fd) }
 
+    /// Armed and not yet acknowledged.
+    private(set) var isPending = false
+
+    /// Fires once after `seconds`, unless it is already pending: the first of a burst of requests sets the
+    /// deadline, so a steady stream of them cannot postpone it forever.
+    func armUnlessPending(after seconds: Double) {
+        if !isPending { arm(after: seconds) }
+    }
+
     /// Fires once after `seconds`, replacing any earlier deadline.
     func arm(after seconds: Double) {
+        isPending = true
         let whole = Int(seconds)
         var spec = itimerspec()
         spec.it_value.tv_sec = whole
@@ -24,6 +34,7 @@ final class OneShotTimer {
 
     /// Consumes the expiry so poll stops reporting it.
     func acknowledge() {
+        isPending = false
         var expirations: UInt64 = 0
         _ = read(fd, &expirations, 8)
     }

@@ -118,8 +118,9 @@ final class Screen {
         configuredSize = (width, height)
         pendingSerial = serial
         resolveGeometry()
-        // Answer every configure with a commit right away (the ack alone leaves sway waiting for its 200 ms
-        // transaction timeout, shared/design.md): drawing now, ignoring a pending frame callback, is that commit.
+        // Answer every configure with a commit right away: sway applies a configure in a transaction that waits for
+        // every affected client's commit, up to 200 ms, so an ack without a commit stalls the whole output for that
+        // long. Drawing now, ignoring a pending frame callback, is that commit.
         scheduler.reset()
     }
 

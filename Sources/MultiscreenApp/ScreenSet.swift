@@ -61,10 +61,16 @@ final class ScreenSet {
         if current.isEmpty { logger.info("no outputs: waiting for one") }
     }
 
-    /// The screen whose window is `surface`, and where in that screen a point of it lies (a spanning window holds
+    /// The screen whose window is `surface`.
+    func screen(of surface: SurfaceID?) -> Screen? {
+        guard let surface else { return nil }
+        return screens.values.first { $0.window?.id == surface }
+    }
+
+    /// The screen shown at a point of `surface`, and where in that screen the point lies (a spanning window holds
     /// every screen).
     func target(of surface: SurfaceID?, x: Double, y: Double) -> (screen: Screen, x: Double, y: Double)? {
-        guard let surface, let screen = screens.values.first(where: { $0.window?.id == surface }) else { return nil }
+        guard let screen = screen(of: surface) else { return nil }
         return arrangement.target(in: screen, x: x, y: y, of: self)
     }
 

@@ -113,7 +113,7 @@ struct FleetCommand: ParsableCommand {
                 for received in client.takeMessages() {
                     guard
                         let kiosk = FleetTopics.kiosk(in: received.topic, site: settings.site, leaf: "reply"),
-                        case .object(let reply)? = try? MessageCodec.parseJSON(bytes: received.payload),
+                        case .object(let reply)? = try? JSONValue.parse(received.payload),
                         reply["id"] == .string(id)
                     else { continue }
                     replies += 1
@@ -232,7 +232,7 @@ struct FleetCommand: ParsableCommand {
             }
             guard let kiosk = FleetTopics.kiosk(in: message.topic, site: site, leaf: "status") else { return nil }
             if json { return "\(kiosk) status \(text)" }
-            guard case .object(let status)? = try? MessageCodec.parseJSON(bytes: message.payload) else {
+            guard case .object(let status)? = try? JSONValue.parse(message.payload) else {
                 return "\(kiosk) status (unreadable)"
             }
             var screens: [String] = []

@@ -42,6 +42,18 @@ import Testing
         }
         #expect(link.counters["requests"] == 3)
         #expect(link.counters["replies"] == 3)
+        // The JSON-RPC 2.0 form is answered in kind, as on the local socket.
+        try sendRaw(
+            client, to: "k1", #"{"jsonrpc": "2.0", "id": 99, "method": "send", "params": {"text": "rpc", "ttl": 60}}"#)
+        try sendRaw(client, to: "k1", #"{"jsonrpc": "1.0", "id": 100, "method": "status"}"#)
+        try received.wait("the JSON-RPC replies") { _ in received.replies(kiosk: "k1").count >= 5 }
+        let rpc = received.replies(kiosk: "k1")[3]
+        #expect(rpc["jsonrpc"] == .string("2.0") && rpc["id"] == .integer(99) && rpc["method"] == nil)
+        #expect(rpc["result"]?.objectValue["id"] != nil)
+        let wrongVersion = received.replies(kiosk: "k1")[4]
+        #expect(wrongVersion["id"] == .integer(100))
+        #expect(wrongVersion["error"]?.objectValue["code"] == .integer(-32600))
+        #expect(display.sentTexts.last == "rpc")
     }
 
     @Test func malformedPayloadsGetErrorRepliesAndTheLinkKeepsWorking() throws {
@@ -250,7 +262,7 @@ import Testing
         try received.wait("retained online and status") { _ in
             received.last("multiscreen/test/k1/online") == "true" && received.last("multiscreen/test/k1/status") != nil
         }
-        let status = try MessageCodec.parseJSON(bytes: Array(received.last("multiscreen/test/k1/status")!.utf8))
+        let status = try JSONValue.parse(Array(received.last("multiscreen/test/k1/status")!.utf8))
         #expect(status.objectValue["kiosk"] == .string("k1"))
         #expect(status.objectValue["site"] == .string("test"))
         #expect(status.objectValue["groups"] == .array([.string("g1"), .string("g2")]))
@@ -263,7 +275,7 @@ import Testing
         try received.wait("a status showing the long message") { _ in
             received.last("multiscreen/test/k1/status")?.contains("long long") == true
         }
-        let refreshed = try MessageCodec.parseJSON(bytes: Array(received.last("multiscreen/test/k1/status")!.utf8))
+        let refreshed = try JSONValue.parse(Array(received.last("multiscreen/test/k1/status")!.utf8))
         guard case .array(let messages)? = refreshed.objectValue["messages"] else {
             Issue.record("no messages in \(refreshed)")
             return

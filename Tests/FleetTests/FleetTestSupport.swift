@@ -36,7 +36,7 @@ final class FakeDisplay: @unchecked Sendable {
                     applied.withLock { $0.append(received.message) }
                     let reply: Reply
                     switch received.message {
-                    case .send(let text, let screen):
+                    case .send(let text, let screen, _):
                         reply = .sent(id: nextID, screen: screen)
                         consumer.publish(.messageReceived(id: nextID, text: text, screen: screen))
                         nextID += 1
@@ -49,10 +49,10 @@ final class FakeDisplay: @unchecked Sendable {
                         nextID += 1
                     case .closeCard(let screen):
                         reply = .error(MessageError(.invalidParams, "no card on \(screen)"))
-                    case .setRole(let screen, let role):
+                    case .setRole(let screen, let role, _):
                         reply = .roleSet(screen: screen, role: role)
-                    case .outputs:
-                        reply = .result(method: .outputs, result: [:])
+                    case .outputs, .resetRole, .setContent, .clearMessages:
+                        reply = .error(MessageError(.invalidRequest, "not simulated"))
                     }
                     received.replyTo?.deliver(reply)
                 }
@@ -72,7 +72,7 @@ final class FakeDisplay: @unchecked Sendable {
     /// The texts of the `send` messages applied so far.
     var sentTexts: [String] {
         messages.compactMap { message in
-            if case .send(let text, _) = message { return text }
+            if case .send(let text, _, _) = message { return text }
             return nil
         }
     }
@@ -115,7 +115,7 @@ final class Received {
     /// The replies (parsed) received on `kiosk`'s reply topic.
     func replies(site: String = "test", kiosk: String) -> [[String: JSONValue]] {
         messages.filter { $0.topic == FleetTopics.reply(site: site, kiosk: kiosk) }.compactMap {
-            (try? MessageCodec.parseJSON(bytes: $0.payload))?.objectValue
+            (try? JSONValue.parse($0.payload))?.objectValue
         }
     }
 

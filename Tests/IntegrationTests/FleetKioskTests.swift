@@ -77,7 +77,7 @@ import Testing
             Set(
                 messages.compactMap { message in
                     guard let kiosk = FleetTopics.kiosk(in: message.topic, site: FleetKioskTests.site, leaf: "reply"),
-                        (try? MessageCodec.parseJSON(bytes: message.payload))?.objectValue["id"] == .string(id)
+                        (try? JSONValue.parse(message.payload))?.objectValue["id"] == .string(id)
                     else { return nil }
                     return kiosk
                 })
@@ -140,7 +140,7 @@ import Testing
         }
         let retained = desk.last("lounge", "status")!
         #expect(retained.utf8.count < 8192, "the retained status stays a few KB")
-        let status = try MessageCodec.parseJSON(bytes: Array(retained.utf8)).objectValue
+        let status = try JSONValue.parse(Array(retained.utf8)).objectValue
         #expect(status["kiosk"] == .string("lounge"))
         #expect(status["version"] != nil && status["uptimeSeconds"] != nil)
         guard case .array(let screens)? = status["screens"] else {
