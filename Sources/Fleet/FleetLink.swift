@@ -100,6 +100,10 @@ public final class FleetLink: ReplySink, MessageSource {
 
     public var counters: [String: Int] { mailbox.counters.withLock { $0 } }
 
+    /// `broker`, `state` (connecting, connected, retrying, refused, stopped) and `lastError` (the broker's refusal
+    /// or why the connection failed), in words.
+    public var notes: [String: String] { mailbox.notes.withLock { $0 } }
+
     /// Publishes `online = false` (retained), disconnects cleanly, joins the thread and closes the producer.
     public func stop() {
         let taken = thread.withLock { handle in
@@ -131,6 +135,7 @@ final class FleetMailbox: Sendable {
     private let inbox = Mutex(Inbox())
     /// Published by the fleet thread once per wakeup, read by `status`.
     let counters = Mutex<[String: Int]>([:])
+    let notes = Mutex<[String: String]>([:])
 
     init() throws(FleetConfigError) {
         wakeDescriptor = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))

@@ -42,6 +42,8 @@ final class FleetLoop {
     private var statusDirty = true
     private var statusInFlight = false
     private var lastStatusAt = -Double.infinity
+    /// Published with the counters (``FleetLink/notes``).
+    private var notes: [String: String] = [:]
     private var stats: [String: Int] = [
         "connected": 0, "connects": 0, "disconnects": 0, "refusals": 0, "lastRefusal": 0, "requests": 0,
         "replies": 0, "duplicates": 0, "notAllowed": 0, "malformed": 0, "rejectedBusy": 0, "eventsPublished": 0,
@@ -66,6 +68,7 @@ final class FleetLoop {
         if config.broker.tls {
             try client.setTLS(caFile: config.caFile, certFile: config.certFile, keyFile: config.keyFile)
         }
+        notes = ["broker": config.broker.description, "state": "connecting"]
         client.onConnect = { [unowned self] code in connected(code) }
         client.onDisconnect = { [unowned self] code in lost("\(MosquittoError("connection", code: code))") }
         client.onMessage = { [unowned self] message in received(message) }
@@ -159,6 +162,7 @@ final class FleetLoop {
 
     private func attempt() {
         connection = .connecting(since: now)
+        if notes["state"] != "refused" { notes["state"] = "connecting" }
         do throws(MosquittoError) {
             try client.connect(host: config.broker.host, port: config.broker.port, keepAlive: config.keepAlive)
         } catch {
@@ -173,6 +177,8 @@ final class FleetLoop {
             // The same refusal every few seconds would fill the journal: the first of a streak at error, then debug.
             let level: Logger.Level = failedAttempts == 0 || stats["refusals"] == 1 ? .error : .debug
             let reason = Mosquitto.connackDescription(code)
+            notes["state"] = "refused"
+            notes["lastError"] = "the broker refused the connection: \(reason) (CONNACK \(code))"
             logger.log(
                 level: level,
                 "the broker \(config.broker) refused the fleet link: \(reason) (CONNACK \(code)); the screens keep running, retrying with backoff"
@@ -183,6 +189,7 @@ final class FleetLoop {
         }
         let wasLost = stats["connects", default: 0] > 0
         connection = .connected
+        notes["state"] = "connected"
         failedAttempts = 0
         stats["connects", default: 0] += 1
         stats["connected"] = 1
@@ -216,6 +223,8 @@ final class FleetLoop {
             logger.debug("fleet link attempt \(failedAttempts + 1) failed: \(reason)")
         }
         stats["connected"] = 0
+        notes["state"] = "retrying"
+        notes["lastError"] = reason
         scheduleRetry()
     }
 
@@ -241,6 +250,7 @@ final class FleetLoop {
             }
         }
         stats["connected"] = 0
+        notes["state"] = "stopped"
         publishCounters()
     }
 
@@ -479,5 +489,7 @@ final class FleetLoop {
         stats["outbox"] = outbox.count
         let snapshot = stats
         mailbox.counters.withLock { $0 = snapshot }
+        let words = notes
+        mailbox.notes.withLock { $0 = words }
     }
 }

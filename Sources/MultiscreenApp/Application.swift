@@ -219,9 +219,11 @@ public final class Application {
 
     /// What `status` reports beyond the product's own state.
     private var vitals: Vitals {
-        Vitals(
+        var vitals = Vitals(
             frames: screens.screens.mapValues(\.statistics), bus: bus.statistics, wakeups: bus.wakeupsSent,
             applied: messagesApplied, sources: Dictionary(uniqueKeysWithValues: sources.map { ($0.name, $0.counters) }))
+        vitals.sourceNotes = Dictionary(uniqueKeysWithValues: sources.map { ($0.name, $0.notes) })
+        return vitals
     }
 
     // MARK: - Screens → renderer

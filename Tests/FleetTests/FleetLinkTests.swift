@@ -242,11 +242,15 @@ import Testing
         #expect(link.counters["connected"] == 0)
         // CONNACK 5 "not authorised" (mosquitto's answer to a bad password in MQTT 3.1.1) or 4.
         #expect([4, 5].contains(link.counters["lastRefusal"]))
+        #expect(link.notes["state"] == "refused")
+        #expect(link.notes["lastError"]?.hasPrefix("the broker refused the connection: Connection Refused") == true)
+        #expect(link.notes["broker"] == broker.url)
         // With the right password the same kiosk gets in.
         try "kiosk:right\n".write(toFile: credentials, atomically: true, encoding: .utf8)
         let good = try FleetLink(config: config, bus: display.bus, options: testOptions())
         defer { good.stop() }
         try waitForCounters(good, "connected with the right password") { $0["connected"] == 1 }
+        #expect(good.notes["state"] == "connected")
     }
 
     @Test func onlineAndStatusAreRetained() throws {

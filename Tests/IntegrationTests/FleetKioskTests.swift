@@ -245,6 +245,9 @@ import Testing
         #expect(status.contains("local still works"))
         #expect(status.contains("\"refusals\":"))
         #expect(status.contains("\"lastRefusal\":5"))
+        #expect(status.contains("\"state\":\"refused\""))
+        #expect(
+            status.contains("\"lastError\":\"the broker refused the connection: Connection Refused: not authorised."))
         #expect(kiosk.app.process.exitStatus == nil)
     }
 }
