@@ -79,6 +79,9 @@ public final class FleetOperator {
         try client.publish(topic: topic, payload: payload, qos: qos, retain: false)
     }
 
+    /// Whether messages are waiting to be taken (a `done` condition for ``step(until:_:)``).
+    public var hasMessages: Bool { !inbox.isEmpty }
+
     /// Messages received so far, oldest first; taking them empties the list.
     public func takeMessages() -> [MosquittoMessage] {
         defer { inbox.removeAll() }

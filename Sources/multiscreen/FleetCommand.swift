@@ -78,8 +78,7 @@ struct FleetCommand: ParsableCommand {
         var id: String?
 
         func validate() throws {
-            let chosen = [kiosk != nil, group != nil, all].filter { $0 }.count
-            if chosen != 1 { throw ValidationError("give exactly one of --kiosk, --group, --all") }
+            if chosen > 1 { throw ValidationError("give one of --kiosk, --group, --all") }
             if let kiosk { try check(kiosk, "kiosk") }
             if let group { try check(group, "group") }
         }
@@ -91,10 +90,12 @@ struct FleetCommand: ParsableCommand {
         }
 
         var target: String { kiosk ?? group ?? FleetTopics.all }
+        var chosen: Int { [kiosk != nil, group != nil, all].filter { $0 }.count }
     }
 
     /// Publishes `message` to the target and prints the replies; the exit status says how it went.
     static func request(_ message: Message, broker: BrokerOptions, target: TargetOptions) throws {
+        if target.chosen != 1 { throw ValidationError("give one of --kiosk, --group, --all") }
         let settings = try broker.settings()
         let client = try broker.connect(settings)
         defer { client.disconnect() }
@@ -109,7 +110,7 @@ struct FleetCommand: ParsableCommand {
                 payload: FleetOperator.request(message, id: id))
             let deadline = FleetOperator.now() + target.timeout
             while replies < expected && FleetOperator.now() < deadline {
-                try client.step(until: deadline) { false }
+                try client.step(until: deadline) { client.hasMessages }
                 for received in client.takeMessages() {
                     guard
                         let kiosk = FleetTopics.kiosk(in: received.topic, site: settings.site, leaf: "reply"),
@@ -176,11 +177,44 @@ struct FleetCommand: ParsableCommand {
 
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Ask the target kiosks for their status now (one reply each).")
+            abstract: "Ask the target kiosks for their status now (one reply each).",
+            discussion: """
+                Without --kiosk, --group or --all: what the broker retained, every kiosk of the site with its online \
+                state and last status, one line each (as `fleet watch` prints them), then exit.
+                """)
         @OptionGroup var broker: BrokerOptions
         @OptionGroup var target: TargetOptions
+        @Flag(help: "Without a target: print status documents whole.")
+        var json = false
 
-        func run() throws { try FleetCommand.request(.status, broker: broker, target: target) }
+        func run() throws {
+            if target.chosen == 1 {
+                try FleetCommand.request(.status, broker: broker, target: target)
+                return
+            }
+            let settings = try broker.settings()
+            let client = try broker.connect(settings)
+            defer { client.disconnect() }
+            let site = settings.site
+            do {
+                try client.subscribe([
+                    "\(FleetTopics.root)/\(site)/+/online", "\(FleetTopics.root)/\(site)/+/status",
+                ])
+                // The broker sends what it retained right after the SUBACK: read until it goes quiet.
+                var lines: [String] = []
+                let deadline = FleetOperator.now() + target.timeout
+                while FleetOperator.now() < deadline {
+                    try client.step(until: min(deadline, FleetOperator.now() + 0.3)) { client.hasMessages }
+                    let messages = client.takeMessages()
+                    if messages.isEmpty { break }
+                    lines += messages.compactMap { Watch.line(for: $0, site: site, json: json) }
+                }
+                for line in lines { print(line) }
+            } catch {
+                printError("multiscreen fleet: \(error)")
+                throw ExitCode(1)
+            }
+        }
     }
 
     struct Watch: ParsableCommand {
@@ -210,7 +244,7 @@ struct FleetCommand: ParsableCommand {
                     "\(FleetTopics.root)/\(site)/+/online", "\(FleetTopics.root)/\(site)/+/status",
                 ])
                 while FleetOperator.now() < deadline && printed < (count ?? .max) {
-                    try client.step(until: min(deadline, FleetOperator.now() + 1)) { false }
+                    try client.step(until: min(deadline, FleetOperator.now() + 1)) { client.hasMessages }
                     for message in client.takeMessages() {
                         guard let line = Self.line(for: message, site: site, json: json) else { continue }
                         print(line)

@@ -99,7 +99,8 @@ import Testing
         try desk.wait("every kiosk online") { kiosks.allSatisfy { desk.last($0.name, "online") == "true" } }
         let before = try kiosks.map { try $0.sway.screenshot("HEADLESS-2") }
 
-        // A group: exactly its two kiosks, through the operator CLI.
+        // A group: exactly its two kiosks, through the operator CLI, which stops at the expected replies.
+        let cliStarted = FleetOperator.now()
         let cli = try ChildProcess(
             MultiscreenProcess.binary,
             [
@@ -107,6 +108,7 @@ import Testing
                 "--id", "group-1", "Boarding at gate A",
             ], environment: ["XDG_CONFIG_HOME": "/nonexistent"])
         #expect(try cli.waitForExit(timeout: 15) == 0, "\(cli.output)")
+        #expect(FleetOperator.now() - cliStarted < 2.5, "returns at the second reply, not at its 3 s timeout")
         let lines = cli.standardOutput.split(separator: "\n").map(String.init)
         #expect(Set(lines.map { String($0.prefix { $0 != " " }) }) == ["gate-a", "gate-b"], "\(lines)")
         for (index, kiosk) in kiosks.enumerated() where kiosk.name != "lounge" {
