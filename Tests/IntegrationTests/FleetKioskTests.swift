@@ -151,6 +151,14 @@ import Testing
         }
         #expect(screens.count == 2)
         #expect(screens.allSatisfy { $0.objectValue["role"] != nil && $0.objectValue["width"] == .integer(320) })
+        // `fleet status` without a target: what the broker retained, one line per kiosk and topic.
+        let listing = try ChildProcess(
+            MultiscreenProcess.binary, ["fleet", "status", "--broker", broker.url, "--site", Self.site],
+            environment: ["XDG_CONFIG_HOME": "/nonexistent"])
+        #expect(try listing.waitForExit(timeout: 15) == 0, "\(listing.output)")
+        let listed = listing.standardOutput.split(separator: "\n").map(String.init).sorted()
+        #expect(listed.filter { $0.hasSuffix(" online") } == ["gate-a online", "gate-b online", "lounge online"])
+        #expect(listed.filter { $0.contains(" status: 2 screens (HEADLESS-1 controller") }.count == 3, "\(listed)")
         for kiosk in kiosks { #expect(kiosk.app.process.exitStatus == nil, "\(kiosk.name) still running") }
     }
 
