@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -13,7 +14,9 @@ import Foundation
 public final class MosquittoBroker: @unchecked Sendable {
     public let port: Int
     public let directory: String
-    public private(set) var process: ChildProcess?
+    /// The running broker, if any (``stop()`` and ``start()`` may run on another thread than the test's).
+    public var process: ChildProcess? { running.withLock { $0 } }
+    private let running = Mutex<ChildProcess?>(nil)
 
     /// With TLS: the CA that signed the broker's certificate (for 127.0.0.1), for clients to verify it.
     public private(set) var caFile: String?
@@ -106,9 +109,12 @@ public final class MosquittoBroker: @unchecked Sendable {
 
     /// Starts the broker and waits until it accepts connections.
     public func start(timeout: Double = 10) throws {
-        precondition(process == nil, "the broker is already running")
-        let broker = try ChildProcess("mosquitto", ["-c", directory + "/mosquitto.conf"])
-        process = broker
+        let broker = try running.withLock { current in
+            precondition(current == nil, "the broker is already running")
+            let broker = try ChildProcess("mosquitto", ["-c", directory + "/mosquitto.conf"])
+            current = broker
+            return broker
+        }
         let port = port
         let listening = {
             if let status = broker.exitStatus {
@@ -122,8 +128,7 @@ public final class MosquittoBroker: @unchecked Sendable {
 
     /// SIGTERM (the broker saves its persistent sessions and queued messages) and waits for the exit.
     public func stop() throws {
-        guard let broker = process else { return }
-        process = nil
+        guard let broker = running.withLock({ $0.take() }) else { return }
         broker.signal(SIGTERM)
         _ = try broker.waitForExit(timeout: 10)
     }
