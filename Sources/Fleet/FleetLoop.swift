@@ -12,7 +12,7 @@ final class FleetLoop {
     private enum Connection {
         case idle(retryAt: Double)
         case connecting(since: Double)
-        case connected
+        case connected(since: Double)
     }
 
     /// What a reply from the display thread belongs to, oldest first (the ring is FIFO).
@@ -188,9 +188,8 @@ final class FleetLoop {
             return
         }
         let wasLost = stats["connects", default: 0] > 0
-        connection = .connected
+        connection = .connected(since: now)
         notes["state"] = "connected"
-        failedAttempts = 0
         stats["connects", default: 0] += 1
         stats["connected"] = 1
         stats["lastRefusal"] = 0
@@ -214,9 +213,12 @@ final class FleetLoop {
     private func lost(_ reason: String) {
         if case .idle = connection { return }
         if stopping { return }
-        if case .connected = connection {
+        if case .connected(let since) = connection {
             stats["disconnects", default: 0] += 1
             logger.warning("fleet link lost: \(reason); reconnecting")
+            // A connection that held starts the backoff again; one dropped at once (a kiosk name used twice, a
+            // broker that closes us after the CONNACK) keeps backing off instead of reconnecting 4 times a second.
+            if now - since >= Self.stableConnection { failedAttempts = 0 }
         } else if failedAttempts == 0 {
             logger.warning("fleet link cannot reach \(config.broker): \(reason); retrying with backoff")
         } else {
@@ -227,6 +229,9 @@ final class FleetLoop {
         notes["lastError"] = reason
         scheduleRetry()
     }
+
+    /// Seconds a connection must last for the reconnect backoff to start from the beginning again.
+    static let stableConnection = 10.0
 
     private func scheduleRetry() {
         let exponent = min(failedAttempts, 20)
