@@ -104,6 +104,44 @@ import Testing
         #expect(link.counters["notAllowed"] == 2)
     }
 
+    /// The README's recipe with the broker's own tools: `mosquitto_pub` a request, `mosquitto_sub` the retained status.
+    @Test func theMosquittoPubSubRecipeWorks() throws {
+        let broker = try MosquittoBroker()
+        let display = try FakeDisplay()
+        let link = try FleetLink(
+            config: try kioskConfig(broker, kiosk: "t2-gate-a", groups: ["terminal-2"]), bus: display.bus,
+            options: testOptions())
+        defer { link.stop() }
+        try waitForCounters(link, "a status published") { ($0["statusPublished"] ?? 0) >= 1 }
+        let port = "\(broker.port)"
+        // A retained probe on a second topic tells when mosquitto_sub's subscriptions are in place.
+        let probe = try makeOperator(broker)
+        try probe.publish(topic: "multiscreen/test/probe", payload: Array("ready".utf8), retain: true)
+        let replies = try ChildProcess(
+            "mosquitto_sub",
+            [
+                "-h", "127.0.0.1", "-p", port, "-t", "multiscreen/test/probe", "-t", "multiscreen/test/+/reply", "-v",
+                "-C", "2",
+            ])
+        defer { replies.kill() }
+        try replies.waitForLine(containing: "multiscreen/test/probe ready", timeout: 10)
+        let pub = try ChildProcess(
+            "mosquitto_pub",
+            [
+                "-h", "127.0.0.1", "-p", port, "-q", "1", "-t", "multiscreen/test/terminal-2/cmd", "-m",
+                #"{"id": "b-17", "method": "send", "params": {"text": "Gate A2 now boarding"}}"#,
+            ])
+        #expect(try pub.waitForExit(timeout: 10) == 0)
+        #expect(try replies.waitForExit(timeout: 10) == 0)
+        #expect(replies.standardOutput.contains(#"multiscreen/test/t2-gate-a/reply {"id":"b-17","method":"send""#))
+        #expect(display.sentTexts == ["Gate A2 now boarding"])
+        let status = try ChildProcess(
+            "mosquitto_sub",
+            ["-h", "127.0.0.1", "-p", port, "-t", "multiscreen/test/+/status", "-v", "-W", "2", "-C", "1"])
+        #expect(try status.waitForExit(timeout: 10) == 0)
+        #expect(status.standardOutput.hasPrefix("multiscreen/test/t2-gate-a/status {"))
+    }
+
     /// A retained command would be applied again at every start: one found on subscribing is refused.
     @Test func aRetainedCommandIsRefused() throws {
         let broker = try MosquittoBroker()
