@@ -12,8 +12,8 @@ func systemLibrary(_ name: String, _ pkgConfig: String) -> Target {
 
 let aptPackage = [
     "wayland-client": "libwayland-dev", "wayland-egl": "libwayland-dev", "egl": "libegl-dev",
-    "glesv2": "libgles-dev", "xkbcommon": "libxkbcommon-dev", "freetype2": "libfreetype-dev",
-    "harfbuzz": "libharfbuzz-dev", "fontconfig": "libfontconfig-dev", "libpng": "libpng-dev",
+    "glesv2": "libgles-dev", "xkbcommon": "libxkbcommon-dev", "pangocairo": "libpango1.0-dev",
+    "libpng": "libpng-dev", "libsystemd": "libsystemd-dev",
     "libmosquitto": "libmosquitto-dev",
 ]
 
@@ -40,10 +40,10 @@ let package = Package(
         systemLibrary("CEGL", "egl"),
         systemLibrary("CGLES2", "glesv2"),
         systemLibrary("CXKBCommon", "xkbcommon"),
-        systemLibrary("CFreeType", "freetype2"),
-        systemLibrary("CHarfBuzz", "harfbuzz"),
-        systemLibrary("CFontconfig", "fontconfig"),
+        systemLibrary("CPangoCairo", "pangocairo"),
         systemLibrary("CPNG", "libpng"),
+        // sd_notify: readiness, watchdog and stopping for a systemd service (no-ops without one).
+        systemLibrary("CSystemd", "libsystemd"),
         systemLibrary("CMosquitto", "libmosquitto"),
         // eventfd, signalfd, timerfd, mallopt: Linux headers Glibc's module does not export.
         .systemLibrary(name: "CLinux"),
@@ -72,8 +72,9 @@ let package = Package(
             dependencies: [
                 "CMosquitto", "Messaging", "CLinux", logging, .product(name: "TOMLKit", package: "TOMLKit"),
             ]),
-        // Shaping (HarfBuzz) and rasterising (FreeType) text with fontconfig fallback.
-        .target(name: "TextRendering", dependencies: ["CFreeType", "CHarfBuzz", "CFontconfig"]),
+        // Text layout with Pango (bidi, line breaking, ellipsis, fontconfig fallback, HarfBuzz shaping) drawn by
+        // cairo into premultiplied ARGB bitmaps, colour emoji included.
+        .target(name: "TextRendering", dependencies: ["CPangoCairo"]),
         // EGL display/context/surfaces, GLES2 programs from shaders/, quads, textures.
         .target(
             name: "Rendering",
@@ -90,7 +91,7 @@ let package = Package(
             name: "MultiscreenApp",
             dependencies: [
                 "Wayland", "Rendering", "TextRendering", "Product", "Screens", "Outputs", "Messaging", "CLinux",
-                "SystemCalls", logging,
+                "CSystemd", "SystemCalls", logging,
             ]),
         // Private compositors (headless sway, nested sway, weston, cage) and screenshots, for tests and `demo`.
         .target(name: "CompositorHarness", dependencies: ["CPNG", logging]),
@@ -124,6 +125,7 @@ let package = Package(
         .testTarget(
             name: "WaylandTests", dependencies: ["Wayland", "MultiscreenApp", "CompositorHarness", "CVirtualPointer"]),
         .testTarget(name: "TextRenderingTests", dependencies: ["TextRendering"]),
+        .testTarget(name: "RenderingTests", dependencies: ["Rendering"]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [

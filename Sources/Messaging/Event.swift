@@ -14,9 +14,11 @@ public struct Event: Equatable, Sendable {
         case cardOpened = "card.opened"
         case cardClosed = "card.closed"
         case cardReturned = "card.returned"
+        case cardDiscarded = "card.discarded"
         case roleChanged = "role.changed"
         case controllerMoved = "controller.moved"
         case contentChanged = "content.changed"
+        case screenHealth = "screen.health"
         case eventsDropped = "events.dropped"
     }
 
@@ -52,6 +54,11 @@ public struct Event: Equatable, Sendable {
         Event(name: Name.cardClosed.rawValue, params: ["id": .integer(Int(id)), "screen": .string(screen)])
     }
 
+    /// A card was removed for good (`card.discard`).
+    public static func cardDiscarded(id: UInt64) -> Event {
+        Event(name: Name.cardDiscarded.rawValue, params: ["id": .integer(Int(id))])
+    }
+
     /// A card went back to the controller's waiting list because its screen went away.
     public static func cardReturned(id: UInt64) -> Event {
         Event(name: Name.cardReturned.rawValue, params: ["id": .integer(Int(id))])
@@ -75,6 +82,12 @@ public struct Event: Equatable, Sendable {
         Event(
             name: Name.contentChanged.rawValue,
             params: ["screen": .string(screen), "from": .optional(from), "to": .optional(to)])
+    }
+
+    /// Whether the compositor shows a screen's frames: `recovering` (content waited unshown too long; its window
+    /// was recreated), `failed` (that did not help), `ok` (frames are shown again).
+    public static func screenHealth(screen: String, health: String) -> Event {
+        Event(name: Name.screenHealth.rawValue, params: ["screen": .string(screen), "health": .string(health)])
     }
 
     /// Told by a transport to one subscriber that did not keep up: how many events it missed.

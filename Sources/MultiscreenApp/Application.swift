@@ -19,19 +19,6 @@ import Wayland
 /// globals, outputs, seat → screens. ``shutDown(connectionAlive:)`` destroys the screens, then EGL (nothing draws
 /// once the windows are gone), then the rest in reverse: seat, outputs, globals, registry, display, sources.
 public final class Application {
-    public struct Options: Sendable {
-        public var display: String?
-        public var appID = "dev.multiscreen.Multiscreen"
-        /// Seconds before a window the compositor closed is opened again.
-        public var reopenDelay = 1.0
-        /// The role rules (`config.toml`); nil: `$XDG_CONFIG_HOME/multiscreen/config.toml`.
-        public var configPath: String?
-        /// The restored state (`state.json`); nil: `$XDG_STATE_HOME/multiscreen/state.json`.
-        public var statePath: String?
-
-        public init(display: String? = nil) { self.display = display }
-    }
-
     /// How long a burst of changes may gather before one state write: also the most a crash (not a signal) can
     /// lose. The atomic write costs two fsyncs, which must not sit between a message and its frame.
     static let saveDelay = 0.5
@@ -54,8 +41,8 @@ public final class Application {
     private let saveTimer: OneShotTimer
     /// Fires when the next message sent with a ttl is due to go.
     private let expiryTimer: OneShotTimer
-    private var armedExpiry: Date?
     private let loop: EventLoop
+    private let service: ServiceManager
     private var stopRequested = false
     private var messagesApplied = 0
 
@@ -80,6 +67,7 @@ public final class Application {
         mallopt(M_MMAP_THRESHOLD, 128 * 1024)
         saveTimer = try OneShotTimer()
         expiryTimer = try OneShotTimer()
+        service = try ServiceManager(logger: logger)
         display = try WaylandDisplay(name: options.display)
         graphics = try Graphics(display: display, fonts: fonts, logger: logger)
         registry = Registry(display: display)
@@ -112,10 +100,14 @@ public final class Application {
         }
         loop.watch(expiryTimer.fd) { [unowned self] in
             expiryTimer.acknowledge()
-            armedExpiry = nil
             act(on: product.expireMessages())
         }
         loop.watch(screens.reopenTimer.fd) { [unowned self] in screens.reopenClosed() }
+        loop.watch(screens.healthTimer.fd) { [unowned self] in screens.checkHealth(context: graphics.context) }
+        if let watchdog = service.watchdogTimer { loop.watch(watchdog.fd) { [unowned self] in service.ping() } }
+        screens.onHealthChange = { [unowned self] screen in
+            consumer.publish(.screenHealth(screen: screen.output.displayName, health: screen.health.rawValue))
+        }
         loop.watch(consumer.wakeupFileDescriptor) {}  // consumed by didWake
         loop.prepareToSleep = { [unowned self] in consumer.prepareToSleep() }
         loop.didWake = { [unowned self] in consumer.didWake() }
@@ -124,6 +116,7 @@ public final class Application {
             render()
         }
         outputsChanged()
+        service.ready()
     }
 
     /// Runs until SIGINT/SIGTERM or a fatal connection error.
@@ -204,10 +197,7 @@ public final class Application {
             screens.screens[controller]?.invalidate()
         }
         if changes.state { saveTimer.armUnlessPending(after: Self.saveDelay) }
-        if let next = product.nextExpiry, next != armedExpiry {
-            armedExpiry = next
-            expiryTimer.arm(after: max(next.timeIntervalSinceNow, 0))
-        }
+        if let next = product.nextExpiry { expiryTimer.arm(for: next, after: max(next.timeIntervalSinceNow, 0)) }
         if let message = outcome.toSend {
             switch localProducer.trySend(message) {
             case .enqueued: break
@@ -219,9 +209,13 @@ public final class Application {
 
     /// What `status` reports beyond the product's own state.
     private var vitals: Vitals {
+        let now = MonotonicClock.nanoseconds()
         var vitals = Vitals(
             frames: screens.screens.mapValues(\.statistics), bus: bus.statistics, wakeups: bus.wakeupsSent,
             applied: messagesApplied, sources: Dictionary(uniqueKeysWithValues: sources.map { ($0.name, $0.counters) }))
+        vitals.health = screens.screens.mapValues { screen in
+            (screen.health.rawValue, screen.lastShownAt.map { Double(now &- $0) / 1e9 })
+        }
         vitals.sourceNotes = Dictionary(uniqueKeysWithValues: sources.map { ($0.name, $0.notes) })
         return vitals
     }
@@ -236,6 +230,7 @@ public final class Application {
         let drawn = screens.render(
             context: graphics.context, canvas: { try graphics.makeCanvas() },
             kind: { [product] in product.kind(of: $0.output.registryName) }, draw: painter.draw)
+        screens.scheduleHealthCheck()
         if drawn > 0 {
             // Process CPU time covers llvmpipe's rasteriser threads too: with software GL this is CPU + "GPU".
             let cpu = MonotonicClock.nanoseconds(clock: CLOCK_PROCESS_CPUTIME_ID) - cpuBefore
@@ -290,6 +285,7 @@ public final class Application {
     /// Destroys everything in reverse order of creation. With a dead connection, requests are pointless but
     /// harmless (libwayland queues them on a broken socket); EGL must still be terminated before disconnecting.
     private func shutDown(connectionAlive: Bool) {
+        service.stopping()
         product.saveIfChanged()
         screens.tearDownAll(context: graphics.context)
         // Nothing draws once the windows are gone: EGL goes next, while every proxy it might know is still alive.

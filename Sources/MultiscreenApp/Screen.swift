@@ -54,13 +54,30 @@ final class Screen {
 
     var isOpen: Bool { window != nil }
 
+    /// Since when (``MonotonicClock`` ns) this screen has had content the compositor has not shown yet: set when
+    /// content changes, cleared when a frame callback says the compositor showed what was committed. What
+    /// ``ScreenSet`` judges staleness by.
+    private(set) var unshownSince: UInt64?
+    /// When the compositor last showed a frame of this screen (frame callback; ``MonotonicClock`` ns).
+    private(set) var lastShownAt: UInt64?
+    /// Whether the compositor shows this screen's frames (``ScreenSet`` sets it).
+    var health = ScreenHealth.ok
+    /// The compositor showed a frame (a frame callback arrived).
+    var onShown: () -> Void = {}
+
     /// Something this screen shows changed.
-    func invalidate() { scheduler.invalidate() }
+    func invalidate() {
+        scheduler.invalidate()
+        if unshownSince == nil { unshownSince = MonotonicClock.nanoseconds() }
+    }
 
     var needsDrawing: Bool { scheduler.isDirty }
 
-    /// Drawn inside the spanning window instead of a window of its own.
-    func drawnElsewhere() { scheduler.drawnElsewhere() }
+    /// Drawn inside the spanning window instead of a window of its own (which answers for its showing).
+    func drawnElsewhere() {
+        scheduler.drawnElsewhere()
+        unshownSince = nil
+    }
 
     /// A new message arrived: redraw unless this screen is blank. Every other kind shows it somehow: the controller
     /// in its log, `messages` as the newest message, `card` without a card as messages, `mirror` through the
@@ -69,7 +86,7 @@ final class Screen {
     ///   first shows it can report message-to-commit latency.
     func messageArrived(_ message: (id: UInt64, enqueuedAt: UInt64, drainedAt: UInt64), kind: ScreenKind) {
         guard kind != .external(.blank) else { return }
-        scheduler.invalidate()
+        invalidate()
         // Keep the oldest message waiting for a frame: a burst reports its worst latency, not its best.
         if pendingMessage == nil { pendingMessage = message }
     }
@@ -94,6 +111,7 @@ final class Screen {
         }
         self.window = window
         scheduler.reset()
+        invalidate()
     }
 
     /// Output properties or the screen's place among screens changed.
@@ -107,7 +125,7 @@ final class Screen {
         if changed {
             // A scale change may not come with a configure (same logical size): resolve the buffer again here.
             resolveGeometry()
-            scheduler.invalidate()
+            invalidate()
         }
     }
 
@@ -132,7 +150,7 @@ final class Screen {
             fractionalScale120: fractional)
         if new != geometry {
             geometry = new
-            scheduler.invalidate()
+            invalidate()
         }
     }
 
@@ -207,6 +225,11 @@ final class Screen {
         frameCallback = window.requestFrame { [unowned self] _ in
             frameCallback = nil
             scheduler.frameDone()
+            // What was committed is on screen; whatever changed since waits from now.
+            let now = MonotonicClock.nanoseconds()
+            lastShownAt = now
+            unshownSince = scheduler.isDirty ? now : nil
+            onShown()
             if !compositorSendsPresented {
                 statistics.recordFrameDone(latencyNanoseconds: MonotonicClock.nanoseconds() - committedMonotonic)
             }
@@ -254,5 +277,6 @@ final class Screen {
         pendingSerial = nil
         configuredSize = nil
         scheduler.reset()
+        unshownSince = nil
     }
 }

@@ -1,4 +1,5 @@
 import Logging
+import Messaging
 import Outputs
 import Rendering
 import Screens
@@ -20,6 +21,14 @@ final class ScreenSet {
     /// Fires when windows the compositor closed are due to be opened again: watch ``OneShotTimer/fd``.
     let reopenTimer: OneShotTimer
     private let reopenDelay: Double
+    /// How long content may wait unshown before a screen counts as stale (sway 1.7 has been seen to stop presenting
+    /// an output after a storm of mode changes, keeping an old frame, with no error to the client).
+    static let staleAfter = 2.0
+    /// A screen's health changed (for the log's sake it is logged here; the caller publishes it).
+    var onHealthChange: (Screen) -> Void = { _ in }
+    /// Fires when a screen would become stale unless the compositor shows it before: watch it, call
+    /// ``checkHealth(context:)``.
+    let healthTimer: OneShotTimer
 
     init(globals: WaylandGlobals, outputs: OutputSet, appID: String, reopenDelay: Double, logger: Logger) throws {
         self.globals = globals
@@ -28,6 +37,7 @@ final class ScreenSet {
         self.reopenDelay = reopenDelay
         self.logger = logger
         reopenTimer = try OneShotTimer()
+        healthTimer = try OneShotTimer()
     }
 
     /// The screens in output order (natural name order).
@@ -51,6 +61,12 @@ final class ScreenSet {
             }
             let screen = Screen(output: info, summary: summary, background: background, logger: logger)
             screen.onClose = { [unowned self, unowned screen] in closed(screen, context: context) }
+            screen.onShown = { [unowned self, unowned screen] in
+                guard screen.health != .ok else { return }
+                logger.notice("\(screen.output.displayName): frames are shown again")
+                screen.health = .ok
+                onHealthChange(screen)
+            }
             screen.onConfigureSize = { [unowned self, unowned screen] width, height in
                 detectSpanning(screen, width: width, height: height, context: context)
             }
@@ -87,6 +103,49 @@ final class ScreenSet {
         draw: (Screen, Canvas, SurfaceGeometry) -> Void
     ) -> Int {
         arrangement.render(self, context: context, canvas: canvas, globals: globals, kind: kind, draw: draw)
+    }
+
+    // MARK: - Health
+
+    /// Arms ``healthTimer`` for when the next screen becomes stale unless the compositor shows it before; disarms
+    /// it when every screen is shown (or has given up), so an idle Multiscreen sleeps without a wakeup pending.
+    func scheduleHealthCheck() {
+        guard
+            let next = screens.values.filter({ $0.isOpen && $0.health != .failed }).compactMap(\.unshownSince).min()
+        else {
+            healthTimer.disarm()
+            return
+        }
+        let due = next &+ UInt64(Self.staleAfter * 1e9)
+        let now = MonotonicClock.nanoseconds()
+        healthTimer.arm(for: due, after: due > now ? Double(due - now) / 1e9 : 0)
+    }
+
+    /// Judges every screen: one whose content has waited unshown past ``staleAfter`` gets its window recreated
+    /// (once); if that does not help either, it is reported as failed until a frame is shown again.
+    func checkHealth(context: GraphicsContext) {
+        healthTimer.acknowledge()
+        let now = MonotonicClock.nanoseconds()
+        for screen in ordered where screen.isOpen {
+            guard let since = screen.unshownSince, now &- since >= UInt64(Self.staleAfter * 1e9) else { continue }
+            switch screen.health {
+            case .ok:
+                logger.warning(
+                    "\(screen.output.displayName): nothing shown for \(Self.staleAfter) s although content waits: the compositor stopped presenting it; recreating its window"
+                )
+                screen.health = .recovering
+                screen.tearDown(context: context)
+                open(screen)
+            case .recovering:
+                logger.error(
+                    "\(screen.output.displayName): still nothing shown after its window was recreated; waiting for the compositor"
+                )
+                screen.health = .failed
+            case .failed:
+                continue
+            }
+            onHealthChange(screen)
+        }
     }
 
     /// Destroys every window (reverse order of the outputs); the screens are forgotten.

@@ -127,6 +127,33 @@ public struct ProductController {
             outcome.changes.screens = [screen]
             outcome.changes.controllerUI = true
             return saving(outcome)
+        case .reopenCard(let id, let screen):
+            try refuseController(screen, for: "cards")
+            let card: Card
+            do {
+                card = try model.reopenCard(id: UInt64(id), onScreen: screen)
+            } catch {
+                throw MessageError(.invalidParams, error.description)
+            }
+            logger.info("card #\(card.id) opened again on \(screen)")
+            var outcome = Outcome(reply: .cardReopened(id: card.id, screen: screen))
+            outcome.events = [.cardOpened(id: card.id, screen: screen, text: card.text)]
+            absorb(model.assignment, into: &outcome)
+            outcome.changes.screens = [screen]
+            return saving(outcome)
+        case .discardCard(let id):
+            let card: Card
+            do {
+                card = try model.discardCard(id: UInt64(id))
+            } catch {
+                throw MessageError(.invalidParams, error.description)
+            }
+            logger.info("card #\(card.id) discarded")
+            var outcome = Outcome(reply: .cardDiscarded(id: card.id))
+            outcome.events = [.cardDiscarded(id: card.id)]
+            if let screen = card.screen { outcome.changes.screens = [screen] }
+            outcome.changes.controllerUI = true
+            return saving(outcome)
         case .setRole(let screen, let roleName, let force):
             let known = model.roles.knownRoles
             guard let role = known.first(where: { $0.rawValue == roleName }) else {
@@ -270,10 +297,11 @@ public struct ProductController {
 
     /// The assignment's changes as events and log lines, its warnings logged.
     private func absorb(_ assignment: Assignment, into outcome: inout Outcome) {
+        // Not a change of the persistent state by itself: what was set at run time (and is saved) changes only
+        // through a request, which marks the state itself; an output coming or going reassigns without it.
         for change in assignment.changes {
             logger.info("role change: \(change)")
             outcome.events.append(Self.event(for: change))
-            outcome.changes.state = true
         }
         for warning in assignment.warnings { logger.warning("\(warning)") }
         if !assignment.changes.isEmpty {
@@ -295,7 +323,9 @@ public struct ProductController {
     private static func mutates(_ reply: Reply?) -> Bool {
         guard case .result(let method, _)? = reply else { return false }
         switch method {
-        case .send, .openCard, .closeCard, .setRole, .resetRole, .setContent, .clearMessages: return true
+        case .send, .openCard, .closeCard, .reopenCard, .discardCard, .setRole, .resetRole, .setContent,
+            .clearMessages:
+            return true
         case .status, .outputs, .subscribeEvents: return false
         }
     }

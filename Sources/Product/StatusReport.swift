@@ -18,6 +18,10 @@ struct StatusReport {
                 entry["role"] = .string(model.assignment.roles[info.registryName]?.rawValue ?? "external")
                 entry["content"] = .string(mode.rawValue)
             }
+            if let health = vitals.health[info.registryName] {
+                entry["health"] = .string(health.state)
+                entry["lastShownSecondsAgo"] = health.lastShownSecondsAgo.map { .number($0) } ?? .null
+            }
             if let s = vitals.frames[info.registryName] {
                 entry["frames"] = .object([
                     "committed": .integer(s.committed), "presented": .integer(s.presented),

@@ -6,6 +6,9 @@ import Outputs
 public struct Vitals: Sendable {
     /// Per output (registry name): the frame statistics of its screen, absent while it has no window.
     public var frames: [UInt32: FrameStatistics]
+    /// Per output: whether the compositor shows its frames (`ok`, `recovering`, `failed`) and how long ago it last
+    /// showed one.
+    public var health: [UInt32: (state: String, lastShownSecondsAgo: Double?)] = [:]
     public var bus: RingStatistics
     /// eventfd writes by producers so far.
     public var wakeups: Int

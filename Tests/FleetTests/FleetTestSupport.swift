@@ -51,7 +51,7 @@ final class FakeDisplay: @unchecked Sendable {
                         reply = .error(MessageError(.invalidParams, "no card on \(screen)"))
                     case .setRole(let screen, let role, _):
                         reply = .roleSet(screen: screen, role: role)
-                    case .outputs, .resetRole, .setContent, .clearMessages:
+                    default:
                         reply = .error(MessageError(.invalidRequest, "not simulated"))
                     }
                     received.replyTo?.deliver(reply)

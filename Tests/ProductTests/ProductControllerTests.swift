@@ -361,3 +361,36 @@ private func errorCode(_ outcome: Outcome) -> MessageError.Code? {
         #expect(fixture.product.nextExpiry == nil)
     }
 }
+
+@Suite struct ProductControllerCardTests {
+    @Test func aWaitingCardIsReopenedElsewhereOrDiscarded() {
+        let fixture = Fixture(outputs: [first, second, output(3, "HEADLESS-3")])
+        _ = fixture.execute(.openCard(screen: "HEADLESS-2", text: "Gate A"))
+        _ = fixture.product.outputsChanged([first, output(3, "HEADLESS-3")])
+        #expect(fixture.product.model.cards.waiting.map(\.id) == [1])
+        let reopened = fixture.execute(.reopenCard(id: 1, screen: "HEADLESS-3"))
+        #expect(reopened.reply == .cardReopened(id: 1, screen: "HEADLESS-3"))
+        #expect(reopened.events.first == .cardOpened(id: 1, screen: "HEADLESS-3", text: "Gate A"))
+        #expect(reopened.changes.screens == ["HEADLESS-3"] && reopened.changes.state)
+        #expect(fixture.product.kind(of: 3) == .external(.card))
+        #expect(fixture.product.model.cards.waiting.isEmpty)
+        #expect(errorCode(fixture.execute(.reopenCard(id: 9, screen: "HEADLESS-3"))) == .invalidParams)
+        #expect(errorCode(fixture.execute(.reopenCard(id: 1, screen: "HEADLESS-1"))) == .refused)
+
+        let discarded = fixture.execute(.discardCard(id: 1))
+        #expect(discarded.reply == .cardDiscarded(id: 1))
+        #expect(discarded.events == [.cardDiscarded(id: 1)])
+        #expect(discarded.changes.screens == ["HEADLESS-3"] && discarded.changes.state)
+        #expect(fixture.product.model.cards.cards.isEmpty)
+        #expect(
+            fixture.execute(.discardCard(id: 1)).reply == .error(MessageError(.invalidParams, "no card with id 1")))
+    }
+
+    @Test func outputChangesAloneDoNotRewriteTheStateFile() {
+        let fixture = Fixture()
+        let outcome = fixture.product.outputsChanged([first, second, output(3, "HEADLESS-3")])
+        #expect(outcome.changes.assignment)
+        #expect(!outcome.changes.state, "nothing saved changed: roles set at run time are untouched")
+        #expect(!fixture.product.hasUnsavedState)
+    }
+}
