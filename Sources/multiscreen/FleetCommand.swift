@@ -205,9 +205,10 @@ struct FleetCommand: ParsableCommand {
                 let deadline = FleetOperator.now() + target.timeout
                 while FleetOperator.now() < deadline {
                     try client.step(until: min(deadline, FleetOperator.now() + 0.3)) { client.hasMessages }
+                    // Only what the broker retained: a live update meanwhile would list a kiosk twice.
                     let messages = client.takeMessages()
                     if messages.isEmpty { break }
-                    lines += messages.compactMap { Watch.line(for: $0, site: site, json: json) }
+                    lines += messages.filter(\.retained).compactMap { Watch.line(for: $0, site: site, json: json) }
                 }
                 for line in lines { print(line) }
             } catch {

@@ -53,7 +53,7 @@ import Testing
             try client.connect()
             let site = FleetKioskTests.site
             try client.subscribe(["multiscreen/\(site)/+/reply", "multiscreen/\(site)/+/online"])
-            try client.subscribe(["multiscreen/\(site)/+/status"])
+            try client.subscribe(["multiscreen/\(site)/+/status", "multiscreen/\(site)/+/events"])
         }
 
         func send(_ message: Message, to target: String, id: String) throws {
@@ -151,6 +151,22 @@ import Testing
         }
         #expect(screens.count == 2)
         #expect(screens.allSatisfy { $0.objectValue["role"] != nil && $0.objectValue["width"] == .integer(320) })
+        // A card through the operator CLI, and the events it caused on the kiosk's events topic.
+        let card = try ChildProcess(
+            MultiscreenProcess.binary,
+            [
+                "fleet", "card", "open", "--broker", broker.url, "--site", Self.site, "--kiosk", "lounge", "--screen",
+                "HEADLESS-2", "Lounge card",
+            ], environment: ["XDG_CONFIG_HOME": "/nonexistent"])
+        #expect(try card.waitForExit(timeout: 15) == 0, "\(card.output)")
+        #expect(card.standardOutput.hasPrefix(#"lounge {"id":"#), "\(card.standardOutput)")
+        #expect(try kiosks[2].status().contains("Lounge card"))
+        try desk.wait("the lounge's events") {
+            let events = desk.messages.filter { $0.topic == "multiscreen/\(Self.site)/lounge/events" }
+                .map { String(decoding: $0.payload, as: UTF8.self) }
+            return events.contains { $0.contains(#""method":"card.opened""#) && $0.contains("Lounge card") }
+                && events.contains { $0.contains(#""method":"message.received""#) && $0.contains("Lounge only") }
+        }
         // `fleet status` without a target: what the broker retained, one line per kiosk and topic.
         let listing = try ChildProcess(
             MultiscreenProcess.binary, ["fleet", "status", "--broker", broker.url, "--site", Self.site],
