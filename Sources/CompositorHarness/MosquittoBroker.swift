@@ -20,12 +20,18 @@ public final class MosquittoBroker: @unchecked Sendable {
 
     /// With TLS: the CA that signed the broker's certificate (for 127.0.0.1), for clients to verify it.
     public private(set) var caFile: String?
+    /// With `requireClientCertificate`: a client certificate and its key that the broker accepts.
+    public private(set) var clientCertificate: (certificate: String, key: String)?
 
     /// - Parameters:
     ///   - users: usernames and passwords the broker accepts; empty: anonymous clients are allowed.
     ///   - acl: the text of an `acl_file`.
     ///   - tls: listen with TLS, with a certificate for 127.0.0.1 signed by a CA made for this broker (``caFile``).
-    public init(users: [String: String] = [:], acl: String? = nil, tls: Bool = false) throws {
+    ///   - requireClientCertificate: with TLS, refuse clients without a certificate signed by that CA (one is made:
+    ///     ``clientCertificate``).
+    public init(
+        users: [String: String] = [:], acl: String? = nil, tls: Bool = false, requireClientCertificate: Bool = false
+    ) throws {
         directory =
             FileManager.default.temporaryDirectory.appendingPathComponent(
                 "mosquitto-\(UUID().uuidString.prefix(8))"
@@ -51,6 +57,11 @@ public final class MosquittoBroker: @unchecked Sendable {
             try Self.makeCertificates(in: directory)
             caFile = directory + "/ca.pem"
             config += "cafile \(directory)/ca.pem\ncertfile \(directory)/server.pem\nkeyfile \(directory)/server.key\n"
+            if requireClientCertificate {
+                try Self.makeClientCertificate(in: directory)
+                clientCertificate = (directory + "/client.pem", directory + "/client.key")
+                config += "require_certificate true\n"
+            }
         }
         if users.isEmpty {
             config += "allow_anonymous true\n"
@@ -83,6 +94,25 @@ public final class MosquittoBroker: @unchecked Sendable {
     public var url: String { "\(caFile == nil ? "mqtt" : "mqtts")://127.0.0.1:\(port)" }
 
     /// A CA and a server certificate for 127.0.0.1 (subjectAltName IP), with `openssl`.
+    /// A client certificate signed by the CA in `directory` (`client.pem`, `client.key`).
+    static func makeClientCertificate(in directory: String) throws {
+        for arguments in [
+            [
+                "req", "-newkey", "rsa:2048", "-nodes", "-keyout", "client.key", "-out", "client.csr", "-subj",
+                "/CN=kiosk",
+            ],
+            [
+                "x509", "-req", "-in", "client.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out",
+                "client.pem", "-days", "2",
+            ],
+        ] {
+            let tool = try ChildProcess("openssl", arguments, workingDirectory: directory)
+            guard try tool.waitForExit(timeout: 30) == 0 else {
+                throw HarnessError("openssl \(arguments.joined(separator: " ")) failed: \(tool.output)")
+            }
+        }
+    }
+
     public static func makeCertificates(in directory: String, caName: String = "ca") throws {
         let steps = [
             [

@@ -440,4 +440,26 @@ import Testing
         #expect(refused.counters["connects"] == 0)
         #expect(received.last("multiscreen/test/k2/online") == nil)
     }
+
+    @Test func aKioskPresentsItsClientCertificate() throws {
+        let broker = try MosquittoBroker(tls: true, requireClientCertificate: true)
+        let identity = try #require(broker.clientCertificate)
+        let display = try FakeDisplay()
+        var config = try kioskConfig(broker, kiosk: "k1")
+        config.caFile = broker.caFile
+        config.certFile = identity.certificate
+        config.keyFile = identity.key
+        let link = try FleetLink(config: config, bus: display.bus, options: testOptions())
+        defer { link.stop() }
+        try waitForCounters(link, "connected with its certificate") { $0["connected"] == 1 }
+        // Without one, the broker ends the TLS handshake: never connected.
+        var anonymous = try kioskConfig(broker, kiosk: "k2")
+        anonymous.caFile = broker.caFile
+        let refused = try FleetLink(config: anonymous, bus: display.bus, options: testOptions())
+        defer { refused.stop() }
+        Thread.sleep(forTimeInterval: 1.5)
+        #expect(refused.counters["connects"] == 0)
+        #expect(refused.notes["state"] == "retrying")
+        #expect(refused.notes["lastError"] != nil)
+    }
 }
