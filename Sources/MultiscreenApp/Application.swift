@@ -218,6 +218,7 @@ public final class Application {
         vitals.health = screens.screens.mapValues { screen in
             (screen.health.rawValue, screen.lastShownAt.map { Double(now &- $0) / 1e9 })
         }
+        vitals.sourceNotes = Dictionary(uniqueKeysWithValues: sources.map { ($0.name, $0.notes) })
         return vitals
     }
 

@@ -66,6 +66,11 @@ struct StatusReport {
         for (name, counters) in vitals.sources {
             json[name] = .object(counters.mapValues { .integer($0) })
         }
+        for (name, notes) in vitals.sourceNotes where !notes.isEmpty {
+            var members = json[name]?.objectValue ?? [:]
+            for (key, text) in notes { members[key] = .string(text) }
+            json[name] = .object(members)
+        }
         self.json = json
     }
 

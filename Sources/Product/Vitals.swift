@@ -16,6 +16,8 @@ public struct Vitals: Sendable {
     public var applied: Int
     /// Each message source's counters, by the source's name ("control", …).
     public var sources: [String: [String: Int]]
+    /// Each message source's notes (``MessageSource/notes``), by the source's name, beside its counters.
+    public var sourceNotes: [String: [String: String]] = [:]
 
     public init(
         frames: [UInt32: FrameStatistics] = [:], bus: RingStatistics = RingStatistics(), wakeups: Int = 0,

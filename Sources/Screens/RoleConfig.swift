@@ -124,7 +124,8 @@ public struct RoleConfig: Equatable, Sendable {
             throw .syntax(file: nil, line: 0, column: 0, message: "\(error)")
         }
         var config = RoleConfig()
-        try checkKeys(root, path: nil, allowed: ["controller", "rule", "theme"])
+        // `[fleet]` belongs to the fleet link (the Fleet module's `FleetConfig` reads it from the same file).
+        try checkKeys(root, path: nil, allowed: ["controller", "rule", "theme", "fleet"])
         if let controller = root["controller"] {
             guard let table = controller.table else {
                 throw .wrongType(file: nil, key: "controller", expected: "a table")
