@@ -1,5 +1,6 @@
 import CompositorHarness
 import Foundation
+import Remote
 import Testing
 
 /// Outputs that go away: a nested sway, whose outputs are windows of an outer headless sway.
@@ -43,6 +44,42 @@ import Testing
         let name = try nested.createOutput()
         try app.waitForLog("first frame committed on \(name)")
         try nested.waitForScreenshot(name, "\(name) showing screen 1") { showsScreen($0, index: 0) }
+        #expect(app.process.isRunning)
+    }
+
+    /// Reliability R4: with no output at all, the control socket still answers within 100 ms and every message is
+    /// kept; when outputs return, the external screen shows the newest within a second.
+    @Test func withNoOutputsMessagesAreKeptAndShownWhenAScreenReturns() throws {
+        let outer = try HeadlessSway(outputs: 1, width: 1280, height: 720)
+        let nested = try NestedSway(inside: outer, outputs: 2, width: 400, height: 300)
+        let app = try MultiscreenProcess(environment: nested.environment)
+        try app.waitForLogCount("first frame committed on", count: 2)
+        try nested.removeOutput("WL-1")
+        try nested.removeOutput("WL-2")
+        try app.waitForLog("no outputs: waiting for one")
+        let client = ControlClient(path: app.home + "/control.sock")
+        var slowest = 0.0
+        for number in 1...20 {
+            let started = Date()
+            let reply = try client.exchange(
+                line: #"{"method": "send", "params": {"text": "kept \#(number)"}}"#)
+            slowest = max(slowest, Date().timeIntervalSince(started))
+            #expect(reply.contains("\"result\""), "\(reply)")
+        }
+        #expect(slowest < 0.1, "every reply within 100 ms with no output: slowest \(slowest) s")
+        let status = try client.exchange(line: #"{"method": "status"}"#)
+        for number in 1...20 { #expect(status.contains("kept \(number)\""), "message \(number) kept") }
+        let first = try nested.createOutput()
+        let second = try nested.createOutput()
+        let returned = Date()
+        try app.waitForLog("first frame committed on \(second)")
+        // The second screen is external: the newest message is on it (its background and the message's text).
+        try nested.waitForScreenshot(second, "\(second) showing the kept messages") { shot in
+            shot.fraction(of: expectedBackground(1), tolerance: 2) > 0.5
+                && shot.fraction(of: expectedBackground(1)) < 0.995
+        }
+        #expect(Date().timeIntervalSince(returned) < 2, "shown within about a second of the output's return")
+        _ = first
         #expect(app.process.isRunning)
     }
 
