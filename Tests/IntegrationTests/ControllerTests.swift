@@ -11,25 +11,6 @@ import Testing
 @Suite(.serialized) struct ControllerTests {
     static let focusRing = RGB(hex: 0xFA_CC_15)
     static let cardPanel = RGB(hex: 0xF8_FA_FC)
-
-    /// One raw request line to the instance's control socket; the reply line.
-    private func request(_ app: MultiscreenProcess, _ line: String) throws -> String {
-        try ControlClient(path: app.home + "/control.sock").exchange(line: line)
-    }
-
-    /// Keeps a virtual keyboard on the seat: the seat gains the keyboard capability only while one exists, and
-    /// keys sent before our `wl_keyboard` exists are lost: a single `wtype` run would lose its first keys.
-    private func holdKeyboard(_ sway: HeadlessSway, _ app: MultiscreenProcess) throws -> ChildProcess {
-        let holder = try ChildProcess("wtype", ["-s", "600000"], environment: sway.environment)
-        try app.waitForLog("seat: keyboard")
-        return holder
-    }
-
-    private func type(_ sway: HeadlessSway, _ arguments: [String]) throws {
-        let typist = try ChildProcess("wtype", arguments, environment: sway.environment)
-        #expect(try typist.waitForExit(timeout: 10) == 0)
-    }
-
     @Test func typingAndEnterPutsTheTextOnEveryExternalScreen() throws {
         let sway = try HeadlessSway(outputs: 3, width: 640, height: 360)
         let app = try MultiscreenProcess(environment: sway.environment)
@@ -37,10 +18,10 @@ import Testing
         let before = try ["HEADLESS-2", "HEADLESS-3"].map { name in
             try sway.waitForScreenshot(name) { showsScreen($0, index: name == "HEADLESS-2" ? 1 : 2) }
         }
-        let holder = try holdKeyboard(sway, app)
+        let holder = try app.holdKeyboard(sway)
         defer { holder.kill() }
-        try type(sway, ["Hallo 세계"])
-        try type(sway, ["-k", "Return"])
+        try typeKeys(sway, ["Hallo 세계"])
+        try typeKeys(sway, ["-k", "Return"])
         try app.waitForLog("message #1 for every screen: Hallo 세계")
         for (index, name) in ["HEADLESS-2", "HEADLESS-3"].enumerated() {
             try sway.waitForScreenshot(name, "\(name) showing the message") {
@@ -49,7 +30,7 @@ import Testing
         }
         // The controller: its UI with the focus ring, and the message in its log.
         try sway.waitForScreenshot("HEADLESS-1", "the controller UI") { $0.fraction(of: Self.focusRing) > 0.001 }
-        let status = try request(app, #"{"method": "status"}"#)
+        let status = try app.request(#"{"method": "status"}"#)
         #expect(status.contains("\"text\":\"Hallo 세계\""))
         #expect(status.contains("\"controller\":\"HEADLESS-1\""))
     }
@@ -72,10 +53,10 @@ import Testing
             return mirror.fraction(of: Self.focusRing) > 0.001 && mirror.fraction(differingFrom: controller) < 0.05
         }
         // Live: typing into the controller's text field shows up in the mirror too.
-        let holder = try holdKeyboard(sway, app)
+        let holder = try app.holdKeyboard(sway)
         defer { holder.kill() }
         let before = try sway.screenshot("HEADLESS-2")
-        try type(sway, ["mirrored text"])
+        try typeKeys(sway, ["mirrored text"])
         try sway.waitForScreenshot("HEADLESS-2", "the typed text in the mirror") { mirror in
             guard let controller = try? sway.screenshot("HEADLESS-1") else { return false }
             return mirror.fraction(differingFrom: before) > 0.001 && mirror.fraction(differingFrom: controller) < 0.05
@@ -87,18 +68,17 @@ import Testing
         let sway = try HeadlessSway(outputs: 2, width: 640, height: 360)
         let app = try MultiscreenProcess(environment: sway.environment)
         try app.waitForLogCount("first frame committed on", count: 2)
-        let opened = try request(
-            app, #"{"method": "card.open", "params": {"screen": "HEADLESS-2", "text": "Gate 12"}}"#)
+        let opened = try app.request(#"{"method": "card.open", "params": {"screen": "HEADLESS-2", "text": "Gate 12"}}"#)
         #expect(opened == #"{"method":"card.open","result":{"id":1,"screen":"HEADLESS-2"}}"#)
         let first = try sway.waitForScreenshot("HEADLESS-2", "the card") { $0.fraction(of: Self.cardPanel) > 0.5 }
-        _ = try request(app, #"{"method": "card.open", "params": {"screen": "HEADLESS-2", "text": "Gate 14 now"}}"#)
+        _ = try app.request(#"{"method": "card.open", "params": {"screen": "HEADLESS-2", "text": "Gate 14 now"}}"#)
         try sway.waitForScreenshot("HEADLESS-2", "the replacing card") {
             $0.fraction(of: Self.cardPanel) > 0.5 && $0.fraction(differingFrom: first) > 0.001
         }
-        let closed = try request(app, #"{"method": "card.close", "params": {"screen": "HEADLESS-2"}}"#)
+        let closed = try app.request(#"{"method": "card.close", "params": {"screen": "HEADLESS-2"}}"#)
         #expect(closed.contains(#""result":{"id":2"#))
         try sway.waitForScreenshot("HEADLESS-2", "messages again") { showsScreen($0, index: 1) }
-        let again = try request(app, #"{"method": "card.close", "params": {"screen": "HEADLESS-2"}}"#)
+        let again = try app.request(#"{"method": "card.close", "params": {"screen": "HEADLESS-2"}}"#)
         // A refusal of the current state has its own code (-32005), not "invalid params" (issue 16: one meaning per
         // code).
         #expect(again.contains("\"code\":-32005"), "closing a screen without a card is refused: \(again)")
@@ -109,12 +89,12 @@ import Testing
         let nested = try NestedSway(inside: outer, outputs: 2, width: 480, height: 270)
         let app = try MultiscreenProcess(environment: nested.environment)
         try app.waitForLogCount("first frame committed on", count: 2)
-        _ = try request(app, #"{"method": "card.open", "params": {"screen": "WL-2", "text": "Gate 7"}}"#)
+        _ = try app.request(#"{"method": "card.open", "params": {"screen": "WL-2", "text": "Gate 7"}}"#)
         try nested.waitForScreenshot("WL-2", "the card") { $0.fraction(of: Self.cardPanel) > 0.5 }
         let before = try nested.screenshot("WL-1")
         try nested.removeOutput("WL-2")
         try app.waitForLog("card #1 returned to the controller's list")
-        let status = try request(app, #"{"method": "status"}"#)
+        let status = try app.request(#"{"method": "status"}"#)
         #expect(status.contains(#"{"id":1,"screen":null,"text":"Gate 7"}"#), "\(status)")
         // The controller lists it under "Cards waiting for a screen", below the screen list (which gives up room at
         // the bottom of its column for it). Checked in that region: background with no row panel, the heading's
@@ -207,7 +187,7 @@ import Testing
         app.process.signal(SIGHUP)
         try app.waitForLog("the previous config stays in force")
         #expect(app.process.isRunning)
-        let status = try request(app, #"{"method": "status"}"#)
+        let status = try app.request(#"{"method": "status"}"#)
         #expect(status.contains(#""controller":"HEADLESS-2""#), "the previous config still applies: \(status)")
     }
 
@@ -251,9 +231,8 @@ import Testing
         do {
             let first = try MultiscreenProcess(environment: sway.environment, home: home)
             try first.waitForLogCount("first frame committed on", count: 2)
-            _ = try request(first, #"{"method": "send", "params": {"text": "remember me"}}"#)
-            _ = try request(
-                first, #"{"method": "card.open", "params": {"screen": "HEADLESS-2", "text": "Saved card"}}"#)
+            _ = try first.request(#"{"method": "send", "params": {"text": "remember me"}}"#)
+            _ = try first.request(#"{"method": "card.open", "params": {"screen": "HEADLESS-2", "text": "Saved card"}}"#)
             first.process.signal(SIGTERM)
             #expect(try first.process.waitForExit(timeout: 5) == 0)
         }
@@ -263,7 +242,7 @@ import Testing
         let second = try MultiscreenProcess(environment: sway.environment, home: home)
         try second.waitForLog("1 cards, 1 messages restored")
         try sway.waitForScreenshot("HEADLESS-2", "the restored card") { $0.fraction(of: Self.cardPanel) > 0.5 }
-        let status = try request(second, #"{"method": "status"}"#)
+        let status = try second.request(#"{"method": "status"}"#)
         #expect(status.contains("remember me"))
         #expect(status.contains(#""screen":"HEADLESS-2","text":"Saved card""#))
     }
@@ -294,11 +273,11 @@ import Testing
             (#"{"method": "send", "params": {"text": "\#(String(repeating: "x", count: 70_000))"}}"#, -32001),
         ]
         for (line, code) in cases {
-            let reply = try request(app, line)
+            let reply = try app.request(line)
             #expect(reply.contains("\"code\":\(code)"), "\(line.prefix(60)) → \(reply)")
         }
         #expect(app.process.isRunning)
-        let ok = try request(app, #"{"method": "send", "params": {"text": "still here", "screen": "HEADLESS-2"}}"#)
+        let ok = try app.request(#"{"method": "send", "params": {"text": "still here", "screen": "HEADLESS-2"}}"#)
         #expect(ok.contains("\"result\""))
         try sway.waitForScreenshot("HEADLESS-2") { showsScreen($0, index: 1) }
         #expect(app.log.contains("refused send"))

@@ -9,13 +9,9 @@ import Testing
     static let focusRing = RGB(hex: 0xFA_CC_15)
     static let black = RGB(hex: 0x00_00_00)
 
-    private func request(_ app: MultiscreenProcess, _ line: String) throws -> String {
-        try ControlClient(path: app.home + "/control.sock").exchange(line: line)
-    }
-
     /// `status`'s screens by name (each `{"name", "role", "content"?, …}`) and its controller.
     private func screens(_ app: MultiscreenProcess) throws -> (screens: [String: [String: Any]], controller: String?) {
-        let reply = try request(app, #"{"method": "status"}"#)
+        let reply = try app.request(#"{"method": "status"}"#)
         let object = try JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any]
         let result = object?["result"] as? [String: Any] ?? [:]
         var byName: [String: [String: Any]] = [:]
@@ -38,7 +34,7 @@ import Testing
         #expect(try second.process.waitForExit(timeout: 5) == 1, "\(second.log)")
         #expect(second.log.contains("another Multiscreen is listening at \(first.home)/control.sock"))
         #expect(first.process.isRunning)
-        #expect(try request(first, #"{"method": "status"}"#).contains("\"result\""), "the socket is still the first's")
+        #expect(try first.request(#"{"method": "status"}"#).contains("\"result\""), "the socket is still the first's")
     }
 
     /// Exit 64: bad command-line usage, for `run` and for the control commands, before anything connects. (A contract
@@ -143,7 +139,7 @@ import Testing
             environment: sway.environment, arguments: ["run", "--config", config, "--state", state])
         try app.waitForLog("config \(config): 1 role rules")
         try app.waitForLog("controller moved from (none) to HEADLESS-2")
-        _ = try request(app, #"{"method": "send", "params": {"text": "kept at the given path"}}"#)
+        _ = try app.request(#"{"method": "send", "params": {"text": "kept at the given path"}}"#)
         app.process.signal(SIGTERM)
         #expect(try app.process.waitForExit(timeout: 5) == 0)
         let saved = try String(contentsOfFile: state, encoding: .utf8)
@@ -195,7 +191,7 @@ import Testing
         try sway.setMode("HEADLESS-2", width: 400, height: 300)
         let app = try MultiscreenProcess(environment: sway.environment)
         try app.waitForLogCount("first frame committed on", count: 2)
-        let reply = try request(app, #"{"method": "outputs"}"#)
+        let reply = try app.request(#"{"method": "outputs"}"#)
         let object = try JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any]
         let outputs = (object?["result"] as? [String: Any])?["outputs"] as? [[String: Any]] ?? []
         #expect(outputs.map { $0["name"] as? String } == ["HEADLESS-1", "HEADLESS-2"], "\(reply)")
@@ -263,17 +259,6 @@ import Testing
 
 /// The controller UI from the keyboard, through `multiscreen run` on a real sway.
 @Suite(.serialized) struct ControllerKeyboardTests {
-    private func holdKeyboard(_ sway: HeadlessSway, _ app: MultiscreenProcess) throws -> ChildProcess {
-        let holder = try ChildProcess("wtype", ["-s", "600000"], environment: sway.environment)
-        try app.waitForLog("seat: keyboard")
-        return holder
-    }
-
-    private func type(_ sway: HeadlessSway, _ arguments: [String]) throws {
-        let typist = try ChildProcess("wtype", arguments, environment: sway.environment)
-        #expect(try typist.waitForExit(timeout: 10) == 0)
-    }
-
     /// "Every key goes to the controller UI, whichever window the compositor gave focus to": sway's focus on the
     /// external screen's window, the typed text is sent from the controller. Seen failing: with the key handler
     /// ignoring keys whose surface is not the controller's, no message was logged (waitForLog timed out).
@@ -283,10 +268,10 @@ import Testing
         try app.waitForLogCount("first frame committed on", count: 2)
         try sway.swaymsg("focus output HEADLESS-2")
         try sway.waitForWindow { $0.output == "HEADLESS-2" && $0.isFocused }
-        let holder = try holdKeyboard(sway, app)
+        let holder = try app.holdKeyboard(sway)
         defer { holder.kill() }
-        try type(sway, ["typed elsewhere"])
-        try type(sway, ["-k", "Return"])
+        try typeKeys(sway, ["typed elsewhere"])
+        try typeKeys(sway, ["-k", "Return"])
         try app.waitForLog("message #1 for every screen: typed elsewhere")
         #expect(try sway.windows().contains { $0.output == "HEADLESS-2" && $0.isFocused }, "focus stayed external")
     }
@@ -299,16 +284,16 @@ import Testing
         let app = try MultiscreenProcess(environment: sway.environment)
         try app.waitForLogCount("first frame committed on", count: 2)
         let idle = try sway.waitForScreenshot("HEADLESS-2") { showsScreen($0, index: 1) }
-        let holder = try holdKeyboard(sway, app)
+        let holder = try app.holdKeyboard(sway)
         defer { holder.kill() }
         // Text field → row 0 (HEADLESS-1) → row 1 (HEADLESS-2).
-        try type(sway, ["-k", "Down", "-k", "Down", "-k", "Return"])
+        try typeKeys(sway, ["-k", "Down", "-k", "Down", "-k", "Return"])
         try app.waitForLog("HEADLESS-2: content messages → mirror")
         try sway.waitForScreenshot("HEADLESS-2", "the mirror") {
             $0.fraction(of: ReadmeClaimsTests.focusRing) > 0.001 && $0.fraction(differingFrom: idle) > 0.1
         }
         for (from, to) in [("mirror", "card"), ("card", "blank"), ("blank", "messages")] {
-            try type(sway, ["-k", "Return"])
+            try typeKeys(sway, ["-k", "Return"])
             try app.waitForLog("HEADLESS-2: content \(from) → \(to)")
         }
         try sway.waitForScreenshot("HEADLESS-2", "messages again") { $0.fraction(differingFrom: idle) < 0.001 }

@@ -8,14 +8,10 @@ import Testing
 /// sway — right-to-left text read back by OCR in order, a 64 KiB message inside its box, colour emoji, no debug
 /// chrome, the installer overlay and theme, and twelve screens with the focused row in view.
 @Suite(.serialized) struct TextOnScreensTests {
-    private func request(_ app: MultiscreenProcess, _ line: String) throws -> String {
-        try ControlClient(path: app.home + "/control.sock").exchange(line: line)
-    }
-
     private func send(_ app: MultiscreenProcess, _ text: String, to screen: String) throws {
         let params: [String: String] = ["text": text, "screen": screen]
         let data = try JSONSerialization.data(withJSONObject: ["method": "send", "params": params])
-        let reply = try request(app, String(decoding: data, as: UTF8.self))
+        let reply = try app.request(String(decoding: data, as: UTF8.self))
         #expect(reply.contains("\"result\""), "\(reply.prefix(200))")
     }
 
@@ -187,13 +183,13 @@ import Testing
         #expect(read.contains("Platform 4"))
         #expect(!read.contains("HEADLESS") && !read.contains("screen 2 of"), "chrome: \(read)")
         // A card: its text on the panel, no "#1 · HEADLESS-2" header.
-        _ = try request(app, #"{"method": "card.open", "params": {"screen": "HEADLESS-2", "text": "Gate 7"}}"#)
+        _ = try app.request(#"{"method": "card.open", "params": {"screen": "HEADLESS-2", "text": "Gate 7"}}"#)
         let panel = RGB(hex: 0xF8_FA_FC)
         let card = try sway.waitForScreenshot("HEADLESS-2", "the card") { $0.fraction(of: panel) > 0.5 }
         let cardText = try ocr(card, background: panel, languages: "eng")
         #expect(
             cardText.contains("Gate 7") && !cardText.contains("HEADLESS") && !cardText.contains("#1"), "\(cardText)")
-        _ = try request(app, #"{"method": "card.close", "params": {"screen": "HEADLESS-2"}}"#)
+        _ = try app.request(#"{"method": "card.close", "params": {"screen": "HEADLESS-2"}}"#)
 
         // The installer overlay and a theme, from the config.
         app.process.signal(SIGTERM)
