@@ -182,7 +182,7 @@ public final class Application {
     private func act(on outcome: Outcome, stamp: (id: UInt64, enqueuedAt: UInt64, drainedAt: UInt64)? = nil) {
         for event in outcome.events { consumer.publish(event) }
         let changes = outcome.changes
-        if changes.assignment || changes.messagesRemoved {
+        if changes.assignment || changes.everyScreen {
             for screen in screens.screens.values { screen.invalidate() }
         }
         if changes.assignment { seat?.refreshCursor() }

@@ -9,7 +9,7 @@ public struct Changes: Equatable, Sendable {
     /// it reports its latency).
     public var message: LoggedMessage?
     /// Every screen redraws: messages were cleared or expired, or the theme changed.
-    public var messagesRemoved = false
+    public var everyScreen = false
     /// Screens (output names) whose own content changed: a card opened or closed on them.
     public var screens: Set<String> = []
     /// The controller UI shows something new (the text field, focus, the log, the screens list).

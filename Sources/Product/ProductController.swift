@@ -71,7 +71,7 @@ public struct ProductController {
         var outcome = Outcome()
         absorb(model.replace(config: config), into: &outcome)
         // A new look redraws every screen, even when no role changed.
-        if themeChanged { outcome.changes.messagesRemoved = true }
+        if themeChanged { outcome.changes.everyScreen = true }
         return outcome
     }
 
@@ -217,7 +217,7 @@ public struct ProductController {
             logger.info("\(count) messages cleared from \(screen ?? "every screen")")
             var outcome = Outcome(reply: .messagesCleared(screen: screen, count: count))
             outcome.events = [.messagesCleared(screen: screen, count: count)]
-            outcome.changes.messagesRemoved = true
+            outcome.changes.everyScreen = true
             outcome.changes.controllerUI = true
             return saving(outcome)
         case .status:
@@ -239,7 +239,7 @@ public struct ProductController {
         var outcome = Outcome()
         guard !expired.isEmpty else { return outcome }
         outcome.events = expired.map { .messageExpired(id: $0.id) }
-        outcome.changes.messagesRemoved = true
+        outcome.changes.everyScreen = true
         outcome.changes.controllerUI = true
         outcome.changes.state = true
         return saving(outcome)
