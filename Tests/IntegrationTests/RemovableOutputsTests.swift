@@ -83,6 +83,27 @@ import Testing
         #expect(app.process.isRunning)
     }
 
+    /// Reliability R2 (fast tier): an output that goes away right after it appears, before or while Multiscreen
+    /// binds it and opens a window on it, 15 times at 0-50 ms: never a protocol error, never a disconnect.
+    @Test func outputsRemovedRightAfterTheyAppearCauseNoProtocolError() throws {
+        let outer = try HeadlessSway(outputs: 1, width: 1600, height: 900)
+        let nested = try NestedSway(inside: outer, outputs: 1, width: 320, height: 240)
+        let app = try MultiscreenProcess(environment: nested.environment)
+        try app.waitForLog("first frame committed on WL-1")
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<15 {
+            let name = try nested.createOutput()
+            usleep(UInt32.random(in: 0...50_000, using: &generator))
+            try nested.removeOutput(name)
+        }
+        // Still connected and drawing: a new output gets its window and first frame.
+        let last = try nested.createOutput()
+        try app.waitForLog("first frame committed on \(last)")
+        #expect(app.process.isRunning)
+        #expect(!app.log.contains("protocol error from the compositor"), "no protocol error")
+        #expect(!app.log.contains("lost the connection"))
+    }
+
     @Test func aResizedNestedOutputRerenders() throws {
         let outer = try HeadlessSway(outputs: 1, width: 1280, height: 720)
         let nested = try NestedSway(inside: outer, outputs: 1, width: 400, height: 300)
