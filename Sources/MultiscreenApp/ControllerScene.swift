@@ -151,7 +151,8 @@ enum ControllerScene {
                 maxWidth: Int(inner.width))
         }
         if panel.focus == .textField {
-            let offset = low < panel.caret ? Float(width(dropping: low)) : 0
+            // Pango places the caret: in right-to-left text it sits to the left of what was typed before it.
+            let offset = Float(canvas.caretX(in: shown, beforeCharacter: panel.caret - low, pixelSize: l.textSize))
             canvas.fill(
                 x: inner.x + offset, y: textY, width: max(l.unit * 0.003, 2), height: Float(l.textSize) * 1.25,
                 color: SceneStyle.fieldText)

@@ -168,6 +168,12 @@ public final class Canvas {
         return rasterizer.measure(text, style: style, box: key.box, maxTextureSize: maxTextureSize)
     }
 
+    /// Where the caret before character `index` of `text` (one line, `pixelSize`) goes, from the text's left.
+    public func caretX(in text: String, beforeCharacter index: Int, pixelSize: Int) -> Int {
+        rasterizer.caretX(
+            in: text, beforeCharacter: index, style: TextStyle(pixelSize: pixelSize), maxTextureSize: maxTextureSize)
+    }
+
     /// Draws a ``MirrorTexture`` into `rect`. Textures copied from a framebuffer have their origin at the bottom
     /// left, so the texture coordinates are flipped vertically.
     public func drawTexture(_ target: MirrorTexture, in rect: Rect) {

@@ -156,6 +156,22 @@ public final class TextRasterizer {
         return (layout.frame.width, layout.frame.height)
     }
 
+    /// Where a caret before character `index` (grapheme clusters) of `text`, laid out on one line, goes: the
+    /// x of Pango's strong cursor, in pixels from the left of the bitmap ``render(_:style:box:maxTextureSize:)``
+    /// makes. In right-to-left text the start is on the right, so the caret moves left as characters are typed.
+    public func caretX(in text: String, beforeCharacter index: Int, style: TextStyle, maxTextureSize: Int = 4096)
+        -> Int
+    {
+        guard let layout = makeLayout(text, style: style, box: TextBox(maxLines: 1), maxTextureSize: maxTextureSize)
+        else { return 0 }
+        defer { g_object_unref(UnsafeMutableRawPointer(layout.pointer)) }
+        let before = VisibleText.sanitized(String(text.prefix(max(index, 0))), keepsLineBreaks: false)
+        var strong = PangoRectangle()
+        var weak = PangoRectangle()
+        pango_layout_get_cursor_pos(layout.pointer, Int32(before.utf8.count), &strong, &weak)
+        return Int(strong.x) / Int(PANGO_SCALE) - layout.frame.x
+    }
+
     // MARK: - Layout
 
     private struct Layout {

@@ -175,6 +175,27 @@ import Testing
     }
 }
 
+/// The text field's caret, placed by Pango: after the typed characters in left-to-right text, to their left in
+/// right-to-left text.
+@Suite struct CaretTests {
+    @Test func theCaretFollowsTheTextsDirection() throws {
+        let rasterizer = try TextRasterizer()
+        let style = TextStyle(pixelSize: 24)
+        let latin = "abc"
+        let latinWidth = rasterizer.measure(latin, style: style, box: TextBox(maxLines: 1)).width
+        #expect(rasterizer.caretX(in: latin, beforeCharacter: 0, style: style) <= 1)
+        #expect(abs(rasterizer.caretX(in: latin, beforeCharacter: 3, style: style) - latinWidth) <= 1)
+        let hebrew = "שלום"
+        let hebrewWidth = rasterizer.measure(hebrew, style: style, box: TextBox(maxLines: 1)).width
+        let start = rasterizer.caretX(in: hebrew, beforeCharacter: 0, style: style)
+        let afterTwo = rasterizer.caretX(in: hebrew, beforeCharacter: 2, style: style)
+        let end = rasterizer.caretX(in: hebrew, beforeCharacter: 4, style: style)
+        #expect(abs(start - hebrewWidth) <= 1, "right-to-left text starts on the right: \(start) of \(hebrewWidth)")
+        #expect(afterTwo < start && afterTwo > end, "typing moves the caret left: \(start) → \(afterTwo) → \(end)")
+        #expect(end <= 1)
+    }
+}
+
 @Suite struct ParagraphDirectionTests {
     @Test func firstStrongCharacterDecides() {
         #expect(TextRasterizer.isRightToLeft("مرحبا بالعالم 123 Hello"))
