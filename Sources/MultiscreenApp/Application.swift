@@ -82,6 +82,11 @@ public final class Application {
         screens = try ScreenSet(
             globals: globals, outputs: outputs, appID: options.appID, reopenDelay: options.reopenDelay,
             logger: logger)
+        screens.onLatencyReport = { [unowned self] screen, report in
+            // Built only for a subscriber (`events`, `multiscreen latency`): no subscriber, no cost.
+            guard consumer.hasEventListeners else { return }
+            consumer.publish(.frameShown(screen: screen.output.displayName, report, clock: screen.latency.clock))
+        }
         registry.onGlobal = { [unowned self] name, interface, _ in global(name: name, interface: interface) }
         registry.onGlobalRemove = { [unowned self] name in globalRemoved(name: name) }
         // First roundtrip: the globals. Second: every output's first description (wl_output + xdg_output).
@@ -216,7 +221,8 @@ public final class Application {
     /// What `status` reports beyond the product's own state.
     private var vitals: Vitals {
         Vitals(
-            frames: screens.screens.mapValues(\.statistics), bus: bus.statistics, wakeups: bus.wakeupsSent,
+            frames: screens.screens.mapValues(\.statistics), latency: screens.screens.mapValues(\.latency),
+            now: MonotonicClock.nanoseconds(), bus: bus.statistics, wakeups: bus.wakeupsSent,
             applied: messagesApplied, sources: Dictionary(uniqueKeysWithValues: sources.map { ($0.name, $0.counters) }))
     }
 

@@ -34,6 +34,15 @@ final class Screen {
     private var committedGeometry: SurfaceGeometry?
     private var compositorSendsPresented = false
     private let logger: Logger
+    /// Message → shown, per message: which frame first shows each message and when it was shown.
+    private var latencyTracker = MessageLatencyTracker()
+    /// The last minute's message latency and the totals, for `status` and the controller UI.
+    private(set) var latency = ScreenLatency()
+    /// Counts commits, so feedback and frame callbacks name the frame they belong to.
+    private var frameNumber: UInt64 = 0
+
+    /// A frame that carried messages was shown (presented, or the frame-done fallback), or messages were lost.
+    var onLatencyReport: (FrameLatencyReport) -> Void = { _ in }
 
     /// Asked to close by the compositor; the application reopens it later.
     var onClose: () -> Void = {}
@@ -70,6 +79,8 @@ final class Screen {
     func messageArrived(_ message: (id: UInt64, enqueuedAt: UInt64, drainedAt: UInt64), kind: ScreenKind) {
         guard kind != .external(.blank) else { return }
         scheduler.invalidate()
+        latencyTracker.messageArrived(
+            PendingMessage(id: message.id, enqueuedAt: message.enqueuedAt, drainedAt: message.drainedAt))
         // Keep the oldest message waiting for a frame: a burst reports its worst latency, not its best.
         if pendingMessage == nil { pendingMessage = message }
     }
@@ -172,10 +183,16 @@ final class Screen {
             }
             let canvas = try canvas()
             draw(canvas, geometry)
-            requestFrameAndFeedback(window: window, globals: globals)
+            let withFeedback = requestFrameAndFeedback(window: window, globals: globals)
             if !surface.swap(context: context) {
                 logger.error("eglSwapBuffers failed for \(output.displayName)")
             }
+            // eglSwapBuffers committed the surface.
+            report(
+                latencyTracker.committed(
+                    frame: frameNumber, at: MonotonicClock.nanoseconds(),
+                    presentationClock: MonotonicClock.nanoseconds(clock: globals.presentationClock),
+                    withFeedback: withFeedback))
             scheduler.didRender()
             if let message = pendingMessage {
                 pendingMessage = nil
@@ -200,15 +217,22 @@ final class Screen {
         return true
     }
 
-    private func requestFrameAndFeedback(window: ToplevelWindow, globals: WaylandGlobals) {
+    /// Requests the frame callback and, if not too many are outstanding, presentation feedback for the next commit
+    /// (frame ``frameNumber`` + 1, which this makes current). - Returns: whether feedback was requested.
+    private func requestFrameAndFeedback(window: ToplevelWindow, globals: WaylandGlobals) -> Bool {
         let committedAt = MonotonicClock.nanoseconds(clock: globals.presentationClock)
         let committedMonotonic = MonotonicClock.nanoseconds()
+        frameNumber += 1
+        let number = frameNumber
+        let clock = PresentationClock(clockID: globals.presentationClock) { MonotonicClock.nanoseconds(clock: $0) }
         frameCallback = window.requestFrame { [unowned self] _ in
             frameCallback = nil
             scheduler.frameDone()
+            let now = MonotonicClock.nanoseconds()
             if !compositorSendsPresented {
-                statistics.recordFrameDone(latencyNanoseconds: MonotonicClock.nanoseconds() - committedMonotonic)
+                statistics.recordFrameDone(latencyNanoseconds: now - committedMonotonic)
             }
+            report(latencyTracker.frameDone(frame: number, at: now))
         }
         var withFeedback = false
         if feedbacks.count < Self.maximumOutstandingFeedbacks {
@@ -217,12 +241,22 @@ final class Screen {
                 [unowned self] outcome in
                 if let created { feedbacks[ObjectIdentifier(created)] = nil }
                 switch outcome {
-                case .presented(let nanoseconds, _):
+                case .presented(let timing):
                     compositorSendsPresented = true
+                    let nanoseconds = timing.timestampNanoseconds
                     statistics.recordPresented(
                         latencyNanoseconds: nanoseconds > committedAt ? nanoseconds - committedAt : 0)
+                    latency.clock = PresentationClock.name(of: clock.clockID)
+                    report(
+                        latencyTracker.presented(
+                            frame: number, presentedAt: clock.monotonic(fromPresentationClock: nanoseconds),
+                            timing: timing))
                 case .discarded:
                     statistics.recordDiscarded()
+                    let (discarded, redraw) = latencyTracker.discarded(frame: number)
+                    report(discarded)
+                    // Its messages lost their frame and no later one is committed yet: draw one.
+                    if redraw { scheduler.invalidate() }
                 }
             }
             if let created {
@@ -231,6 +265,17 @@ final class Screen {
             }
         }
         statistics.recordCommit(withFeedback: withFeedback && globals.presentation != nil)
+        return withFeedback
+    }
+
+    private func report(_ report: FrameLatencyReport?) {
+        guard let report else { return }
+        latency.record(report, missedVblanks: latencyTracker.vblanks.missed)
+        onLatencyReport(report)
+    }
+
+    private func report(_ reports: [FrameLatencyReport]) {
+        for each in reports { report(each) }
     }
 
     static func milliseconds(_ nanoseconds: UInt64) -> String {
@@ -240,6 +285,7 @@ final class Screen {
 
     /// Destroys everything in reverse order of creation; the screen can be opened again afterwards.
     func tearDown(context: GraphicsContext) {
+        report(latencyTracker.tornDown())
         for feedback in feedbacks.values { feedback.cancel() }
         feedbacks.removeAll()
         frameCallback?.cancel()

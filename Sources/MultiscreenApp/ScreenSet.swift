@@ -20,6 +20,8 @@ final class ScreenSet {
     /// Fires when windows the compositor closed are due to be opened again: watch ``OneShotTimer/fd``.
     let reopenTimer: OneShotTimer
     private let reopenDelay: Double
+    /// A screen's frame that carried messages was shown, or messages were lost (``Screen/onLatencyReport``).
+    var onLatencyReport: (Screen, FrameLatencyReport) -> Void = { _, _ in }
 
     init(globals: WaylandGlobals, outputs: OutputSet, appID: String, reopenDelay: Double, logger: Logger) throws {
         self.globals = globals
@@ -51,6 +53,7 @@ final class ScreenSet {
             }
             let screen = Screen(output: info, summary: summary, background: background, logger: logger)
             screen.onClose = { [unowned self, unowned screen] in closed(screen, context: context) }
+            screen.onLatencyReport = { [unowned self, unowned screen] report in onLatencyReport(screen, report) }
             screen.onConfigureSize = { [unowned self, unowned screen] width, height in
                 detectSpanning(screen, width: width, height: height, context: context)
             }

@@ -6,6 +6,10 @@ import Outputs
 public struct Vitals: Sendable {
     /// Per output (registry name): the frame statistics of its screen, absent while it has no window.
     public var frames: [UInt32: FrameStatistics]
+    /// Per output (registry name): message → shown latency of its screen.
+    public var latency: [UInt32: ScreenLatency]
+    /// `CLOCK_MONOTONIC` ns when gathered: the end of the "last minute" window.
+    public var now: UInt64
     public var bus: RingStatistics
     /// eventfd writes by producers so far.
     public var wakeups: Int
@@ -15,10 +19,13 @@ public struct Vitals: Sendable {
     public var sources: [String: [String: Int]]
 
     public init(
-        frames: [UInt32: FrameStatistics] = [:], bus: RingStatistics = RingStatistics(), wakeups: Int = 0,
+        frames: [UInt32: FrameStatistics] = [:], latency: [UInt32: ScreenLatency] = [:], now: UInt64 = 0,
+        bus: RingStatistics = RingStatistics(), wakeups: Int = 0,
         applied: Int = 0, sources: [String: [String: Int]] = [:]
     ) {
         self.frames = frames
+        self.latency = latency
+        self.now = now
         self.bus = bus
         self.wakeups = wakeups
         self.applied = applied
