@@ -13,7 +13,7 @@ public enum LatencyPlot {
         let maxValue = max(values.max() ?? 1, refresh > 0 ? refresh * 1.05 : 1, 1)
         let top = 50.0
         let second = top + panelHeight + 70
-        let height = second + panelHeight + 50
+        let height = second + panelHeight + 75
         var svg = """
             <?xml version="1.0" encoding="UTF-8"?>
             <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" \
@@ -60,7 +60,7 @@ public enum LatencyPlot {
         }
         svg += ticks(horizontal: false, x: left, y: second, w: plotWidth, h: panelHeight, max: maxValue)
         svg += """
-            <text x="\(left)" y="\(fmt(height - 10))" fill="#6b7280">dashed: vblank grid (multiples of the refresh \
+            <text x="\(left)" y="\(fmt(height - 8))" fill="#6b7280">dashed: vblank grid (multiples of the refresh \
             period\(refresh > 0 ? ", \(fmt(refresh)) ms" : ": unknown")); blue: presented, orange: frame callback \
             (no presented), red ×: lost</text>
             </svg>
@@ -100,19 +100,31 @@ public enum LatencyPlot {
         return out
     }
 
-    /// Five labelled ticks along the latency axis (x for the histogram, y for the time series).
+    /// Labelled ticks at round values along the latency axis (x for the histogram, y for the time series).
     private static func ticks(horizontal: Bool, x: Double, y: Double, w: Double, h: Double, max: Double) -> String {
         var out = ""
-        for step in 0...4 {
-            let value = max * Double(step) / 4
+        let step = tickStep(max)
+        var value = 0.0
+        while value <= max {
+            let fraction = value / max
             if horizontal {
-                out += "<text x=\"\(fmt(x + Double(step) / 4 * w))\" y=\"\(fmt(y + h + 16))\" text-anchor=\"middle\">"
+                out += "<text x=\"\(fmt(x + fraction * w))\" y=\"\(fmt(y + h + 16))\" text-anchor=\"middle\">"
             } else {
-                out += "<text x=\"\(fmt(x - 8))\" y=\"\(fmt(y + h - Double(step) / 4 * h + 4))\" text-anchor=\"end\">"
+                out += "<text x=\"\(fmt(x - 8))\" y=\"\(fmt(y + h - fraction * h + 4))\" text-anchor=\"end\">"
             }
             out += "\(fmt(value))</text>\n"
+            value += step
         }
         return out
+    }
+
+    /// 1, 2 or 5 × a power of ten, giving at most 8 ticks up to `max`.
+    static func tickStep(_ max: Double) -> Double {
+        var power = 1.0
+        while max / power > 80 { power *= 10 }
+        while max / power < 8 && power > 1e-3 { power /= 10 }
+        for factor in [1.0, 2, 5, 10] where max / (factor * power) <= 8 { return factor * power }
+        return 10 * power
     }
 
     private static func rect(x: Double, y: Double, w: Double, h: Double, fill: String) -> String {

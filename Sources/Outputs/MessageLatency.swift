@@ -63,8 +63,8 @@ public struct FrameLatencyReport: Equatable, Sendable {
 /// - `discarded` on a compositor that sends `presented` (the frame was replaced before a vblank): its messages move
 ///   to the next frame, which shows the same state and more; if none is committed yet they wait for one, and
 ///   ``discarded(frame:)`` says to draw again;
-/// - `discarded`, or no feedback object at all, on a screen that never saw `presented` (sway 1.7 headless, no
-///   `wp_presentation`, too many outstanding): the frame callback's time, labelled ``FrameLatencyReport/Source/frameDone``;
+/// - no feedback object (no `wp_presentation`, too many outstanding), or a screen that never saw `presented`
+///   (sway 1.7 headless): the frame callback's time, labelled ``FrameLatencyReport/Source/frameDone``;
 /// - the window goes away first: ``FrameLatencyReport/Source/lost``.
 ///
 /// Pure: the screen feeds it its commits, feedback and frame callbacks. Nothing here runs when no message
@@ -166,22 +166,14 @@ public struct MessageLatencyTracker: Sendable {
     }
 
     /// The frame callback requested with `frame`'s commit arrived at `doneAt` (`CLOCK_MONOTONIC`).
-    /// On a screen that never saw `presented`, earlier frames whose callback came but whose feedback never
-    /// answered fall back to their frame-done time now: a later frame's callback means none is coming in time.
-    public mutating func frameDone(frame number: UInt64, at doneAt: UInt64) -> [FrameLatencyReport] {
-        guard let index = frames.firstIndex(where: { $0.number == number }) else { return [] }
+    ///
+    /// On a screen that has never seen `presented` the frame callback is the answer at once: sway 1.7 headless
+    /// answers feedback late or never, and a report must not wait for the next frame, which may never come. (A
+    /// compositor that does send `presented` has sent one for the screen's first frames before any message.)
+    public mutating func frameDone(frame number: UInt64, at doneAt: UInt64) -> FrameLatencyReport? {
+        guard let index = frames.firstIndex(where: { $0.number == number }) else { return nil }
         frames[index].doneAt = doneAt
-        var reports: [FrameLatencyReport] = []
-        if !sawPresented {
-            while let stale = frames.firstIndex(where: { $0.number < number && $0.doneAt != nil }) {
-                frames[stale].feedback = .none
-                if let report = resolveFallback(at: stale) { reports.append(report) }
-            }
-        }
-        if let index = frames.firstIndex(where: { $0.number == number }), let report = resolveFallback(at: index) {
-            reports.append(report)
-        }
-        return reports
+        return resolveFallback(at: index)
     }
 
     /// The window is going away: every message not yet shown is lost.
@@ -201,7 +193,7 @@ public struct MessageLatencyTracker: Sendable {
     private mutating func resolveFallback(at index: Int) -> FrameLatencyReport? {
         let frame = frames[index]
         guard let doneAt = frame.doneAt else { return nil }
-        let fallback = frame.feedback == .none || (frame.feedback == .discarded && !sawPresented)
+        let fallback = frame.feedback == .none || !sawPresented
         guard fallback else { return nil }
         frames.remove(at: index)
         guard !frame.messages.isEmpty else { return nil }

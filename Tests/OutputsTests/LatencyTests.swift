@@ -206,8 +206,6 @@ import Testing
         t.messageArrived(message(2))
         #expect(t.committed(frame: 1, at: 5_000, presentationClock: 5_000, withFeedback: true).isEmpty)
         #expect(t.waitingCount == 0)
-        // Frame done comes first on weston: no fallback while `presented` may still come.
-        #expect(t.frameDone(frame: 1, at: 6_000).isEmpty)
         let report = t.presented(frame: 1, presentedAt: 9_000, timing: timing(seq: 5, at: 9_000))
         #expect(report?.source == .presented)
         #expect(report?.messages.map(\.id) == [1, 2])
@@ -249,31 +247,35 @@ import Testing
     }
 
     @Test func frameDoneFallbackWhereNoPresentedComes() {
-        // sway 1.7 headless: `discarded` and the frame callback, in either order.
+        // sway 1.7 headless: the frame callback, and feedback answered late or never.
         var t = MessageLatencyTracker()
         t.messageArrived(message(1))
         _ = t.committed(frame: 1, at: 2_000, presentationClock: 2_000, withFeedback: true)
-        #expect(t.frameDone(frame: 1, at: 7_000).isEmpty, "the feedback may still say presented")
-        let first = t.discarded(frame: 1)
-        #expect(first.report?.source == .frameDone && first.report?.shownAt == 7_000 && !first.redraw)
+        let first = t.frameDone(frame: 1, at: 7_000)
+        #expect(first?.source == .frameDone && first?.shownAt == 7_000)
+        #expect(t.discarded(frame: 1).report == nil, "answered once only")
+        // `discarded` before the callback: the callback still decides.
         t.messageArrived(message(2))
         _ = t.committed(frame: 2, at: 8_000, presentationClock: 8_000, withFeedback: true)
         #expect(t.discarded(frame: 2).report == nil)
-        #expect(t.frameDone(frame: 2, at: 9_000).map(\.source) == [.frameDone])
-        // No feedback object at all (none offered, or too many outstanding): the frame callback decides at once.
+        #expect(t.frameDone(frame: 2, at: 9_000)?.source == .frameDone)
+        // No feedback object at all (none offered, or too many outstanding): the frame callback decides.
         t.messageArrived(message(3))
         _ = t.committed(frame: 3, at: 10_000, presentationClock: 10_000, withFeedback: false)
-        #expect(t.frameDone(frame: 3, at: 11_000).first?.latencies == [8_000])
+        #expect(t.frameDone(frame: 3, at: 11_000)?.latencies == [8_000])
     }
 
-    @Test func feedbackThatNeverAnswersFallsBackAtTheNextFrameDone() {
+    @Test func onAPresentingCompositorFrameDoneWaitsForFeedbackUnlessThereIsNone() {
         var t = MessageLatencyTracker()
+        _ = t.committed(frame: 1, at: 0, presentationClock: 0, withFeedback: true)
+        _ = t.presented(frame: 1, presentedAt: 10, timing: timing(seq: 1, at: 10))
         t.messageArrived(message(1))
-        _ = t.committed(frame: 1, at: 2_000, presentationClock: 2_000, withFeedback: true)
-        #expect(t.frameDone(frame: 1, at: 3_000).isEmpty)
-        _ = t.committed(frame: 2, at: 4_000, presentationClock: 4_000, withFeedback: true)
-        let reports = t.frameDone(frame: 2, at: 5_000)
-        #expect(reports.map(\.frame) == [1] && reports.first?.shownAt == 3_000)
+        _ = t.committed(frame: 2, at: 2_000, presentationClock: 2_000, withFeedback: true)
+        #expect(t.frameDone(frame: 2, at: 3_000) == nil, "weston sends the callback before presented")
+        #expect(t.presented(frame: 2, presentedAt: 9_000, timing: timing(seq: 2, at: 9_000))?.source == .presented)
+        t.messageArrived(message(2))
+        _ = t.committed(frame: 3, at: 10_000, presentationClock: 10_000, withFeedback: false)
+        #expect(t.frameDone(frame: 3, at: 12_000)?.source == .frameDone)
     }
 
     @Test func tearDownLosesWhatWasNotShown() {
