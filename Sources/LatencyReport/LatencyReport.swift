@@ -101,7 +101,7 @@ public struct Distribution: Equatable, Sendable {
         p90 = histogram.valueAtPercentile(90)
         p99 = histogram.valueAtPercentile(99)
         p999 = histogram.valueAtPercentile(99.9)
-        max = histogram.max
+        max = histogram.maxRecorded  // exact; `max` rounds up to its bucket
         mean = histogram.mean
     }
 
