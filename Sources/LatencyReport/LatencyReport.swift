@@ -235,6 +235,8 @@ public struct LatencyRun: Sendable {
     public var sent: [UInt64]
     public var outputs: [OutputReport]
     public var notes: [String] = []
+    /// `weston-presentation-shm` in the same session (`--reference`), `-p` then `-f`; empty when not asked for.
+    public var reference: [ReferenceRun] = []
 
     public init(compositor: String, sent: [UInt64], outputs: [OutputReport]) {
         self.compositor = compositor
@@ -252,6 +254,29 @@ public struct LatencyRun: Sendable {
                 "sent": .integer(sent.count), "accountedForEverywhere": .bool(everyMessageAccountedFor),
             ]),
             "outputs": .array(outputs.map(\.json)), "notes": .array(notes.map { .string($0) }),
+            "reference": referenceJSON,
+        ])
+    }
+
+    /// Multiscreen's commit → presented median over the reference client's `-p` c2p median, per output that had
+    /// `presented` (the target is ≤ 1.1).
+    public var referenceRatios: [(output: String, ratio: Double)] {
+        guard let low = reference.first(where: { $0.mode == "-p" }), let c2p = Distribution(low.commitToPresent),
+            c2p.p50 > 0
+        else { return [] }
+        return outputs.compactMap { output in
+            guard output.source == "presented", let ours = output.commitToShown else { return nil }
+            return (output.name, Double(ours.p50) / Double(c2p.p50))
+        }
+    }
+
+    private var referenceJSON: JSONValue {
+        guard !reference.isEmpty else { return .null }
+        var ratios: [String: JSONValue] = [:]
+        for (name, ratio) in referenceRatios { ratios[name] = .number((ratio * 1000).rounded() / 1000) }
+        return .object([
+            "client": .string("weston-presentation-shm"), "runs": .array(reference.map(\.json)),
+            "commitToPresentedRatio": .object(ratios),
         ])
     }
 
@@ -278,6 +303,17 @@ public struct LatencyRun: Sendable {
                     "; frames: \(frames.presented) presented, \(frames.discarded) discarded, \(frames.missedVblanks) missed vblanks"
             }
             lines.append(counts)
+        }
+        for run in reference {
+            if let c2p = Distribution(run.commitToPresent) {
+                lines.append(
+                    "reference weston-presentation-shm \(run.mode): c2p p50 \(Self.ms(c2p.p50)) p99 \(Self.ms(c2p.p99)) ms over \(c2p.count) frames"
+                )
+            }
+        }
+        for (name, ratio) in referenceRatios {
+            let rounded = (ratio * 100).rounded() / 100
+            lines.append("\(name): commit → presented median / reference -p c2p median = \(rounded)")
         }
         lines += notes
         return lines.joined(separator: "\n")

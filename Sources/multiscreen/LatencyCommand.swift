@@ -42,6 +42,9 @@ struct LatencyCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Frame pacing (only `frame` is implemented).", valueName: "mode"))
     var pacing = "frame"
 
+    @Flag(help: "Also run weston-presentation-shm (-p, then -f) in the same session and compare commit → present.")
+    var reference = false
+
     @Option(help: ControlOptions.socketHelp)
     var socket: String?
 
@@ -116,6 +119,18 @@ struct LatencyCommand: ParsableCommand {
             throw ExitCode(1)
         }
 
+        var references: [ReferenceRun] = []
+        var referenceNote: String?
+        if reference {
+            do {
+                let environment = session?.compositor.environment ?? [:]
+                references = try ["-p", "-f"].map { try Self.runReference(mode: $0, environment: environment) }
+            } catch {
+                referenceNote = "reference client not measured: \(error)"
+                logger.warning("\(referenceNote!)")
+            }
+        }
+
         let period = watched.map(\.refreshNanoseconds).filter { $0 > 0 }.max() ?? 16_666_667
         let names = watched.map(\.name)
         let progress = isatty(STDERR_FILENO) != 0
@@ -162,6 +177,8 @@ struct LatencyCommand: ParsableCommand {
                     name: screen.name, modeRefreshNanoseconds: screen.refreshNanoseconds, expected: sent,
                     shown: collector.shown(on: screen.name), frames: frames)
             })
+        run.reference = references
+        if let referenceNote { run.notes.append(referenceNote) }
         for output in run.outputs where !output.presentedAvailable {
             run.notes.append(
                 "\(output.name): the compositor sent no wp_presentation `presented` (sway 1.7 headless never does): "
@@ -173,6 +190,21 @@ struct LatencyCommand: ParsableCommand {
             printError("error: some messages were not accounted for (see messages.unaccounted in latency.json)")
             throw ExitCode(1)
         }
+    }
+
+    /// `weston-presentation-shm MODE` until it has printed 100 frames (30 s at most), then stopped.
+    static func runReference(mode: String, environment: [String: String]) throws -> ReferenceRun {
+        let client = try ChildProcess("weston-presentation-shm", [mode], environment: environment)
+        defer { client.kill() }
+        var run = ReferenceRun(mode: mode, commitToPresent: [], presentToPresent: [])
+        try waitUntil(timeout: 30, "100 frames of weston-presentation-shm \(mode)") {
+            if let status = client.exitStatus {
+                throw HarnessError("weston-presentation-shm \(mode) exited with status \(status): \(client.output)")
+            }
+            run = ReferenceRun.parse(mode: mode, output: client.output)
+            return run.commitToPresent.count >= 100
+        }
+        return run
     }
 
     private func write(_ run: LatencyRun) throws {

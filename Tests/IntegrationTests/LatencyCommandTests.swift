@@ -34,7 +34,7 @@ import Testing
 
     /// weston 10 sends real `presented`: every message has a presented latency, none unaccounted.
     @Test func westonReportsPresentedLatency() throws {
-        let result = try run(["--embedded", "weston", "--messages", "60"])
+        let result = try run(["--embedded", "weston", "--messages", "60", "--reference"])
         defer { try? FileManager.default.removeItem(atPath: result.dir) }
         #expect(result.status == 0, "\(result.output)")
         #expect(result.report["compositor"] as? String == "weston")
@@ -58,6 +58,13 @@ import Testing
             }
             checkSVG(result.dir + "/latency-\(output["name"] as? String ?? "").svg")
         }
+        // The reference client ran in the same session, both modes, and the ratio is reported.
+        let reference = result.report["reference"] as? [String: Any] ?? [:]
+        let runs = reference["runs"] as? [[String: Any]] ?? []
+        #expect(runs.map { $0["mode"] as? String } == ["-p", "-f"], "\(result.output)")
+        #expect(runs.allSatisfy { ($0["frames"] as? Int ?? 0) >= 100 })
+        let ratio = (reference["commitToPresentedRatio"] as? [String: Any])?["headless"] as? Double ?? 0
+        #expect(ratio > 0.5 && ratio < 2, "Multiscreen's commit → presented against the reference's: \(ratio)")
     }
 
     /// sway 1.7 headless never sends `presented`: the run still completes, every message is shown by the

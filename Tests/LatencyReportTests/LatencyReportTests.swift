@@ -111,7 +111,8 @@ import Testing
         run.notes = ["a note"]
         let text = run.json.serialized
         let document = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
-        #expect(Set(document.keys) == ["schema", "compositor", "pacing", "messages", "outputs", "notes"])
+        #expect(Set(document.keys) == ["schema", "compositor", "pacing", "messages", "outputs", "notes", "reference"])
+        #expect(document["reference"] is NSNull, "null when --reference was not given")
         #expect(document["schema"] as? String == "multiscreen-latency/1")
         let output = try #require((document["outputs"] as? [[String: Any]])?.first)
         #expect(
@@ -146,5 +147,41 @@ import Testing
         #expect(LatencyPlot.tickStep(47.6) == 10)
         #expect(LatencyPlot.tickStep(8) == 1)
         #expect(LatencyPlot.tickStep(160) == 20)
+    }
+}
+
+@Suite struct ReferenceRunTests {
+    @Test func parsesBothModesAndSkipsTheFirstFrame() {
+        let low = """
+                 1: c2p   31 ms, p2p     0 us, t2p  31055 us, [____] seq 0
+                 2: c2p   27 ms, p2p 26255 us, t2p  26131 us, [____] seq 0
+                 3: c2p   25 ms, p2p 25801 us, t2p  25724 us, [V__Z] seq 1234
+            presentation-shm: something else
+            """
+        let p = ReferenceRun.parse(mode: "-p", output: low)
+        #expect(p.commitToPresent == [27_000_000, 25_000_000])
+        #expect(p.presentToPresent == [26_255_000, 25_801_000])
+        let feedback = """
+                 1: f2c 1611354 ms, c2p 40 ms, f2p 1611394 ms, p2p     0 us, t2p  39967, [____], seq 0
+                 2: f2c 10 ms, c2p 41 ms, f2p 51 ms, p2p 25545 us, t2p  41543, [____], seq 0
+            """
+        let f = ReferenceRun.parse(mode: "-f", output: feedback)
+        #expect(f.commitToPresent == [41_000_000] && f.presentToPresent == [25_545_000])
+    }
+
+    @Test func ratioOfCommitToPresentedMedians() {
+        let ours = OutputReport(
+            name: "headless", modeRefreshNanoseconds: 16_666_667, expected: [1],
+            shown: [
+                1: ShownMessage(
+                    source: "presented", id: 1, enqueuedAt: 0, drainedAt: 0, committedAt: 1_000_000,
+                    shownAt: 28_500_000)
+            ])
+        var run = LatencyRun(compositor: "weston", sent: [1], outputs: [ours])
+        #expect(run.referenceRatios.isEmpty)
+        run.reference = [ReferenceRun(mode: "-p", commitToPresent: [25_000_000, 25_000_000], presentToPresent: [])]
+        #expect(run.referenceRatios.count == 1)
+        #expect(abs((run.referenceRatios.first?.ratio ?? 0) - 1.1) < 0.002)
+        #expect(run.summary.contains("reference -p c2p median = 1.1"))
     }
 }
