@@ -234,7 +234,8 @@ public final class Application {
         let painter = ScreenPainter(
             product: product, screens: screens, graphics: graphics,
             status: "bus: applied \(messagesApplied) · depth max \(s.maxDepth) · rejected full \(s.rejectedFull)"
-                + " · wakeups \(bus.wakeupsSent) · cards waiting \(product.model.cards.waiting.count)")
+                + " · wakeups \(bus.wakeupsSent) · cards waiting \(product.model.cards.waiting.count)",
+            now: MonotonicClock.nanoseconds())
         let drawn = screens.render(
             context: graphics.context, canvas: { try graphics.makeCanvas() },
             kind: { [product] in product.kind(of: $0.output.registryName) }, draw: painter.draw)

@@ -11,6 +11,8 @@ struct ScreenPainter {
     let graphics: Graphics
     /// The bus line of the controller's status bar.
     let status: String
+    /// `CLOCK_MONOTONIC` ns of this render pass: the end of each screen's "last minute".
+    var now: UInt64 = 0
 
     func draw(_ screen: Screen, on canvas: Canvas, geometry: SurfaceGeometry) {
         switch product.kind(of: screen.output.registryName) {
@@ -74,8 +76,11 @@ struct ScreenPainter {
         }
         let scale = info.scale > 1 ? " @\(info.scale)x" : ""
         let state = screens.hasShown(screen) ? "" : " · waiting"
+        // Live figures, as of this frame: the controller redraws for every message, so they follow each one.
+        let latency = screen.latency.panelText(now: now).map { " · \($0)" } ?? ""
         return ControllerScene.Row(
-            name: info.displayName, detail: "\(role) · \(info.modeWidth)×\(info.modeHeight)\(scale)\(state)",
+            name: info.displayName,
+            detail: "\(role) · \(info.modeWidth)×\(info.modeHeight)\(scale)\(state)\(latency)",
             isController: kind == .controller)
     }
 }

@@ -285,3 +285,20 @@ public struct ScreenLatency: Equatable, Sendable {
         for latency in report.latencies { window.record(latency, at: shownAt) }
     }
 }
+
+extension ScreenLatency {
+    /// The controller UI's line for this screen: the last minute's p50/p99 and the missed vblanks, with the
+    /// fallback named (`frame-done`) where the compositor sends no `presented`; nil before any message.
+    public func panelText(now: UInt64) -> String? {
+        let minute = window.summary(now: now)
+        guard let p50 = minute.p50, let p99 = minute.p99 else { return nil }
+        let label = source == .presented ? "latency" : "frame-done"
+        return "\(label) p50 \(Self.tenths(p50)) · p99 \(Self.tenths(p99)) ms · \(missedVblanks) missed"
+    }
+
+    /// Milliseconds with one decimal.
+    static func tenths(_ nanoseconds: UInt64) -> String {
+        let tenths = (nanoseconds + 50_000) / 100_000
+        return "\(tenths / 10).\(tenths % 10)"
+    }
+}

@@ -1,5 +1,6 @@
 import CompositorHarness
 import Foundation
+import Remote
 import Testing
 
 #if canImport(FoundationXML)
@@ -85,6 +86,24 @@ import Testing
         }
         let notes = result.report["notes"] as? [String] ?? []
         #expect(notes.count == 2 && notes.allSatisfy { $0.contains("no wp_presentation `presented`") })
+    }
+
+    /// Measuring costs nothing when nobody asks: after messages were followed to `presented` (weston), an idle
+    /// Multiscreen still makes no wakeups at all.
+    @Test func idleAfterMessagesMakesNoWakeups() throws {
+        let weston = try Weston(width: 320, height: 240, allowScreenshots: false)
+        let app = try MultiscreenProcess(environment: weston.environment)
+        try app.waitForLog("first frame committed on headless")
+        for index in 1...3 { #expect(try app.command(["send", "idle \(index)"]).status == 0) }
+        try waitUntil(timeout: 10, "3 messages presented in the status") {
+            let status = try ControlClient(path: app.home + "/control.sock").exchange(line: #"{"method": "status"}"#)
+            return status.contains(#""messagesPresented":3"#)
+        }
+        // Quiet for longer than the state save's delay (0.5 s after the messages), which is a wakeup of its own.
+        try app.process.waitUntilQuiet(for: 0.8)
+        let start = app.process.contextSwitches
+        Thread.sleep(forTimeInterval: 1.0)  // the observation window itself, not a wait
+        #expect(app.process.contextSwitches - start == 0, "an idle Multiscreen must not wake up")
     }
 
     @Test func unknownPacingIsAUsageError() throws {
