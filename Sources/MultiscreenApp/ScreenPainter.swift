@@ -76,11 +76,10 @@ struct ScreenPainter {
         }
         let scale = info.scale > 1 ? " @\(info.scale)x" : ""
         let state = screens.hasShown(screen) ? "" : " · waiting"
-        // Live figures, as of this frame: the controller redraws for every message, so they follow each one.
-        let latency = screen.latency.panelText(now: now).map { " · \($0)" } ?? ""
         return ControllerScene.Row(
-            name: info.displayName,
-            detail: "\(role) · \(info.modeWidth)×\(info.modeHeight)\(scale)\(state)\(latency)",
+            name: info.displayName, detail: "\(role) · \(info.modeWidth)×\(info.modeHeight)\(scale)\(state)",
+            // Live figures, as of this frame: the controller redraws for every message, so they follow each one.
+            figures: screen.latency.panelText(now: now),
             isController: kind == .controller)
     }
 }

@@ -287,13 +287,15 @@ public struct ScreenLatency: Equatable, Sendable {
 }
 
 extension ScreenLatency {
-    /// The controller UI's line for this screen: the last minute's p50/p99 and the missed vblanks, with the
-    /// fallback named (`frame-done`) where the compositor sends no `presented`; nil before any message.
+    /// The controller UI's figures for this screen, short enough for its row: the last minute's p50/p99, missed
+    /// vblanks when there are any, and `(frame cb)` where the times are the frame-done fallback; nil before any
+    /// message in the last minute.
     public func panelText(now: UInt64) -> String? {
         let minute = window.summary(now: now)
         guard let p50 = minute.p50, let p99 = minute.p99 else { return nil }
-        let label = source == .presented ? "latency" : "frame-done"
-        return "\(label) p50 \(Self.tenths(p50)) · p99 \(Self.tenths(p99)) ms · \(missedVblanks) missed"
+        let missed = missedVblanks > 0 ? " · \(missedVblanks) missed" : ""
+        let fallback = source == .presented ? "" : " (frame cb)"
+        return "p50 \(Self.tenths(p50)) p99 \(Self.tenths(p99)) ms\(missed)\(fallback)"
     }
 
     /// Milliseconds with one decimal.

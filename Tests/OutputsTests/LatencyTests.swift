@@ -325,11 +325,11 @@ import Testing
         s.record(
             FrameLatencyReport(frame: 1, source: .frameDone, committedAt: 0, shownAt: 14_240_000, messages: [message]),
             missedVblanks: 0)
-        #expect(s.panelText(now: 14_240_000) == "frame-done p50 14.2 · p99 14.2 ms · 0 missed")
+        #expect(s.panelText(now: 14_240_000) == "p50 14.2 p99 14.2 ms (frame cb)")
         s.record(
             FrameLatencyReport(frame: 2, source: .presented, committedAt: 0, shownAt: 29_560_000, messages: [message]),
             missedVblanks: 2)
-        #expect(s.panelText(now: 29_560_000) == "latency p50 14.2 · p99 29.6 ms · 2 missed")
+        #expect(s.panelText(now: 29_560_000) == "p50 14.2 p99 29.6 ms · 2 missed")
         #expect(s.panelText(now: 120_000_000_000) == nil, "a minute later the window is empty")
     }
 }
