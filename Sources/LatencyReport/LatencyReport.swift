@@ -17,6 +17,8 @@ public struct ShownMessage: Equatable, Sendable {
     public var refreshNanoseconds: UInt64
     public var flags: [String]
     public var clock: String
+    /// Photodiode mode: the colour this message's frame gave the patch, `white` or `black`; nil without it.
+    public var patch: String?
 
     public init(
         source: String, id: UInt64, enqueuedAt: UInt64, drainedAt: UInt64, committedAt: UInt64, shownAt: UInt64?,
@@ -61,16 +63,20 @@ public struct ShownMessage: Equatable, Sendable {
         }
         var clock = "CLOCK_MONOTONIC"
         if case .string(let name)? = event.params["clock"] { clock = name }
+        var patch: String?
+        if case .string(let colour)? = event.params["patch"] { patch = colour }
         let parsed = messages.compactMap { value -> ShownMessage? in
             let m = value.objectValue
             guard let id = integer(m["id"]), let enqueued = integer(m["enqueuedAt"]),
                 let drained = integer(m["drainedAt"])
             else { return nil }
-            return ShownMessage(
+            var shown = ShownMessage(
                 source: source, id: id, enqueuedAt: enqueued, drainedAt: drained,
                 committedAt: integer(event.params["committedAt"]) ?? 0, shownAt: integer(event.params["shownAt"]),
                 frame: integer(event.params["frame"]) ?? 0, sequence: integer(event.params["seq"]) ?? 0,
                 refreshNanoseconds: integer(event.params["refreshNs"]) ?? 0, flags: flags, clock: clock)
+            shown.patch = patch
+            return shown
         }
         return (screen, parsed)
     }
@@ -206,6 +212,8 @@ public struct OutputReport: Sendable {
                         "drainToCommitNs": .integer(Int(m.drainToCommit)),
                         "commitToShownNs": m.commitToShown.map { .integer(Int($0)) } ?? .null,
                         "seq": .integer(Int(clamping: m.sequence)), "frame": .integer(Int(clamping: m.frame)),
+                        "patch": .optional(m.patch),
+                        "shownAtNs": m.shownAt.map { .integer(Int(clamping: $0)) } ?? .null,
                     ])
                 }),
         ]
@@ -235,6 +243,8 @@ public struct LatencyRun: Sendable {
     public var sent: [UInt64]
     public var outputs: [OutputReport]
     public var notes: [String] = []
+    /// Photodiode mode was on: each sample's `patch` is the colour its frame gave the flash patch.
+    public var flash = false
     /// `weston-presentation-shm` in the same session (`--reference`), `-p` then `-f`; empty when not asked for.
     public var reference: [ReferenceRun] = []
 
@@ -250,6 +260,7 @@ public struct LatencyRun: Sendable {
     public var json: JSONValue {
         .object([
             "schema": .string(Self.schema), "compositor": .string(compositor), "pacing": .string(pacing),
+            "flash": .bool(flash),
             "messages": .object([
                 "sent": .integer(sent.count), "accountedForEverywhere": .bool(everyMessageAccountedFor),
             ]),

@@ -27,6 +27,8 @@ public final class Application {
         public var configPath: String?
         /// The restored state (`state.json`); nil: `$XDG_STATE_HOME/multiscreen/state.json`.
         public var statePath: String?
+        /// Photodiode / camera mode: a patch on every screen that flips with every frame showing new messages.
+        public var flash: FlashPatch?
 
         public init(display: String? = nil) { self.display = display }
     }
@@ -81,7 +83,7 @@ public final class Application {
         loop = EventLoop(display: display)
         screens = try ScreenSet(
             globals: globals, outputs: outputs, appID: options.appID, reopenDelay: options.reopenDelay,
-            logger: logger)
+            flash: options.flash, logger: logger)
         screens.onLatencyReport = { [unowned self] screen, report in
             // Built only for a subscriber (`events`, `multiscreen latency`): no subscriber, no cost.
             guard consumer.hasEventListeners else { return }

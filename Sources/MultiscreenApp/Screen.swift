@@ -40,6 +40,10 @@ final class Screen {
     private(set) var latency = ScreenLatency()
     /// Counts commits, so feedback and frame callbacks name the frame they belong to.
     private var frameNumber: UInt64 = 0
+    /// Photodiode mode: the patch, its colour now, and the colour each frame carrying messages gave it.
+    private let flash: FlashPatch?
+    private var patchWhite = false
+    private var patchByFrame: [UInt64: Bool] = [:]
 
     /// A frame that carried messages was shown (presented, or the frame-done fallback), or messages were lost.
     var onLatencyReport: (FrameLatencyReport) -> Void = { _ in }
@@ -54,7 +58,8 @@ final class Screen {
     /// never sends `presented` for some frames): stop asking rather than pile them up.
     static let maximumOutstandingFeedbacks = 4
 
-    init(output: OutputInfo, summary: ScreenSummary, background: RGBColor, logger: Logger) {
+    init(output: OutputInfo, summary: ScreenSummary, background: RGBColor, flash: FlashPatch? = nil, logger: Logger) {
+        self.flash = flash
         self.output = output
         self.summary = summary
         self.background = background
@@ -77,7 +82,8 @@ final class Screen {
     /// - Parameter message: the message's id and its enqueue and drain times (``MonotonicClock``), so the frame that
     ///   first shows it can report message-to-commit latency.
     func messageArrived(_ message: (id: UInt64, enqueuedAt: UInt64, drainedAt: UInt64), kind: ScreenKind) {
-        guard kind != .external(.blank) else { return }
+        // A blank screen shows no message, but its flash patch does.
+        guard kind != .external(.blank) || flash != nil else { return }
         scheduler.invalidate()
         latencyTracker.messageArrived(
             PendingMessage(id: message.id, enqueuedAt: message.enqueuedAt, drainedAt: message.drainedAt))
@@ -183,11 +189,22 @@ final class Screen {
             }
             let canvas = try canvas()
             draw(canvas, geometry)
+            let carriesMessages = latencyTracker.waitingCount > 0
+            if let flash {
+                if carriesMessages { patchWhite.toggle() }
+                let scale = Double(geometry.bufferWidth) / Double(max(geometry.logicalWidth, 1))
+                let r = flash.rect(
+                    bufferWidth: Int(geometry.bufferWidth), bufferHeight: Int(geometry.bufferHeight), scale: scale)
+                let white = RGBColor(red: 255, green: 255, blue: 255)
+                let colour = patchWhite ? white : RGBColor(red: 0, green: 0, blue: 0)
+                canvas.fill(x: r.x, y: r.y, width: r.width, height: r.height, color: colour)
+            }
             let withFeedback = requestFrameAndFeedback(window: window, globals: globals)
             if !surface.swap(context: context) {
                 logger.error("eglSwapBuffers failed for \(output.displayName)")
             }
             // eglSwapBuffers committed the surface.
+            if flash != nil && carriesMessages { patchByFrame[frameNumber] = patchWhite }
             report(
                 latencyTracker.committed(
                     frame: frameNumber, at: MonotonicClock.nanoseconds(),
@@ -269,7 +286,11 @@ final class Screen {
     }
 
     private func report(_ report: FrameLatencyReport?) {
-        guard let report else { return }
+        guard var report else { return }
+        if flash != nil {
+            report.patchWhite = patchByFrame[report.frame]
+            patchByFrame = patchByFrame.filter { $0.key > report.frame }
+        }
         latency.record(report, missedVblanks: latencyTracker.vblanks.missed)
         onLatencyReport(report)
     }

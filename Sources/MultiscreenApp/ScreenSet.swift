@@ -23,7 +23,14 @@ final class ScreenSet {
     /// A screen's frame that carried messages was shown, or messages were lost (``Screen/onLatencyReport``).
     var onLatencyReport: (Screen, FrameLatencyReport) -> Void = { _, _ in }
 
-    init(globals: WaylandGlobals, outputs: OutputSet, appID: String, reopenDelay: Double, logger: Logger) throws {
+    /// Photodiode mode: the patch every screen draws (nil: none).
+    private let flash: FlashPatch?
+
+    init(
+        globals: WaylandGlobals, outputs: OutputSet, appID: String, reopenDelay: Double, flash: FlashPatch? = nil,
+        logger: Logger
+    ) throws {
+        self.flash = flash
         self.globals = globals
         self.outputs = outputs
         self.appID = appID
@@ -51,7 +58,8 @@ final class ScreenSet {
                 screen.update(output: info, summary: summary, background: background)
                 continue
             }
-            let screen = Screen(output: info, summary: summary, background: background, logger: logger)
+            let screen = Screen(
+                output: info, summary: summary, background: background, flash: flash, logger: logger)
             screen.onClose = { [unowned self, unowned screen] in closed(screen, context: context) }
             screen.onLatencyReport = { [unowned self, unowned screen] report in onLatencyReport(screen, report) }
             screen.onConfigureSize = { [unowned self, unowned screen] width, height in

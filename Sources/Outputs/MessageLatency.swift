@@ -40,6 +40,8 @@ public struct FrameLatencyReport: Equatable, Sendable {
     public var missedVblanks = 0
     /// The messages this frame is the first to show (a burst coalesces into one frame).
     public var messages: [PendingMessage]
+    /// With a ``FlashPatch``: whether this frame turned the patch white (false: black); nil without one.
+    public var patchWhite: Bool?
 
     public init(frame: UInt64, source: Source, committedAt: UInt64, shownAt: UInt64?, messages: [PendingMessage]) {
         self.frame = frame

@@ -110,6 +110,7 @@ extension Event {
                 "flags": .array(report.flags.names.map { .string($0) }),
                 "missedVblanks": .integer(report.missedVblanks),
                 "clock": .string(clock),
+                "patch": report.patchWhite.map { .string($0 ? "white" : "black") } ?? .null,
                 "messages": .array(
                     report.messages.map {
                         .object([

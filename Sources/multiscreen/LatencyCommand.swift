@@ -4,6 +4,7 @@ import Foundation
 import LatencyReport
 import Logging
 import Messaging
+import Outputs
 import Remote
 
 /// `multiscreen latency`: message → shown latency per output, measured through the real path (control socket →
@@ -45,6 +46,16 @@ struct LatencyCommand: ParsableCommand {
     @Flag(help: "Also run weston-presentation-shm (-p, then -f) in the same session and compare commit → present.")
     var reference = false
 
+    @Flag(
+        help:
+            "Photodiode mode: the embedded Multiscreen runs with --flash (a running one must have been started with it); samples record the patch colour and the presented time of each toggle."
+    )
+    var flash = false
+    @Option(help: "Side of the flash patch in logical pixels (--embedded).")
+    var flashSize = 64
+    @Option(help: "Corner of the flash patch (--embedded): top-left, top-right, bottom-left or bottom-right.")
+    var flashCorner = "top-left"
+
     @Option(help: ControlOptions.socketHelp)
     var socket: String?
 
@@ -66,6 +77,9 @@ struct LatencyCommand: ParsableCommand {
         guard pacing == "frame" else {
             throw ValidationError("--pacing: only `frame` is implemented (immediate, deadline and all are not yet)")
         }
+        guard FlashPatch.Corner(rawValue: flashCorner) != nil else {
+            throw ValidationError("--flash-corner takes top-left, top-right, bottom-left or bottom-right")
+        }
         guard messageTimeout > 0 && messageTimeout <= 60 else {
             throw ValidationError("--message-timeout takes 0 < seconds ≤ 60")
         }
@@ -79,9 +93,11 @@ struct LatencyCommand: ParsableCommand {
         let path: String
         do {
             if let embedded {
+                let flashArguments =
+                    flash ? ["--flash", "--flash-size", "\(flashSize)", "--flash-corner", flashCorner] : []
                 session = try EmbeddedSession(
                     compositor: embedded, outputs: outputs, width: width, height: height,
-                    logLevel: logging.logLevel, logger: logger)
+                    logLevel: logging.logLevel, runArguments: flashArguments, logger: logger)
                 path = session!.socket
             } else {
                 path = try socket ?? ControlSocket.defaultPath(environment: ProcessInfo.processInfo.environment)
@@ -178,6 +194,10 @@ struct LatencyCommand: ParsableCommand {
                     shown: collector.shown(on: screen.name), frames: frames)
             })
         run.reference = references
+        run.flash = flash
+        if flash && run.outputs.contains(where: { output in output.ordered.contains { $0.patch == nil } }) {
+            run.notes.append("--flash: some frames carried no patch colour (was Multiscreen started with run --flash?)")
+        }
         if let referenceNote { run.notes.append(referenceNote) }
         for output in run.outputs where !output.presentedAvailable {
             run.notes.append(
@@ -330,9 +350,10 @@ final class EmbeddedSession {
     let home: String
     var socket: String { home + "/control.sock" }
 
-    init(compositor name: String, outputs: Int, width: Int, height: Int, logLevel: Logger.Level, logger: Logger)
-        throws
-    {
+    init(
+        compositor name: String, outputs: Int, width: Int, height: Int, logLevel: Logger.Level,
+        runArguments: [String] = [], logger: Logger
+    ) throws {
         logger.info("starting headless \(name) with \(outputs) outputs of \(width)x\(height)")
         compositor =
             name == "weston"
@@ -342,7 +363,7 @@ final class EmbeddedSession {
         do {
             try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
             app = try ChildProcess(
-                "/proc/self/exe".resolvingSymlinks, ["run", "--log-level", logLevel.rawValue],
+                "/proc/self/exe".resolvingSymlinks, ["run", "--log-level", logLevel.rawValue] + runArguments,
                 environment: compositor.environment.merging([
                     "XDG_STATE_HOME": home + "/state", "XDG_CONFIG_HOME": home + "/config",
                     "MULTISCREEN_SOCKET": home + "/control.sock",

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import MultiscreenApp
+import Outputs
 import Remote
 
 /// `multiscreen run`: attach to the Wayland session and put a screen on every output until stopped.
@@ -25,6 +26,22 @@ struct Run: ParsableCommand {
     var config: String?
     @Option(help: "State file (default: $XDG_STATE_HOME/multiscreen/state.json).")
     var state: String?
+    @Flag(
+        help:
+            "Photodiode / camera mode: a patch on every screen turns white or black with each frame that shows new messages (frame.shown says which, with its presented time)."
+    )
+    var flash = false
+    @Option(help: "Side of the flash patch in logical pixels.")
+    var flashSize = 64
+    @Option(help: "Corner of the flash patch: top-left, top-right, bottom-left or bottom-right.")
+    var flashCorner = "top-left"
+
+    func validate() throws {
+        guard FlashPatch.Corner(rawValue: flashCorner) != nil else {
+            throw ValidationError("--flash-corner takes top-left, top-right, bottom-left or bottom-right")
+        }
+        guard (1...4096).contains(flashSize) else { throw ValidationError("--flash-size takes 1…4096") }
+    }
 
     mutating func run() throws {
         logging.bootstrap()
@@ -34,6 +51,7 @@ struct Run: ParsableCommand {
             var options = Application.Options(display: display)
             options.configPath = config
             options.statePath = state
+            if flash { options.flash = FlashPatch(size: flashSize, corner: FlashPatch.Corner(rawValue: flashCorner)!) }
             let socketPath =
                 try socket
                 ?? ControlSocket.defaultPath(display: display, environment: ProcessInfo.processInfo.environment)

@@ -71,7 +71,7 @@ import Testing
     /// sway 1.7 headless never sends `presented`: the run still completes, every message is shown by the
     /// labelled frame-done fallback, and the report says `presented` was not available.
     @Test func swayReportsThatPresentedWasUnavailable() throws {
-        let result = try run(["--embedded", "sway", "--outputs", "2", "--messages", "30"])
+        let result = try run(["--embedded", "sway", "--outputs", "2", "--messages", "30", "--flash"])
         defer { try? FileManager.default.removeItem(atPath: result.dir) }
         #expect(result.status == 0, "\(result.output)")
         let all = outputs(result.report)
@@ -81,6 +81,10 @@ import Testing
             #expect(output["presentedAvailable"] as? Bool == false)
             #expect(output["source"] as? String == "frameDone")
             #expect(messages["frameDone"] as? Int == 30, "\(messages)")
+            // --flash: one message per frame here, so the patch alternates white, black, white, …
+            let patches = (output["samples"] as? [[String: Any]] ?? []).map { $0["patch"] as? String }
+            #expect(patches.count == 30)
+            #expect(zip(patches, patches.dropFirst()).allSatisfy { $0 != nil && $1 != nil && $0 != $1 }, "\(patches)")
             #expect((messages["unaccounted"] as? [Any])?.isEmpty == true)
             checkSVG(result.dir + "/latency-\(output["name"] as? String ?? "").svg")
         }
@@ -104,6 +108,37 @@ import Testing
         let start = app.process.contextSwitches
         Thread.sleep(forTimeInterval: 1.0)  // the observation window itself, not a wait
         #expect(app.process.contextSwitches - start == 0, "an idle Multiscreen must not wake up")
+    }
+
+    /// Photodiode mode on real pixels: the patch in the chosen corner of every screen (HEADLESS-2 is blank, which
+    /// shows no message but still flashes) turns white with the first message's frame and black with the second's.
+    @Test func flashPatchTogglesOnEveryScreen() throws {
+        let sway = try HeadlessSway(outputs: 2, width: 320, height: 240, extraConfig: "seat * hide_cursor 100")
+        let home = MultiscreenProcess.makeHome()
+        try MultiscreenProcess.writeConfig(
+            """
+            [[rule]]
+            match = { name = "HEADLESS-2" }
+            role = "external"
+            content = "blank"
+            """, home: home)
+        let app = try MultiscreenProcess(
+            environment: sway.environment,
+            arguments: ["run", "--flash", "--flash-size", "40", "--flash-corner", "bottom-right"], home: home)
+        try app.waitForLogCount("first frame committed on", count: 2)
+        #expect(try app.command(["send", "one"]).status == 0)
+        let white = RGB(red: 255, green: 255, blue: 255)
+        let black = RGB(red: 0, green: 0, blue: 0)
+        func patch(_ shot: Screenshot) -> RGB { shot.pixel(x: shot.width - 10, y: shot.height - 10) }
+        for name in ["HEADLESS-1", "HEADLESS-2"] {
+            let shot = try sway.waitForScreenshot(name, "the patch white") { patch($0) == white }
+            // Only the corner: 40×40 at scale 1, the rest is the screen's own content.
+            #expect(shot.pixel(x: shot.width - 45, y: shot.height - 10) != white)
+        }
+        #expect(try app.command(["send", "two"]).status == 0)
+        for name in ["HEADLESS-1", "HEADLESS-2"] {
+            try sway.waitForScreenshot(name, "the patch black") { patch($0) == black }
+        }
     }
 
     @Test func unknownPacingIsAUsageError() throws {

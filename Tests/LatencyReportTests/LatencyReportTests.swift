@@ -111,7 +111,10 @@ import Testing
         run.notes = ["a note"]
         let text = run.json.serialized
         let document = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
-        #expect(Set(document.keys) == ["schema", "compositor", "pacing", "messages", "outputs", "notes", "reference"])
+        #expect(
+            Set(document.keys) == [
+                "schema", "compositor", "pacing", "flash", "messages", "outputs", "notes", "reference",
+            ])
         #expect(document["reference"] is NSNull, "null when --reference was not given")
         #expect(document["schema"] as? String == "multiscreen-latency/1")
         let output = try #require((document["outputs"] as? [[String: Any]])?.first)
@@ -124,7 +127,7 @@ import Testing
         #expect(
             Set(sample.keys) == [
                 "id", "source", "messageToShownNs", "enqueueToDrainNs", "drainToCommitNs", "commitToShownNs", "seq",
-                "frame",
+                "frame", "patch", "shownAtNs",
             ])
         #expect(sample["messageToShownNs"] as? Int == 20_000_000)
         #expect(run.summary.contains("HEADLESS-1 (refresh 16.67 ms): message → presented"))
