@@ -29,6 +29,8 @@ public final class Application {
         public var statePath: String?
         /// Photodiode / camera mode: a patch on every screen that flips with every frame showing new messages.
         public var flash: FlashPatch?
+        /// When a screen draws what changed (``FramePacing``).
+        public var pacing = FramePacing.frame
 
         public init(display: String? = nil) { self.display = display }
     }
@@ -53,6 +55,8 @@ public final class Application {
     private let screens: ScreenSet
     private var product: ProductController
     private let saveTimer: OneShotTimer
+    /// `deadline` pacing: wakes the loop when a screen's time to draw has come; armed only while one waits.
+    private let drawTimer: OneShotTimer
     private let loop: EventLoop
     private var stopRequested = false
     private var messagesApplied = 0
@@ -83,7 +87,8 @@ public final class Application {
         loop = EventLoop(display: display)
         screens = try ScreenSet(
             globals: globals, outputs: outputs, appID: options.appID, reopenDelay: options.reopenDelay,
-            flash: options.flash, logger: logger)
+            flash: options.flash, pacing: options.pacing, logger: logger)
+        drawTimer = try OneShotTimer()
         screens.onLatencyReport = { [unowned self] screen, report in
             // Built only for a subscriber (`events`, `multiscreen latency`): no subscriber, no cost.
             guard consumer.hasEventListeners else { return }
@@ -109,6 +114,7 @@ public final class Application {
             product.saveIfChanged()
         }
         loop.watch(screens.reopenTimer.fd) { [unowned self] in screens.reopenClosed() }
+        loop.watch(drawTimer.fd) { [unowned self] in drawTimer.acknowledge() }  // render() runs before sleeping
         loop.watch(consumer.wakeupFileDescriptor) {}  // consumed by didWake
         loop.prepareToSleep = { [unowned self] in consumer.prepareToSleep() }
         loop.didWake = { [unowned self] in consumer.didWake() }
@@ -241,6 +247,10 @@ public final class Application {
         let drawn = screens.render(
             context: graphics.context, canvas: { try graphics.makeCanvas() },
             kind: { [product] in product.kind(of: $0.output.registryName) }, draw: painter.draw)
+        if let at = screens.nextDrawAt {
+            let now = MonotonicClock.nanoseconds()
+            drawTimer.arm(after: Double(at > now ? at - now : 0) / 1e9)
+        }
         if drawn > 0 {
             // Process CPU time covers llvmpipe's rasteriser threads too: with software GL this is CPU + "GPU".
             let cpu = MonotonicClock.nanoseconds(clock: CLOCK_PROCESS_CPUTIME_ID) - cpuBefore

@@ -18,7 +18,9 @@ final class Screen {
     private(set) var background: RGBColor
     private(set) var window: ToplevelWindow?
     private var surface: WindowSurface?
-    private var frameCallback: FrameCallback?
+    /// Outstanding frame callbacks by frame number: under `immediate` and `deadline` pacing a frame may be
+    /// committed before the previous one's callback came, and each callback still says when its frame was taken.
+    private var frameCallbacks: [UInt64: FrameCallback] = [:]
     private var feedbacks: [ObjectIdentifier: PresentationFeedback] = [:]
     private(set) var scheduler = FrameScheduler()
     private(set) var statistics = FrameStatistics()
@@ -42,6 +44,12 @@ final class Screen {
     private var frameNumber: UInt64 = 0
     /// Photodiode mode: the patch, its colour now, and the colour each frame carrying messages gave it.
     private let flash: FlashPatch?
+    private let pacing: FramePacing
+    /// `deadline` pacing: when the pending change is to be drawn (`CLOCK_MONOTONIC`), and what predicts it.
+    private(set) var drawAt: UInt64?
+    private var predictor = DeadlinePredictor()
+    /// Commit times (`CLOCK_MONOTONIC`) of recent frames, for the predictor's commit → presented.
+    private var commitTimes: [UInt64: UInt64] = [:]
     private var patchWhite = false
     private var patchByFrame: [UInt64: Bool] = [:]
 
@@ -58,8 +66,12 @@ final class Screen {
     /// never sends `presented` for some frames): stop asking rather than pile them up.
     static let maximumOutstandingFeedbacks = 4
 
-    init(output: OutputInfo, summary: ScreenSummary, background: RGBColor, flash: FlashPatch? = nil, logger: Logger) {
+    init(
+        output: OutputInfo, summary: ScreenSummary, background: RGBColor, flash: FlashPatch? = nil,
+        pacing: FramePacing = .frame, logger: Logger
+    ) {
         self.flash = flash
+        self.pacing = pacing
         self.output = output
         self.summary = summary
         self.background = background
@@ -158,9 +170,21 @@ final class Screen {
         context: GraphicsContext, canvas: () throws -> Canvas, globals: WaylandGlobals,
         draw: (Canvas, SurfaceGeometry) -> Void
     ) -> Bool {
-        guard let window, let geometry, scheduler.shouldRender || pendingSerial != nil else {
-            return false
+        guard let window, let geometry else { return false }
+        // A configure is answered at once, whatever the pacing.
+        if pendingSerial == nil {
+            guard scheduler.shouldRender(pacing) else { return false }
+            if pacing == .deadline {
+                let now = MonotonicClock.nanoseconds()
+                let start = drawAt ?? predictor.drawStart(now: now)
+                if start > now {
+                    drawAt = start
+                    return false
+                }
+            }
         }
+        drawAt = nil
+        let drawStarted = MonotonicClock.nanoseconds()
         if let serial = pendingSerial {
             window.acknowledge(serial: serial)
             pendingSerial = nil
@@ -204,10 +228,14 @@ final class Screen {
                 logger.error("eglSwapBuffers failed for \(output.displayName)")
             }
             // eglSwapBuffers committed the surface.
+            let committedAt = MonotonicClock.nanoseconds()
+            predictor.drew(committedAt - drawStarted)
+            commitTimes[frameNumber] = committedAt
+            commitTimes = commitTimes.filter { $0.key + 16 > frameNumber }
             if flash != nil && carriesMessages { patchByFrame[frameNumber] = patchWhite }
             report(
                 latencyTracker.committed(
-                    frame: frameNumber, at: MonotonicClock.nanoseconds(),
+                    frame: frameNumber, at: committedAt,
                     presentationClock: MonotonicClock.nanoseconds(clock: globals.presentationClock),
                     withFeedback: withFeedback))
             scheduler.didRender()
@@ -242,9 +270,10 @@ final class Screen {
         frameNumber += 1
         let number = frameNumber
         let clock = PresentationClock(clockID: globals.presentationClock) { MonotonicClock.nanoseconds(clock: $0) }
-        frameCallback = window.requestFrame { [unowned self] _ in
-            frameCallback = nil
-            scheduler.frameDone()
+        frameCallbacks[number] = window.requestFrame { [unowned self] _ in
+            frameCallbacks[number] = nil
+            // The latest frame's callback is the one frame pacing waits for.
+            if number == frameNumber { scheduler.frameDone() }
             let now = MonotonicClock.nanoseconds()
             if !compositorSendsPresented {
                 statistics.recordFrameDone(latencyNanoseconds: now - committedMonotonic)
@@ -264,10 +293,13 @@ final class Screen {
                     statistics.recordPresented(
                         latencyNanoseconds: nanoseconds > committedAt ? nanoseconds - committedAt : 0)
                     latency.clock = PresentationClock.name(of: clock.clockID)
-                    report(
-                        latencyTracker.presented(
-                            frame: number, presentedAt: clock.monotonic(fromPresentationClock: nanoseconds),
-                            timing: timing))
+                    let presentedAt = clock.monotonic(fromPresentationClock: nanoseconds)
+                    if let committed = commitTimes.removeValue(forKey: number) {
+                        predictor.presented(
+                            at: presentedAt, committedAt: committed,
+                            refreshNanoseconds: UInt64(timing.refreshNanoseconds))
+                    }
+                    report(latencyTracker.presented(frame: number, presentedAt: presentedAt, timing: timing))
                 case .discarded:
                     statistics.recordDiscarded()
                     let (discarded, redraw) = latencyTracker.discarded(frame: number)
@@ -309,8 +341,9 @@ final class Screen {
         report(latencyTracker.tornDown())
         for feedback in feedbacks.values { feedback.cancel() }
         feedbacks.removeAll()
-        frameCallback?.cancel()
-        frameCallback = nil
+        for callback in frameCallbacks.values { callback.cancel() }
+        frameCallbacks.removeAll()
+        drawAt = nil
         surface?.destroy(context: context)
         surface = nil
         window?.destroy()

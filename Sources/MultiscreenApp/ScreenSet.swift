@@ -25,12 +25,14 @@ final class ScreenSet {
 
     /// Photodiode mode: the patch every screen draws (nil: none).
     private let flash: FlashPatch?
+    private let pacing: FramePacing
 
     init(
         globals: WaylandGlobals, outputs: OutputSet, appID: String, reopenDelay: Double, flash: FlashPatch? = nil,
-        logger: Logger
+        pacing: FramePacing = .frame, logger: Logger
     ) throws {
         self.flash = flash
+        self.pacing = pacing
         self.globals = globals
         self.outputs = outputs
         self.appID = appID
@@ -59,7 +61,8 @@ final class ScreenSet {
                 continue
             }
             let screen = Screen(
-                output: info, summary: summary, background: background, flash: flash, logger: logger)
+                output: info, summary: summary, background: background, flash: flash, pacing: pacing,
+                logger: logger)
             screen.onClose = { [unowned self, unowned screen] in closed(screen, context: context) }
             screen.onLatencyReport = { [unowned self, unowned screen] report in onLatencyReport(screen, report) }
             screen.onConfigureSize = { [unowned self, unowned screen] width, height in
@@ -93,6 +96,9 @@ final class ScreenSet {
     ) -> Int {
         arrangement.render(self, context: context, canvas: canvas, globals: globals, kind: kind, draw: draw)
     }
+
+    /// `deadline` pacing: the earliest time a screen waits to draw at (`CLOCK_MONOTONIC`), nil when none waits.
+    var nextDrawAt: UInt64? { screens.values.compactMap(\.drawAt).min() }
 
     /// Destroys every window (reverse order of the outputs); the screens are forgotten.
     func tearDownAll(context: GraphicsContext) {

@@ -40,7 +40,10 @@ struct LatencyCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Directory for latency.json and the SVG plots (created if missing).", valueName: "dir"))
     var out = "multiscreen-latency"
 
-    @Option(help: ArgumentHelp("Frame pacing (only `frame` is implemented).", valueName: "mode"))
+    @Option(
+        help: ArgumentHelp(
+            "Frame pacing of the embedded Multiscreen: frame, immediate or deadline (run --pacing); for a running one, the pacing it was started with, to label the report.",
+            valueName: "mode"))
     var pacing = "frame"
 
     @Flag(help: "Also run weston-presentation-shm (-p, then -f) in the same session and compare commit → present.")
@@ -74,8 +77,8 @@ struct LatencyCommand: ParsableCommand {
         if embedded == "weston" && outputs != 1 { throw ValidationError("weston's headless backend has one output") }
         guard (1...16).contains(outputs) else { throw ValidationError("--outputs must be between 1 and 16") }
         guard (1...1_000_000).contains(messages) else { throw ValidationError("--messages must be 1…1000000") }
-        guard pacing == "frame" else {
-            throw ValidationError("--pacing: only `frame` is implemented (immediate, deadline and all are not yet)")
+        guard FramePacing(rawValue: pacing) != nil else {
+            throw ValidationError("--pacing takes frame, immediate or deadline (all is not implemented)")
         }
         guard FlashPatch.Corner(rawValue: flashCorner) != nil else {
             throw ValidationError("--flash-corner takes top-left, top-right, bottom-left or bottom-right")
@@ -97,7 +100,7 @@ struct LatencyCommand: ParsableCommand {
                     flash ? ["--flash", "--flash-size", "\(flashSize)", "--flash-corner", flashCorner] : []
                 session = try EmbeddedSession(
                     compositor: embedded, outputs: outputs, width: width, height: height,
-                    logLevel: logging.logLevel, runArguments: flashArguments, logger: logger)
+                    logLevel: logging.logLevel, runArguments: ["--pacing", pacing] + flashArguments, logger: logger)
                 path = session!.socket
             } else {
                 path = try socket ?? ControlSocket.defaultPath(environment: ProcessInfo.processInfo.environment)
@@ -193,6 +196,7 @@ struct LatencyCommand: ParsableCommand {
                     name: screen.name, modeRefreshNanoseconds: screen.refreshNanoseconds, expected: sent,
                     shown: collector.shown(on: screen.name), frames: frames)
             })
+        run.pacing = pacing
         run.reference = references
         run.flash = flash
         if flash && run.outputs.contains(where: { output in output.ordered.contains { $0.patch == nil } }) {

@@ -35,12 +35,20 @@ struct Run: ParsableCommand {
     var flashSize = 64
     @Option(help: "Corner of the flash patch: top-left, top-right, bottom-left or bottom-right.")
     var flashCorner = "top-left"
+    @Option(
+        help:
+            "When a screen draws a change: frame (on the frame callback, default), immediate, or deadline (as late as still makes the earliest presentation)."
+    )
+    var pacing = "frame"
 
     func validate() throws {
         guard FlashPatch.Corner(rawValue: flashCorner) != nil else {
             throw ValidationError("--flash-corner takes top-left, top-right, bottom-left or bottom-right")
         }
         guard (1...4096).contains(flashSize) else { throw ValidationError("--flash-size takes 1…4096") }
+        guard FramePacing(rawValue: pacing) != nil else {
+            throw ValidationError("--pacing takes frame, immediate or deadline")
+        }
     }
 
     mutating func run() throws {
@@ -51,6 +59,7 @@ struct Run: ParsableCommand {
             var options = Application.Options(display: display)
             options.configPath = config
             options.statePath = state
+            options.pacing = FramePacing(rawValue: pacing)!
             if flash { options.flash = FlashPatch(size: flashSize, corner: FlashPatch.Corner(rawValue: flashCorner)!) }
             let socketPath =
                 try socket

@@ -94,9 +94,10 @@ import Testing
 
     /// Measuring costs nothing when nobody asks: after messages were followed to `presented` (weston), an idle
     /// Multiscreen still makes no wakeups at all.
-    @Test func idleAfterMessagesMakesNoWakeups() throws {
+    @Test(arguments: ["frame", "immediate", "deadline"])
+    func idleAfterMessagesMakesNoWakeups(pacing: String) throws {
         let weston = try Weston(width: 320, height: 240, allowScreenshots: false)
-        let app = try MultiscreenProcess(environment: weston.environment)
+        let app = try MultiscreenProcess(environment: weston.environment, arguments: ["run", "--pacing", pacing])
         try app.waitForLog("first frame committed on headless")
         for index in 1...3 { #expect(try app.command(["send", "idle \(index)"]).status == 0) }
         try waitUntil(timeout: 10, "3 messages presented in the status") {
@@ -142,8 +143,8 @@ import Testing
     }
 
     @Test func unknownPacingIsAUsageError() throws {
-        let process = try ChildProcess(MultiscreenProcess.binary, ["latency", "--pacing", "deadline"])
+        let process = try ChildProcess(MultiscreenProcess.binary, ["latency", "--pacing", "all"])
         #expect(try process.waitForExit(timeout: 10) == 64)
-        #expect(process.output.contains("only `frame` is implemented"))
+        #expect(process.output.contains("--pacing takes frame, immediate or deadline"))
     }
 }

@@ -333,3 +333,78 @@ import Testing
         #expect(s.panelText(now: 120_000_000_000) == nil, "a minute later the window is empty")
     }
 }
+
+@Suite struct DeadlinePredictorTests {
+    let ms: UInt64 = 1_000_000
+
+    @Test func nothingKnownMeansNow() {
+        var p = DeadlinePredictor()
+        #expect(p.drawStart(now: 5 * ms) == 5 * ms)
+        // A presented time without a refresh period (unknown): still now.
+        p.presented(at: 100 * ms, committedAt: 95 * ms, refreshNanoseconds: 0)
+        #expect(p.drawStart(now: 101 * ms) == 101 * ms)
+    }
+
+    @Test func drawsAsLateAsTheEarliestReachablePresentationAllows() {
+        var p = DeadlinePredictor()
+        for at: UInt64 in [36, 52, 84] {
+            p.presented(at: at * ms, committedAt: at * ms - 8 * ms, refreshNanoseconds: 16 * ms)
+        }
+        // Presented at 100 ms, refresh 16 ms, commits need 5 ms before presentation, drawing takes 3 ms:
+        // needed = 5 + 3 + 1 (margin) = 9 ms.
+        p.presented(at: 100 * ms, committedAt: 95 * ms, refreshNanoseconds: 16 * ms)
+        p.drew(3 * ms)
+        // Changed at 101 ms: the 116 ms presentation is reachable (101 + 9 ≤ 116): start at 107 ms.
+        #expect(p.drawStart(now: 101 * ms) == 107 * ms)
+        // Changed at 110 ms: 116 is not (110 + 9 > 116), 132 is: start at 123 ms.
+        #expect(p.drawStart(now: 110 * ms) == 123 * ms)
+        // Exactly on the edge: start now.
+        #expect(p.drawStart(now: 107 * ms) == 107 * ms)
+    }
+
+    @Test func learnsTheShortestLeadAndTheLongestDraw() {
+        var p = DeadlinePredictor()
+        for at: UInt64 in [70, 80, 90] {
+            p.presented(at: at * ms, committedAt: at * ms - 20 * ms, refreshNanoseconds: 10 * ms)
+        }
+        p.presented(at: 100 * ms, committedAt: 80 * ms, refreshNanoseconds: 10 * ms)
+        p.presented(at: 110 * ms, committedAt: 104 * ms, refreshNanoseconds: 10 * ms)
+        p.drew(1 * ms)
+        p.drew(2 * ms)
+        // needed = 6 + 2 + 1 = 9 ms; changed at 111: 111 + 9 = 120 reachable, start at 111.
+        #expect(p.drawStart(now: 111 * ms) == 111 * ms)
+        // Changed at 112: 121 > 120, so the 130 presentation, start at 121.
+        #expect(p.drawStart(now: 112 * ms) == 121 * ms)
+    }
+
+    @Test func presentationsOffTheGridMeanNow() {
+        // weston 10 headless: refresh 16.67 ms reported, presentations 25.8 ms apart.
+        var p = DeadlinePredictor()
+        var at: UInt64 = 100 * ms
+        for _ in 0..<5 {
+            p.presented(at: at, committedAt: at - 25 * ms, refreshNanoseconds: 16_666_666)
+            at += 25_800_000
+        }
+        #expect(!p.followsTheGrid)
+        #expect(p.drawStart(now: at) == at)
+        // On the grid (within 1 ms), the same history is trusted.
+        var q = DeadlinePredictor()
+        for k: UInt64 in 0..<5 {
+            q.presented(
+                at: 100 * ms + k * 16_666_666 + 300_000 * (k % 2), committedAt: 90 * ms + k * 16_666_666,
+                refreshNanoseconds: 16_666_666)
+        }
+        #expect(q.followsTheGrid)
+    }
+
+    @Test func schedulerPacing() {
+        var s = FrameScheduler()
+        s.didRender()
+        s.invalidate()
+        #expect(!s.shouldRender(.frame), "frame pacing waits for the callback")
+        #expect(s.shouldRender(.immediate) && s.shouldRender(.deadline))
+        s.frameDone()
+        s.didRender()
+        #expect(!s.shouldRender(.immediate), "nothing new: no frame in any mode")
+    }
+}
