@@ -77,8 +77,11 @@ struct LatencyCommand: ParsableCommand {
         if embedded == "weston" && outputs != 1 { throw ValidationError("weston's headless backend has one output") }
         guard (1...16).contains(outputs) else { throw ValidationError("--outputs must be between 1 and 16") }
         guard (1...1_000_000).contains(messages) else { throw ValidationError("--messages must be 1…1000000") }
-        guard FramePacing(rawValue: pacing) != nil else {
-            throw ValidationError("--pacing takes frame, immediate or deadline (all is not implemented)")
+        guard FramePacing(rawValue: pacing) != nil || pacing == "all" else {
+            throw ValidationError("--pacing takes frame, immediate, deadline or all")
+        }
+        if pacing == "all" && embedded == nil {
+            throw ValidationError("--pacing all starts Multiscreen once per mode: it needs --embedded")
         }
         guard FlashPatch.Corner(rawValue: flashCorner) != nil else {
             throw ValidationError("--flash-corner takes top-left, top-right, bottom-left or bottom-right")
@@ -91,6 +94,38 @@ struct LatencyCommand: ParsableCommand {
     func run() throws {
         logging.bootstrap()
         let logger = Logger(label: "multiscreen.latency")
+        guard pacing == "all" else {
+            let run = try measure(pacing: pacing, withReference: reference, logger: logger)
+            try write(run, svgPrefix: "latency-")
+            try writeJSON(run.json)
+            print(run.summary)
+            guard run.everyMessageAccountedFor else {
+                printError("error: some messages were not accounted for (see messages.unaccounted in latency.json)")
+                throw ExitCode(1)
+            }
+            return
+        }
+        // One embedded session per mode, so each starts alike; the reference client runs with the first.
+        var runs: [LatencyRun] = []
+        for (index, mode) in FramePacing.allCases.enumerated() {
+            logger.info("pacing \(mode.rawValue)")
+            let run = try measure(pacing: mode.rawValue, withReference: reference && index == 0, logger: logger)
+            try write(run, svgPrefix: "latency-\(mode.rawValue)-")
+            runs.append(run)
+        }
+        let comparison = LatencyComparison(runs: runs)
+        try writeJSON(comparison.json)
+        for run in runs { print(run.summary) }
+        print(comparison.summary)
+        guard comparison.everyMessageAccountedFor else {
+            printError("error: some messages were not accounted for (see runs[].outputs[].messages.unaccounted)")
+            throw ExitCode(1)
+        }
+    }
+
+    /// One run: starts the embedded session if asked, measures, stops it. - Throws: `ExitCode(1)` when
+    /// Multiscreen cannot be started or reached.
+    private func measure(pacing: String, withReference reference: Bool, logger: Logger) throws -> LatencyRun {
         var session: EmbeddedSession?
         defer { session?.stop() }
         let path: String
@@ -208,12 +243,7 @@ struct LatencyCommand: ParsableCommand {
                 "\(output.name): the compositor sent no wp_presentation `presented` (sway 1.7 headless never does): "
                     + "its figures are message → frame callback (`frameDone`), not a presentation time")
         }
-        try write(run)
-        print(run.summary)
-        guard run.everyMessageAccountedFor else {
-            printError("error: some messages were not accounted for (see messages.unaccounted in latency.json)")
-            throw ExitCode(1)
-        }
+        return run
     }
 
     /// `weston-presentation-shm MODE` until it has printed 100 frames (30 s at most), then stopped.
@@ -231,16 +261,21 @@ struct LatencyCommand: ParsableCommand {
         return run
     }
 
-    private func write(_ run: LatencyRun) throws {
+    /// One SVG per output, `DIR/<prefix><output>.svg`.
+    private func write(_ run: LatencyRun, svgPrefix: String) throws {
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-        let json = (out as NSString).appendingPathComponent("latency.json")
-        try Data((run.json.serialized + "\n").utf8).write(to: URL(fileURLWithPath: json))
-        print(json)
         for output in run.outputs {
-            let svg = (out as NSString).appendingPathComponent("latency-\(Self.fileSafe(output.name)).svg")
+            let svg = (out as NSString).appendingPathComponent("\(svgPrefix)\(Self.fileSafe(output.name)).svg")
             try Data(LatencyPlot.svg(output).utf8).write(to: URL(fileURLWithPath: svg))
             print(svg)
         }
+    }
+
+    private func writeJSON(_ document: JSONValue) throws {
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let json = (out as NSString).appendingPathComponent("latency.json")
+        try Data((document.serialized + "\n").utf8).write(to: URL(fileURLWithPath: json))
+        print(json)
     }
 
     static func fileSafe(_ name: String) -> String {

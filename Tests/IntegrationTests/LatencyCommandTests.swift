@@ -142,9 +142,29 @@ import Testing
         }
     }
 
+    /// `--pacing all`: one weston session per mode, each fully accounted for, compared per output.
+    @Test func everyPacingModeComparedOnWeston() throws {
+        let result = try run(["--embedded", "weston", "--messages", "20", "--pacing", "all"])
+        defer { try? FileManager.default.removeItem(atPath: result.dir) }
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.report["schema"] as? String == "multiscreen-latency-all/1")
+        let runs = result.report["runs"] as? [[String: Any]] ?? []
+        #expect(runs.map { $0["pacing"] as? String } == ["frame", "immediate", "deadline"])
+        for run in runs {
+            let output = (run["outputs"] as? [[String: Any]])?.first ?? [:]
+            #expect((output["messages"] as? [String: Any])?["presented"] as? Int == 20)
+            checkSVG(result.dir + "/latency-\(run["pacing"] as? String ?? "")-headless.svg")
+        }
+        let row = (result.report["comparison"] as? [[String: Any]])?.first ?? [:]
+        #expect(["frame", "immediate", "deadline"].contains(row["best"] as? String ?? ""), "\(row)")
+    }
+
     @Test func unknownPacingIsAUsageError() throws {
-        let process = try ChildProcess(MultiscreenProcess.binary, ["latency", "--pacing", "all"])
+        let process = try ChildProcess(MultiscreenProcess.binary, ["latency", "--pacing", "sometimes"])
         #expect(try process.waitForExit(timeout: 10) == 64)
-        #expect(process.output.contains("--pacing takes frame, immediate or deadline"))
+        #expect(process.output.contains("--pacing takes frame, immediate, deadline or all"))
+        let all = try ChildProcess(MultiscreenProcess.binary, ["latency", "--pacing", "all"])
+        #expect(try all.waitForExit(timeout: 10) == 64)
+        #expect(all.output.contains("it needs --embedded"))
     }
 }

@@ -188,3 +188,54 @@ import Testing
         #expect(run.summary.contains("reference -p c2p median = 1.1"))
     }
 }
+
+@Suite struct LatencyComparisonTests {
+    func run(_ pacing: String, latencies: [UInt64]) -> LatencyRun {
+        var shown: [UInt64: ShownMessage] = [:]
+        for (index, latency) in latencies.enumerated() {
+            let id = UInt64(index + 1)
+            shown[id] = ShownMessage(
+                source: "presented", id: id, enqueuedAt: 1_000, drainedAt: 1_000, committedAt: 1_000,
+                shownAt: 1_000 + latency)
+        }
+        var run = LatencyRun(
+            compositor: "weston", sent: Array(shown.keys).sorted(),
+            outputs: [
+                OutputReport(
+                    name: "headless", modeRefreshNanoseconds: 16_666_667, expected: Array(shown.keys).sorted(),
+                    shown: shown)
+            ])
+        run.pacing = pacing
+        return run
+    }
+
+    @Test func picksTheLowestMedianAndItsGainOverFrame() throws {
+        let comparison = LatencyComparison(runs: [
+            run("frame", latencies: [28_000_000, 29_000_000, 30_000_000]),
+            run("immediate", latencies: [27_000_000, 28_000_000, 40_000_000]),
+            run("deadline", latencies: [31_000_000, 32_000_000, 33_000_000]),
+        ])
+        let row = try #require(comparison.rows.first)
+        #expect(row.medians.map(\.pacing) == ["frame", "immediate", "deadline"])
+        #expect(row.best == "immediate")
+        let gain = Double(row.gainOverFrame)
+        #expect(abs(gain - 1_000_000) < 30_000, "\(gain)")  // HdrHistogram: within 0.1 % of each median
+        #expect(comparison.everyMessageAccountedFor)
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: Data(comparison.json.serialized.utf8)) as? [String: Any])
+        #expect(document["schema"] as? String == "multiscreen-latency-all/1")
+        #expect((document["runs"] as? [Any])?.count == 3)
+        let first = try #require((document["comparison"] as? [[String: Any]])?.first)
+        #expect(first["best"] as? String == "immediate")
+        #expect(Set((first["medianMs"] as? [String: Any] ?? [:]).keys) == ["frame", "immediate", "deadline"])
+        #expect(comparison.summary.contains("best median: immediate"))
+    }
+
+    @Test func frameWinningGainsNothing() throws {
+        let comparison = LatencyComparison(runs: [
+            run("frame", latencies: [10_000_000]), run("deadline", latencies: [20_000_000]),
+        ])
+        let row = try #require(comparison.rows.first)
+        #expect(row.best == "frame" && row.gainOverFrame == 0)
+    }
+}
