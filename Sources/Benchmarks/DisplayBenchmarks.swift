@@ -164,16 +164,22 @@ public struct DisplayBenchmarks {
         _ = try app.waitForLine(containing: "first frame committed on HEADLESS-2", timeout: 30)
         _ = try app.waitForLine(containing: "first frame committed on HEADLESS-1", timeout: 30)
         try app.waitUntilQuiet()  // the first frames' callbacks and presentation feedback
-        let before = (app.contextSwitches, control.contextSwitches)
+        let before = (try app.activity(), try control.activity())
+        let expected = URL(fileURLWithPath: binary).resolvingSymlinksInPath().path
+        guard before.0.executable == expected else {
+            throw HarnessError("idle: the process watched runs \(before.0.executable), not \(expected)")
+        }
         Thread.sleep(forTimeInterval: seconds)  // the observation window
-        let after = (app.contextSwitches, control.contextSwitches)
+        // Each throws, failing the benchmark, unless its process ran, as itself, through the whole window: a process
+        // that exited makes no context switches, and must not be reported as idle.
+        let switches = (try app.contextSwitches(since: before.0), try control.contextSwitches(since: before.1))
         return [
             BenchmarkResult(
                 benchmark: "idle", subject: "multiscreen-2-outputs", metric: "wakeups-per-second",
-                value: Double(after.0 - before.0) / seconds, unit: "1/s"),
+                value: Double(switches.0) / seconds, unit: "1/s"),
             BenchmarkResult(
                 benchmark: "idle", subject: "sleep", metric: "wakeups-per-second",
-                value: Double(after.1 - before.1) / seconds, unit: "1/s"),
+                value: Double(switches.1) / seconds, unit: "1/s"),
         ]
     }
 

@@ -1,5 +1,6 @@
 #pragma once
-// Without these EGLNativeWindowType becomes an X11 type (see shared/design.md).
+// Without these, eglplatform.h picks the X11 typedefs and EGLNativeWindowType is an X11 Window, not a
+// struct wl_egl_window pointer.
 #define WL_EGL_PLATFORM 1
 #define EGL_NO_X11 1
 #include <EGL/egl.h>

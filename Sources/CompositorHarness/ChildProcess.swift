@@ -235,32 +235,6 @@ public final class ChildProcess: Sendable {
         return 0
     }
 
-    /// Context switches of every thread (`/proc/PID/task/*/status`): a process asleep in `poll` makes none.
-    public var contextSwitches: Int {
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-        return tasks.reduce(0) { total, task in
-            let status = ProcessTable.readFile("/proc/\(pid)/task/\(task)/status") ?? ""
-            return total
-                + status.split(separator: "\n").filter {
-                    $0.hasPrefix("voluntary_ctxt_switches") || $0.hasPrefix("nonvoluntary_ctxt_switches")
-                }
-                .compactMap { Int($0.split(separator: ":").last!.trimmingCharacters(in: .whitespaces)) }
-                .reduce(0, +)
-        }
-    }
-
-    /// Waits until the process has made no context switch for `quiet` seconds (after start-up, a client still
-    /// receives frame callbacks and presentation feedback for a while), at most `timeout` seconds.
-    public func waitUntilQuiet(for quiet: Double = 0.3, timeout: Double = 5) throws {
-        var before = contextSwitches
-        try waitUntil(timeout: timeout, "\(commandLine) to go quiet") {
-            Thread.sleep(forTimeInterval: quiet)
-            let now = contextSwitches
-            defer { before = now }
-            return now == before
-        }
-    }
-
     /// The last 40 lines of output, for error messages.
     public func logTail() -> String? {
         let text = output

@@ -43,6 +43,10 @@ extension PrivateCompositor {
         return WaylandInfo.outputs(from: try WaylandInfo.run(environment: environment))
     }
 
+    /// Sends `signal` to the compositor process itself (not to what it started), e.g. `SIGKILL` to test a crash at
+    /// a known moment; ``stop()`` still cleans up the rest.
+    public func signal(_ signal: Int32) { compositor.process.signal(signal) }
+
     /// Kills the compositor and everything it started (by process group and by the harness marker variable), reaps
     /// them and removes the runtime directory. Idempotent; also run by `deinit`, so a test that throws still cleans
     /// up.

@@ -116,6 +116,22 @@ public struct Screenshot: Sendable, Equatable {
         return Double(differing) / Double(width * height)
     }
 
+    /// The pixels inside a rectangle (clipped to the image), for checks on the part of a picture where something
+    /// is drawn rather than on the whole picture.
+    public func region(x: Int, y: Int, width: Int, height: Int) -> Screenshot {
+        let left = min(max(x, 0), self.width)
+        let top = min(max(y, 0), self.height)
+        let right = min(max(x + width, left), self.width)
+        let bottom = min(max(y + height, top), self.height)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity((right - left) * (bottom - top) * 3)
+        for row in top..<bottom {
+            let start = (row * self.width + left) * 3
+            bytes += pixels[start..<(start + (right - left) * 3)]
+        }
+        return Screenshot(width: right - left, height: bottom - top, pixels: bytes)
+    }
+
     /// The image as a PNG file's bytes (RGB8, compressed by libpng: see ``PNG``).
     ///
     /// - Precondition: the image is not empty (PNG cannot hold a 0-pixel-wide or -high image); ``writePNG(to:)``

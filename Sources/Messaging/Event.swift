@@ -6,6 +6,22 @@ public struct Event: Equatable, Sendable {
     public var name: String
     public var params: [String: JSONValue]
 
+    /// Every event the product publishes: the protocol's event names (docs/protocol.md lists each).
+    public enum Name: String, CaseIterable, Sendable {
+        case messageReceived = "message.received"
+        case messagesCleared = "messages.cleared"
+        case messageExpired = "message.expired"
+        case cardOpened = "card.opened"
+        case cardClosed = "card.closed"
+        case cardReturned = "card.returned"
+        case roleChanged = "role.changed"
+        case controllerMoved = "controller.moved"
+        case contentChanged = "content.changed"
+        case screenHealth = "screen.health"
+        case frameShown = "frame.shown"
+        case eventsDropped = "events.dropped"
+    }
+
     public init(name: String, params: [String: JSONValue] = [:]) {
         self.name = name
         self.params = params
@@ -14,42 +30,63 @@ public struct Event: Equatable, Sendable {
     /// A message was accepted and logged (`screen` nil: for every screen).
     public static func messageReceived(id: UInt64, text: String, screen: String?) -> Event {
         Event(
-            name: "message.received",
+            name: Name.messageReceived.rawValue,
             params: ["id": .integer(Int(id)), "text": .string(text), "screen": .optional(screen)])
+    }
+
+    /// Messages were cleared from one screen (`screen`) or from every screen (nil).
+    public static func messagesCleared(screen: String?, count: Int) -> Event {
+        Event(name: Name.messagesCleared.rawValue, params: ["screen": .optional(screen), "count": .integer(count)])
+    }
+
+    /// A message sent with a ttl reached it and is no longer shown.
+    public static func messageExpired(id: UInt64) -> Event {
+        Event(name: Name.messageExpired.rawValue, params: ["id": .integer(Int(id))])
     }
 
     public static func cardOpened(id: UInt64, screen: String, text: String) -> Event {
         Event(
-            name: "card.opened", params: ["id": .integer(Int(id)), "screen": .string(screen), "text": .string(text)])
+            name: Name.cardOpened.rawValue,
+            params: ["id": .integer(Int(id)), "screen": .string(screen), "text": .string(text)])
     }
 
     public static func cardClosed(id: UInt64, screen: String) -> Event {
-        Event(name: "card.closed", params: ["id": .integer(Int(id)), "screen": .string(screen)])
+        Event(name: Name.cardClosed.rawValue, params: ["id": .integer(Int(id)), "screen": .string(screen)])
     }
 
     /// A card went back to the controller's waiting list because its screen went away.
     public static func cardReturned(id: UInt64) -> Event {
-        Event(name: "card.returned", params: ["id": .integer(Int(id))])
+        Event(name: Name.cardReturned.rawValue, params: ["id": .integer(Int(id))])
     }
 
     /// A screen's effective role changed; `from` nil for a screen that appeared, `to` nil for one that went away.
     public static func roleChanged(screen: String, from: String?, to: String?) -> Event {
-        Event(name: "role.changed", params: ["screen": .string(screen), "from": .optional(from), "to": .optional(to)])
+        Event(
+            name: Name.roleChanged.rawValue,
+            params: ["screen": .string(screen), "from": .optional(from), "to": .optional(to)])
     }
 
     /// The controller UI moved; `standIn` while the preferred controller's output is gone.
     public static func controllerMoved(from: String?, to: String?, standIn: Bool) -> Event {
         Event(
-            name: "controller.moved", params: ["from": .optional(from), "to": .optional(to), "standIn": .bool(standIn)])
+            name: Name.controllerMoved.rawValue,
+            params: ["from": .optional(from), "to": .optional(to), "standIn": .bool(standIn)])
     }
 
     public static func contentChanged(screen: String, from: String?, to: String?) -> Event {
         Event(
-            name: "content.changed", params: ["screen": .string(screen), "from": .optional(from), "to": .optional(to)])
+            name: Name.contentChanged.rawValue,
+            params: ["screen": .string(screen), "from": .optional(from), "to": .optional(to)])
+    }
+
+    /// Whether the compositor shows a screen's frames: `recovering` (content waited unshown too long; its window
+    /// was recreated), `failed` (that did not help), `ok` (frames are shown again).
+    public static func screenHealth(screen: String, health: String) -> Event {
+        Event(name: Name.screenHealth.rawValue, params: ["screen": .string(screen), "health": .string(health)])
     }
 
     /// Told by a transport to one subscriber that did not keep up: how many events it missed.
     public static func dropped(count: Int) -> Event {
-        Event(name: "events.dropped", params: ["count": .integer(count)])
+        Event(name: Name.eventsDropped.rawValue, params: ["count": .integer(count)])
     }
 }

@@ -2,14 +2,23 @@
 /// the CLI, a benchmark probe. The display thread applies these in order; the JSON form at the edges is
 /// ``MessageCodec``'s business, the in-ring form ``MessageSlot``'s.
 public enum Message: Equatable, Hashable, Sendable {
-    /// Show `text`, on the screen named `screen` or, without one, wherever the product sends text by default.
-    case send(text: String, screen: String?)
+    /// Show `text`, on the screen named `screen` or, without one, wherever the product sends text by default; for
+    /// `ttl` seconds if given (at most ``maximumTTL``), else until newer messages push it out.
+    case send(text: String, screen: String?, ttl: Double? = nil)
     /// Open a card showing `text` on `screen`.
     case openCard(screen: String, text: String)
     /// Close the card on `screen`.
     case closeCard(screen: String)
-    /// Give `screen` a role (what a role means is the display thread's business).
-    case setRole(screen: String, role: String)
+    /// Give `screen` a role (what a role means is the display thread's business); `force` allows a change that
+    /// leaves no screen showing the controller UI.
+    case setRole(screen: String, role: String, force: Bool = false)
+    /// Forget the roles and content modes set at run time for `screen` (nil: for every monitor), so the config's
+    /// rules apply again.
+    case resetRole(screen: String?)
+    /// Set what `screen` shows when it is not the controller: a content mode by name.
+    case setContent(screen: String, mode: String)
+    /// Clear the messages `screen` shows (nil: clear the log, every screen).
+    case clearMessages(screen: String?)
     /// Ask for the application's status.
     case status
     /// Ask for the outputs and the screens on them.
@@ -19,6 +28,8 @@ public enum Message: Equatable, Hashable, Sendable {
     public static let maximumTextBytes = 64 * 1024
     /// The largest screen or role name, in UTF-8 bytes.
     public static let maximumNameBytes = 256
+    /// The longest a message may be asked to stay, in seconds (30 days): what fits the ring slot in milliseconds.
+    public static let maximumTTL: Double = 30 * 24 * 3600
 
     public var method: MessageMethod {
         switch self {
@@ -26,6 +37,9 @@ public enum Message: Equatable, Hashable, Sendable {
         case .openCard: .openCard
         case .closeCard: .closeCard
         case .setRole: .setRole
+        case .resetRole: .resetRole
+        case .setContent: .setContent
+        case .clearMessages: .clearMessages
         case .status: .status
         case .outputs: .outputs
         }
@@ -34,17 +48,26 @@ public enum Message: Equatable, Hashable, Sendable {
     /// Checks the documented size limits; every path into a ring calls this.
     public func validate() throws(MessageError) {
         switch self {
-        case .send(let text, let screen):
+        case .send(let text, let screen, let ttl):
             try Self.check(text: text)
             if let screen { try Self.check(name: screen, field: "screen") }
+            if let ttl, !(ttl > 0 && ttl <= Self.maximumTTL) {
+                throw MessageError(
+                    .invalidParams, "\"ttl\" must be more than 0 and at most \(Int(Self.maximumTTL)) seconds")
+            }
         case .openCard(let screen, let text):
             try Self.check(name: screen, field: "screen")
             try Self.check(text: text)
         case .closeCard(let screen):
             try Self.check(name: screen, field: "screen")
-        case .setRole(let screen, let role):
+        case .setRole(let screen, let role, _):
             try Self.check(name: screen, field: "screen")
             try Self.check(name: role, field: "role")
+        case .setContent(let screen, let mode):
+            try Self.check(name: screen, field: "screen")
+            try Self.check(name: mode, field: "mode")
+        case .resetRole(let screen), .clearMessages(let screen):
+            if let screen { try Self.check(name: screen, field: "screen") }
         case .status, .outputs:
             break
         }
@@ -74,6 +97,9 @@ public enum MessageMethod: String, CaseIterable, Sendable {
     case openCard = "card.open"
     case closeCard = "card.close"
     case setRole = "role.set"
+    case resetRole = "role.reset"
+    case setContent = "content.set"
+    case clearMessages = "messages.clear"
     case status = "status"
     case outputs = "outputs"
     /// Stream events to this connection from now on: answered by the transport, which holds the subscription,
@@ -85,6 +111,15 @@ public enum MessageMethod: String, CaseIterable, Sendable {
 public enum Request: Equatable, Sendable {
     case message(Message)
     case subscribeEvents
+}
+
+/// The form a request came in, which its reply must take: Multiscreen's own `{"method", "params"}` →
+/// `{"method", "result"}`, or JSON-RPC 2.0, `{"jsonrpc": "2.0", "id", "method", "params"}` →
+/// `{"jsonrpc": "2.0", "id", "result"}`. A JSON-RPC request without an `id` is a notification: carried out, never
+/// answered (JSON-RPC 2.0, section 4.1).
+public enum Envelope: Equatable, Sendable {
+    case plain
+    case jsonRPC(id: JSONValue?)
 }
 
 /// A message as the display thread receives it.

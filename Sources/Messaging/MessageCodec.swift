@@ -4,18 +4,23 @@
 /// - result: `{"method": "card.open", "result": {...}}`
 /// - error: `{"error": {"code": -32601, "message": "no method \"card.flip\""}}`
 /// - event (to subscribers): `{"method": "role.changed", "params": {...}}` (``Event``)
+/// - the same in JSON-RPC 2.0 form: `{"jsonrpc": "2.0", "id": 1, "method": …, "params": …}` answered by
+///   `{"jsonrpc": "2.0", "id": 1, "result": …}` or `{"jsonrpc": "2.0", "id": 1, "error": …}` (``Envelope``).
 ///
-/// Methods and their params (all strings; `params` may be omitted when there are none):
+/// Methods and their params (`params` may be omitted when there are none); docs/protocol.md is the full reference:
 ///
-/// | method       | params                                  |
-/// |--------------|-----------------------------------------|
-/// | `send`       | `text`, optional `screen`               |
-/// | `card.open`  | `screen`, `text`                        |
-/// | `card.close` | `screen`                                |
-/// | `role.set`   | `screen`, `role`                        |
-/// | `status`     | none                                    |
-/// | `outputs`    | none                                    |
-/// | `events.subscribe` | none (answered by the transport)  |
+/// | method            | params                                                   |
+/// |-------------------|----------------------------------------------------------|
+/// | `send`            | `text`, optional `screen`, optional `ttl` (seconds)      |
+/// | `card.open`       | `screen`, `text`                                         |
+/// | `card.close`      | `screen`                                                 |
+/// | `role.set`        | `screen`, `role`, optional `force` (bool)                |
+/// | `role.reset`      | optional `screen`                                        |
+/// | `content.set`     | `screen`, `mode`                                         |
+/// | `messages.clear`  | optional `screen`                                        |
+/// | `status`          | none                                                     |
+/// | `outputs`         | none                                                     |
+/// | `events.subscribe`| none (answered by the transport)                         |
 ///
 /// Unknown keys are errors, at the top level and in `params`: a misspelt parameter should not be ignored silently.
 /// Error codes are ``MessageError/Code``.
@@ -24,31 +29,64 @@ public enum MessageCodec {
     /// (``Message/maximumTextBytes``) written entirely as `\uXXXX` escapes, plus room for the rest.
     public static let maximumRequestBytes = 6 * Message.maximumTextBytes + 4096
 
+    /// A request line that could not be decoded, with the envelope its error reply must take (as much of it as
+    /// could be read: a line that is not JSON is answered in JSON-RPC form with a null id only if it said so).
+    public struct DecodeError: Error, Equatable, Sendable {
+        public var error: MessageError
+        public var envelope: Envelope
+    }
+
     // MARK: Requests
 
-    /// A request line that must be a ``Message`` (a subscription is refused as `invalidRequest`): for callers
-    /// that hold no subscriptions.
+    /// A request line that must be a ``Message`` in Multiscreen's own form: for callers that hold no
+    /// subscriptions and answer in one form (the CLI's and the tests' side).
     public static func decodeRequest(_ text: String) throws(MessageError) -> Message {
         try decodeRequest(bytes: Array(text.utf8))
     }
 
     public static func decodeRequest(bytes: [UInt8]) throws(MessageError) -> Message {
-        switch try decode(bytes: bytes) {
+        let request: Request
+        do {
+            request = try decode(bytes: bytes).request
+        } catch {
+            throw error.error
+        }
+        switch request {
         case .message(let message): return message
         case .subscribeEvents:
             throw MessageError(.invalidRequest, "\(MessageMethod.subscribeEvents.rawValue) is not available here")
         }
     }
 
-    /// Any request line: a message for the display thread, or `events.subscribe`.
-    public static func decode(bytes: [UInt8]) throws(MessageError) -> Request {
-        if bytes.count > maximumRequestBytes {
-            throw MessageError(
-                .requestTooLarge, "request is \(bytes.count) bytes, the limit is \(maximumRequestBytes)")
+    /// Any request line: a message for the display thread, or `events.subscribe`, and the form to answer in.
+    public static func decode(bytes: [UInt8]) throws(DecodeError) -> (request: Request, envelope: Envelope) {
+        var envelope = Envelope.plain
+        do throws(MessageError) {
+            if bytes.count > maximumRequestBytes {
+                throw MessageError(
+                    .requestTooLarge, "request is \(bytes.count) bytes, the limit is \(maximumRequestBytes)")
+            }
+            guard case .object(var request) = try JSONValue.parse(bytes) else {
+                throw MessageError(.invalidRequest, "a request is a JSON object")
+            }
+            if let version = request.removeValue(forKey: "jsonrpc") {
+                let id = request.removeValue(forKey: "id")
+                envelope = .jsonRPC(id: id)
+                guard version == .string("2.0") else {
+                    throw MessageError(.invalidRequest, "\"jsonrpc\" must be \"2.0\"")
+                }
+                switch id {
+                case nil, .null?, .string?, .integer?: break
+                default: throw MessageError(.invalidRequest, "\"id\" must be a string, an integer or null")
+                }
+            }
+            return (try decode(request), envelope)
+        } catch {
+            throw DecodeError(error: error, envelope: envelope)
         }
-        guard case .object(let request) = try JSONValue.parse(bytes) else {
-            throw MessageError(.invalidRequest, "a request is a JSON object")
-        }
+    }
+
+    private static func decode(_ request: [String: JSONValue]) throws(MessageError) -> Request {
         if let unknown = request.keys.sorted().first(where: { $0 != "method" && $0 != "params" }) {
             throw MessageError(.invalidRequest, "unknown key \"\(unknown)\" (a request has \"method\" and \"params\")")
         }
@@ -68,10 +106,19 @@ public enum MessageCodec {
         var reader = ParamsReader(method: method, params: params)
         let message: Message
         switch method {
-        case .send: message = .send(text: try reader.string("text"), screen: try reader.optionalString("screen"))
+        case .send:
+            message = .send(
+                text: try reader.string("text"), screen: try reader.optionalString("screen"),
+                ttl: try reader.optionalNumber("ttl"))
         case .openCard: message = .openCard(screen: try reader.string("screen"), text: try reader.string("text"))
         case .closeCard: message = .closeCard(screen: try reader.string("screen"))
-        case .setRole: message = .setRole(screen: try reader.string("screen"), role: try reader.string("role"))
+        case .setRole:
+            message = .setRole(
+                screen: try reader.string("screen"), role: try reader.string("role"),
+                force: try reader.optionalBool("force") ?? false)
+        case .resetRole: message = .resetRole(screen: try reader.optionalString("screen"))
+        case .setContent: message = .setContent(screen: try reader.string("screen"), mode: try reader.string("mode"))
+        case .clearMessages: message = .clearMessages(screen: try reader.optionalString("screen"))
         case .status: message = .status
         case .outputs: message = .outputs
         case .subscribeEvents:
@@ -83,26 +130,27 @@ public enum MessageCodec {
         return .message(message)
     }
 
-    /// Any JSON document, parsed as ``decode(bytes:)`` parses a request (without the size check).
-    /// - Throws: ``MessageError`` with code `parseError`, saying what is wrong and where.
-    public static func parseJSON(bytes: [UInt8]) throws(MessageError) -> JSONValue {
-        try JSONValue.parse(bytes)
-    }
-
     public static func encodeRequest(_ message: Message) -> String {
         var params: [String: JSONValue] = [:]
         switch message {
-        case .send(let text, let screen):
+        case .send(let text, let screen, let ttl):
             params["text"] = .string(text)
             if let screen { params["screen"] = .string(screen) }
+            if let ttl { params["ttl"] = .number(ttl) }
         case .openCard(let screen, let text):
             params["screen"] = .string(screen)
             params["text"] = .string(text)
         case .closeCard(let screen):
             params["screen"] = .string(screen)
-        case .setRole(let screen, let role):
+        case .setRole(let screen, let role, let force):
             params["screen"] = .string(screen)
             params["role"] = .string(role)
+            if force { params["force"] = .bool(true) }
+        case .resetRole(let screen), .clearMessages(let screen):
+            if let screen { params["screen"] = .string(screen) }
+        case .setContent(let screen, let mode):
+            params["screen"] = .string(screen)
+            params["mode"] = .string(mode)
         case .status, .outputs:
             break
         }
@@ -112,19 +160,31 @@ public enum MessageCodec {
     // MARK: Replies
 
     /// One reply line (keys sorted, like every line this codec writes).
-    public static func encode(_ reply: Reply) -> String {
+    public static func encode(_ reply: Reply) -> String { encode(reply, in: .plain)! }
+
+    /// One reply line in the form of the request; nil for a JSON-RPC notification, which gets no reply.
+    public static func encode(_ reply: Reply, in envelope: Envelope) -> String? {
+        var line: [String: JSONValue]
         switch reply {
         case .result(let method, let result):
-            return JSONValue.object(["method": .string(method.rawValue), "result": .object(result)]).serialized
+            line = ["result": .object(result)]
+            if envelope == .plain { line["method"] = .string(method.rawValue) }
         case .error(let error):
-            return JSONValue.object([
-                "error": .object(["code": .integer(error.code.rawValue), "message": .string(error.message)])
-            ]).serialized
+            line = ["error": .object(["code": .integer(error.code.rawValue), "message": .string(error.message)])]
         }
-    }
-
-    public static func encodeResult(method: MessageMethod, result: [String: JSONValue] = [:]) -> String {
-        encode(.result(method: method, result: result))
+        switch envelope {
+        case .plain:
+            break
+        case .jsonRPC(nil):
+            // A notification is answered only when it could not be read as one (JSON-RPC 2.0, section 5).
+            guard case .error = reply else { return nil }
+            line["jsonrpc"] = .string("2.0")
+            line["id"] = .null
+        case .jsonRPC(let id?):
+            line["jsonrpc"] = .string("2.0")
+            line["id"] = id
+        }
+        return JSONValue.object(line).serialized
     }
 
     public static func encodeError(_ error: MessageError) -> String { encode(.error(error)) }
@@ -175,6 +235,23 @@ private struct ParamsReader {
         case nil: return nil
         case .string(let value)?: return value
         default: throw MessageError(.invalidParams, "\"\(name)\" of \(method.rawValue) must be a string")
+        }
+    }
+
+    mutating func optionalNumber(_ name: String) throws(MessageError) -> Double? {
+        switch params.removeValue(forKey: name) {
+        case nil: return nil
+        case .integer(let value)?: return Double(value)
+        case .number(let value)?: return value
+        default: throw MessageError(.invalidParams, "\"\(name)\" of \(method.rawValue) must be a number")
+        }
+    }
+
+    mutating func optionalBool(_ name: String) throws(MessageError) -> Bool? {
+        switch params.removeValue(forKey: name) {
+        case nil: return nil
+        case .bool(let value)?: return value
+        default: throw MessageError(.invalidParams, "\"\(name)\" of \(method.rawValue) must be true or false")
         }
     }
 

@@ -64,7 +64,8 @@ public final class MessageConsumer {
         }
     }
 
-    /// Whether any producer's sink wants events now: lets the caller skip building events nobody reads.
+    /// Whether any producer's sink wants events now: lets the caller skip building events nobody reads (the
+    /// per-frame `frame.shown`).
     public var hasEventListeners: Bool {
         refreshProducers()
         return producers.contains { $0.sink?.wantsEvents == true }

@@ -6,18 +6,26 @@ public struct MessageError: Error, Equatable, Hashable, Sendable, CustomStringCo
     public enum Code: Int, CaseIterable, Sendable {
         /// Not JSON: bad syntax, invalid UTF-8, nesting deeper than Foundation's 512 levels.
         case parseError = -32700
-        /// JSON, but not a request: not an object, no string "method", "params" not an object, unknown keys.
+        /// JSON, but not a request: not an object, no string "method", "params" not an object, unknown keys, a
+        /// blank line.
         case invalidRequest = -32600
         /// "method" names no method.
         case methodNotFound = -32601
-        /// A parameter is missing, has the wrong type, is unknown, or a name is empty or too long.
+        /// A parameter is missing, has the wrong type, is unknown, or a name is empty or too long; a screen, role or
+        /// mode that does not exist.
         case invalidParams = -32602
         /// A text exceeds ``Message/maximumTextBytes``.
         case textTooLong = -32001
         /// The request exceeds ``MessageCodec/maximumRequestBytes`` before parsing.
         case requestTooLarge = -32002
-        /// The ring to the display thread is full; try again later. Nothing was dropped: this is the refusal.
+        /// The ring to the display thread is full, or every connection is taken; try again later. Nothing was done.
         case busy = -32003
+        /// This client may not do this: its uid is not the allowed one, or the method is not granted to its kind of
+        /// connection.
+        case notPermitted = -32004
+        /// A well-formed request the current state refuses: no card is open there, the change would leave no
+        /// controller, a message aimed at the controller's screen (which shows no messages).
+        case refused = -32005
     }
 
     public var code: Code

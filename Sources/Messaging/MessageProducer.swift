@@ -124,10 +124,11 @@ public final class MessageProducer: @unchecked Sendable {
 
     /// Copies the message's strings to the slab and describes them in a slot; nil when the slab is full.
     private func encode(_ message: Message, at timestamp: UInt64) -> MessageSlot? {
-        let (body, screen, method) = MessageSlot.parts(of: message)
+        let (body, screen, argument, method) = MessageSlot.parts(of: message)
         guard let start = slab.write(body, screen ?? "") else { return nil }
         return MessageSlot(
             method: method.slotCode, hasScreen: screen != nil, bodyLength: UInt32(body.utf8.count),
-            screenLength: UInt32(screen?.utf8.count ?? 0), textStart: start, enqueuedAt: timestamp)
+            screenLength: UInt32(screen?.utf8.count ?? 0), argument: argument, textStart: start,
+            enqueuedAt: timestamp)
     }
 }

@@ -6,6 +6,9 @@ struct MessageSlot: BitwiseCopyable {
     var hasScreen: Bool
     var bodyLength: UInt32
     var screenLength: UInt32
+    /// A number some methods carry: `send`'s ttl in milliseconds (0: none), `role.set`'s force (1). It fills the
+    /// padding after the lengths, so the slot stays 32 bytes.
+    var argument: UInt32
     var textStart: UInt
     var enqueuedAt: UInt64
 
@@ -13,14 +16,18 @@ struct MessageSlot: BitwiseCopyable {
     var textEnd: UInt { textStart &+ UInt(bodyLength) &+ UInt(screenLength) }
 
     /// The strings that go to the slab, body then screen, and the slot with everything else filled in.
-    static func parts(of message: Message) -> (body: String, screen: String?, method: MessageMethod) {
+    static func parts(of message: Message) -> (body: String, screen: String?, argument: UInt32, method: MessageMethod) {
         switch message {
-        case .send(let text, let screen): (text, screen, .send)
-        case .openCard(let screen, let text): (text, screen, .openCard)
-        case .closeCard(let screen): ("", screen, .closeCard)
-        case .setRole(let screen, let role): (role, screen, .setRole)
-        case .status: ("", nil, .status)
-        case .outputs: ("", nil, .outputs)
+        case .send(let text, let screen, let ttl):
+            (text, screen, ttl.map { UInt32(($0 * 1000).rounded(.up)) } ?? 0, .send)
+        case .openCard(let screen, let text): (text, screen, 0, .openCard)
+        case .closeCard(let screen): ("", screen, 0, .closeCard)
+        case .setRole(let screen, let role, let force): (role, screen, force ? 1 : 0, .setRole)
+        case .resetRole(let screen): ("", screen, 0, .resetRole)
+        case .setContent(let screen, let mode): (mode, screen, 0, .setContent)
+        case .clearMessages(let screen): ("", screen, 0, .clearMessages)
+        case .status: ("", nil, 0, .status)
+        case .outputs: ("", nil, 0, .outputs)
         }
     }
 
@@ -33,10 +40,13 @@ struct MessageSlot: BitwiseCopyable {
                 decoding: slab.bytes(at: textStart &+ UInt(bodyLength), count: Int(screenLength)), as: UTF8.self)
             : nil
         switch MessageMethod.allCases[Int(method)] {
-        case .send: return .send(text: body, screen: screen)
+        case .send: return .send(text: body, screen: screen, ttl: argument == 0 ? nil : Double(argument) / 1000)
         case .openCard: return .openCard(screen: screen ?? "", text: body)
         case .closeCard: return .closeCard(screen: screen ?? "")
-        case .setRole: return .setRole(screen: screen ?? "", role: body)
+        case .setRole: return .setRole(screen: screen ?? "", role: body, force: argument != 0)
+        case .resetRole: return .resetRole(screen: screen)
+        case .setContent: return .setContent(screen: screen ?? "", mode: body)
+        case .clearMessages: return .clearMessages(screen: screen)
         case .status: return .status
         case .outputs: return .outputs
         case .subscribeEvents: preconditionFailure("events.subscribe is answered by its transport, never queued")

@@ -25,6 +25,21 @@ public enum Reply: Equatable, Sendable {
         .result(method: .setRole, result: ["screen": .string(screen), "role": .string(role)])
     }
 
+    /// `role.reset`: the screen whose remembered role and mode were forgotten (null: every monitor's).
+    public static func roleReset(screen: String?) -> Reply {
+        .result(method: .resetRole, result: ["screen": .optional(screen)])
+    }
+
+    /// `content.set`: the screen and the mode it shows when it is not the controller.
+    public static func contentSet(screen: String, mode: String) -> Reply {
+        .result(method: .setContent, result: ["screen": .string(screen), "mode": .string(mode)])
+    }
+
+    /// `messages.clear`: the screen cleared (null: the whole log) and how many messages it stopped showing.
+    public static func messagesCleared(screen: String?, count: Int) -> Reply {
+        .result(method: .clearMessages, result: ["screen": .optional(screen), "cleared": .integer(count)])
+    }
+
     /// `events.subscribe`, answered by the transport that holds the subscription.
     public static let subscribed = Reply.result(method: .subscribeEvents, result: [:])
 }

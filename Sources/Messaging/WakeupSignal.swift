@@ -1,5 +1,6 @@
 import Atomics
 import CLinux
+import SystemCalls
 
 #if canImport(Glibc)
     import Glibc
@@ -24,11 +25,11 @@ final class WakeupSignal: @unchecked Sendable {
     private let wakeupsSent: UnsafeAtomic<Int>
 
     init() throws(MessageError) {
-        let descriptor = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
-        if descriptor < 0 {
-            throw MessageError(.busy, "eventfd failed: \(String(cString: strerror(errno)))")
+        do {
+            fileDescriptor = try systemCall("eventfd") { eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC)) }
+        } catch {
+            throw MessageError(.busy, "\(error)")
         }
-        fileDescriptor = descriptor
         // `sleeping` is read by every producer after every send; alone on its lines it stays shared-clean in their
         // caches until the consumer actually goes to sleep. The syscall counter lives on other lines.
         block = .allocate(byteCount: 256, alignment: 128)

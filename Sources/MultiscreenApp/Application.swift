@@ -15,8 +15,9 @@ import Wayland
 /// canvas), ``ScreenPainter`` (what a screen shows), the ``MessageBus`` and the message sources.
 ///
 /// Everything here runs on the display thread (the thread that calls ``run()``), which owns every Wayland proxy
-/// and the EGL context. Created in this order, destroyed in reverse by ``shutDown(connectionAlive:)``: signals →
-/// bus → message sources → display → graphics (EGL) → registry → globals, outputs, seat → screens.
+/// and the EGL context. Created in this order: signals → bus → message sources → display → EGL → registry →
+/// globals, outputs, seat → screens. ``shutDown(connectionAlive:)`` destroys the screens, then EGL (nothing draws
+/// once the windows are gone), then the rest in reverse: seat, outputs, globals, registry, display, sources.
 public final class Application {
     public struct Options: Sendable {
         public var display: String?
@@ -57,7 +58,10 @@ public final class Application {
     private let saveTimer: OneShotTimer
     /// `deadline` pacing: wakes the loop when a screen's time to draw has come; armed only while one waits.
     private let drawTimer: OneShotTimer
+    /// Fires when the next message sent with a ttl is due to go.
+    private let expiryTimer: OneShotTimer
     private let loop: EventLoop
+    private let service: ServiceManager
     private var stopRequested = false
     private var messagesApplied = 0
 
@@ -81,6 +85,8 @@ public final class Application {
         // memory back: fixing the threshold keeps every large buffer in its own mapping.
         mallopt(M_MMAP_THRESHOLD, 128 * 1024)
         saveTimer = try OneShotTimer()
+        expiryTimer = try OneShotTimer()
+        service = try ServiceManager(logger: logger)
         display = try WaylandDisplay(name: options.display)
         graphics = try Graphics(display: display, fonts: fonts, logger: logger)
         registry = Registry(display: display)
@@ -102,19 +108,32 @@ public final class Application {
         try display.roundtrip()
         logger.info("compositor features: \(globals.featureSummary)")
         try graphics.prepare()
-        outputs.onChange = { [unowned self] change in outputChanged(change) }
+        outputs.onChange = { [unowned self] _ in outputsChanged() }
         loop.watch(signals.fd) { [unowned self] in
             for number in signals.read() {
-                logger.info("received signal \(number), shutting down")
-                stopRequested = true
+                if number == SIGHUP {
+                    act(on: product.reloadConfig())
+                } else {
+                    logger.info("received signal \(number), shutting down")
+                    stopRequested = true
+                }
             }
         }
         loop.watch(saveTimer.fd) { [unowned self] in
             saveTimer.acknowledge()
             product.saveIfChanged()
         }
+        loop.watch(expiryTimer.fd) { [unowned self] in
+            expiryTimer.acknowledge()
+            act(on: product.expireMessages())
+        }
         loop.watch(screens.reopenTimer.fd) { [unowned self] in screens.reopenClosed() }
         loop.watch(drawTimer.fd) { [unowned self] in drawTimer.acknowledge() }  // render() runs before sleeping
+        loop.watch(screens.healthTimer.fd) { [unowned self] in screens.checkHealth(context: graphics.context) }
+        if let watchdog = service.watchdogTimer { loop.watch(watchdog.fd) { [unowned self] in service.ping() } }
+        screens.onHealthChange = { [unowned self] screen in
+            consumer.publish(.screenHealth(screen: screen.output.displayName, health: screen.health.rawValue))
+        }
         loop.watch(consumer.wakeupFileDescriptor) {}  // consumed by didWake
         loop.prepareToSleep = { [unowned self] in consumer.prepareToSleep() }
         loop.didWake = { [unowned self] in consumer.didWake() }
@@ -123,6 +142,7 @@ public final class Application {
             render()
         }
         outputsChanged()
+        service.ready()
     }
 
     /// Runs until SIGINT/SIGTERM or a fatal connection error.
@@ -164,20 +184,6 @@ public final class Application {
         }
     }
 
-    private func outputChanged(_ change: OutputChange) {
-        switch change {
-        case .added(let info):
-            logger.info("output added: \(info.displayName) \(info.modeText) scale \(info.scale)")
-        case .changed(let old, let new):
-            logger.info(
-                "output changed: \(new.displayName) \(old.modeText) scale \(old.scale) → \(new.modeText) scale \(new.scale)"
-            )
-        case .removed(let info):
-            logger.info("output removed: \(info.displayName)")
-        }
-        outputsChanged()
-    }
-
     private func outputsChanged() {
         screens.sync(context: graphics.context)
         act(on: product.outputsChanged(outputs.current))
@@ -200,10 +206,10 @@ public final class Application {
     private func act(on outcome: Outcome, stamp: (id: UInt64, enqueuedAt: UInt64, drainedAt: UInt64)? = nil) {
         for event in outcome.events { consumer.publish(event) }
         let changes = outcome.changes
-        if changes.assignment {
+        if changes.assignment || changes.messagesRemoved {
             for screen in screens.screens.values { screen.invalidate() }
-            seat?.refreshCursor()
         }
+        if changes.assignment { seat?.refreshCursor() }
         if let message = changes.message, let stamp {
             for screen in screens.screens.values
             where message.screen == nil || message.screen == screen.output.displayName {
@@ -216,7 +222,8 @@ public final class Application {
         if changes.controllerUI, let controller = product.model.assignment.controller {
             screens.screens[controller]?.invalidate()
         }
-        if changes.state { saveTimer.arm(after: Self.saveDelay) }
+        if changes.state { saveTimer.armUnlessPending(after: Self.saveDelay) }
+        if let next = product.nextExpiry { expiryTimer.arm(for: next, after: max(next.timeIntervalSinceNow, 0)) }
         if let message = outcome.toSend {
             switch localProducer.trySend(message) {
             case .enqueued: break
@@ -228,25 +235,28 @@ public final class Application {
 
     /// What `status` reports beyond the product's own state.
     private var vitals: Vitals {
-        Vitals(
-            frames: screens.screens.mapValues(\.statistics), latency: screens.screens.mapValues(\.latency),
-            now: MonotonicClock.nanoseconds(), bus: bus.statistics, wakeups: bus.wakeupsSent,
+        let now = MonotonicClock.nanoseconds()
+        var vitals = Vitals(
+            frames: screens.screens.mapValues(\.statistics), latency: screens.screens.mapValues(\.latency), now: now,
+            bus: bus.statistics, wakeups: bus.wakeupsSent,
             applied: messagesApplied, sources: Dictionary(uniqueKeysWithValues: sources.map { ($0.name, $0.counters) }))
+        vitals.health = screens.screens.mapValues { screen in
+            (screen.health.rawValue, screen.lastShownAt.map { Double(now &- $0) / 1e9 })
+        }
+        return vitals
     }
 
     // MARK: - Screens → renderer
 
     private func render() {
         let cpuBefore = MonotonicClock.nanoseconds(clock: CLOCK_PROCESS_CPUTIME_ID)
-        let s = bus.statistics
         let painter = ScreenPainter(
-            product: product, screens: screens, graphics: graphics,
-            status: "bus: applied \(messagesApplied) · depth max \(s.maxDepth) · rejected full \(s.rejectedFull)"
-                + " · wakeups \(bus.wakeupsSent) · cards waiting \(product.model.cards.waiting.count)",
-            now: MonotonicClock.nanoseconds())
+            product: product, screens: screens, graphics: graphics, bus: bus.statistics, wakeups: bus.wakeupsSent,
+            applied: messagesApplied, now: MonotonicClock.nanoseconds())
         let drawn = screens.render(
             context: graphics.context, canvas: { try graphics.makeCanvas() },
             kind: { [product] in product.kind(of: $0.output.registryName) }, draw: painter.draw)
+        screens.scheduleHealthCheck()
         if let at = screens.nextDrawAt {
             let now = MonotonicClock.nanoseconds()
             drawTimer.arm(after: Double(at > now ? at - now : 0) / 1e9)
@@ -275,14 +285,9 @@ public final class Application {
         seat.onTouch = { [unowned self] event in
             if case .down(_, let surface, let x, let y) = event { press(surface: surface, x: x, y: y) }
         }
-        seat.onCapabilities = { [unowned self] capabilities in
-            let names = [(Seat.Capabilities.keyboard, "keyboard"), (.pointer, "pointer"), (.touch, "touch")]
-                .filter { capabilities.contains($0.0) }.map(\.1)
-            logger.info("seat: \(names.isEmpty ? "no input devices" : names.joined(separator: ", "))")
-        }
         // External screens are passive displays: no cursor over them.
         seat.hidesCursor = { [unowned self] surface in
-            guard let screen = screens.target(of: surface, x: 0, y: 0)?.screen,
+            guard let screen = screens.screen(of: surface),
                 product.kind(of: screen.output.registryName) != .controller
             else { return false }
             logger.debug("cursor hidden over \(screen.output.displayName)")
@@ -310,14 +315,17 @@ public final class Application {
     /// Destroys everything in reverse order of creation. With a dead connection, requests are pointless but
     /// harmless (libwayland queues them on a broken socket); EGL must still be terminated before disconnecting.
     private func shutDown(connectionAlive: Bool) {
+        service.stopping()
         product.saveIfChanged()
         screens.tearDownAll(context: graphics.context)
+        // Nothing draws once the windows are gone: EGL goes next, while every proxy it might know is still alive.
+        graphics.destroy()
+        logger.debug("EGL terminated")
         seat?.destroy()
         seat = nil
         outputs.destroy()
         globals.destroy()
         registry.destroy()
-        graphics.destroy()
         if connectionAlive { _ = try? display.flush() }
         display.disconnect()
         // Started before the connection, stopped after it: the transports go away last, with the process.
@@ -325,18 +333,5 @@ public final class Application {
         sources.removeAll()
         localProducer.close()
         logger.info("shut down")
-    }
-}
-
-/// The display thread's own producer's replies: nobody waits for them, but a refusal must not go unseen.
-private final class LocalReplies: ReplySink {
-    let logger: Logger
-
-    init(logger: Logger) { self.logger = logger }
-
-    func deliver(_ reply: Reply) {
-        if case .error(let error) = reply {
-            logger.warning("the controller UI's message was refused: \(error.message)")
-        }
     }
 }

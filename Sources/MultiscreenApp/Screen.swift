@@ -80,13 +80,30 @@ final class Screen {
 
     var isOpen: Bool { window != nil }
 
+    /// Since when (``MonotonicClock`` ns) this screen has had content the compositor has not shown yet: set when
+    /// content changes, cleared when a frame callback says the compositor showed what was committed. What
+    /// ``ScreenSet`` judges staleness by.
+    private(set) var unshownSince: UInt64?
+    /// When the compositor last showed a frame of this screen (frame callback; ``MonotonicClock`` ns).
+    private(set) var lastShownAt: UInt64?
+    /// Whether the compositor shows this screen's frames (``ScreenSet`` sets it).
+    var health = ScreenHealth.ok
+    /// The compositor showed a frame (a frame callback arrived).
+    var onShown: () -> Void = {}
+
     /// Something this screen shows changed.
-    func invalidate() { scheduler.invalidate() }
+    func invalidate() {
+        scheduler.invalidate()
+        if unshownSince == nil { unshownSince = MonotonicClock.nanoseconds() }
+    }
 
     var needsDrawing: Bool { scheduler.isDirty }
 
-    /// Drawn inside the spanning window instead of a window of its own.
-    func drawnElsewhere() { scheduler.drawnElsewhere() }
+    /// Drawn inside the spanning window instead of a window of its own (which answers for its showing).
+    func drawnElsewhere() {
+        scheduler.drawnElsewhere()
+        unshownSince = nil
+    }
 
     /// A new message arrived: redraw unless this screen is blank. Every other kind shows it somehow: the controller
     /// in its log, `messages` as the newest message, `card` without a card as messages, `mirror` through the
@@ -96,7 +113,7 @@ final class Screen {
     func messageArrived(_ message: (id: UInt64, enqueuedAt: UInt64, drainedAt: UInt64), kind: ScreenKind) {
         // A blank screen shows no message, but its flash patch does.
         guard kind != .external(.blank) || flash != nil else { return }
-        scheduler.invalidate()
+        invalidate()
         latencyTracker.messageArrived(
             PendingMessage(id: message.id, enqueuedAt: message.enqueuedAt, drainedAt: message.drainedAt))
         // Keep the oldest message waiting for a frame: a burst reports its worst latency, not its best.
@@ -123,6 +140,7 @@ final class Screen {
         }
         self.window = window
         scheduler.reset()
+        invalidate()
     }
 
     /// Output properties or the screen's place among screens changed.
@@ -136,7 +154,7 @@ final class Screen {
         if changed {
             // A scale change may not come with a configure (same logical size): resolve the buffer again here.
             resolveGeometry()
-            scheduler.invalidate()
+            invalidate()
         }
     }
 
@@ -147,8 +165,9 @@ final class Screen {
         configuredSize = (width, height)
         pendingSerial = serial
         resolveGeometry()
-        // Answer every configure with a commit right away (the ack alone leaves sway waiting for its 200 ms
-        // transaction timeout, shared/design.md): drawing now, ignoring a pending frame callback, is that commit.
+        // Answer every configure with a commit right away: sway applies a configure in a transaction that waits for
+        // every affected client's commit, up to 200 ms, so an ack without a commit stalls the whole output for that
+        // long. Drawing now, ignoring a pending frame callback, is that commit.
         scheduler.reset()
     }
 
@@ -160,7 +179,7 @@ final class Screen {
             fractionalScale120: fractional)
         if new != geometry {
             geometry = new
-            scheduler.invalidate()
+            invalidate()
         }
     }
 
@@ -272,9 +291,15 @@ final class Screen {
         let clock = PresentationClock(clockID: globals.presentationClock) { MonotonicClock.nanoseconds(clock: $0) }
         frameCallbacks[number] = window.requestFrame { [unowned self] _ in
             frameCallbacks[number] = nil
-            // The latest frame's callback is the one frame pacing waits for.
-            if number == frameNumber { scheduler.frameDone() }
             let now = MonotonicClock.nanoseconds()
+            lastShownAt = now
+            // The latest frame's callback is the one frame pacing waits for; only then is everything committed on
+            // screen, and whatever changed since waits from now.
+            if number == frameNumber {
+                scheduler.frameDone()
+                unshownSince = scheduler.isDirty ? now : nil
+            }
+            onShown()
             if !compositorSendsPresented {
                 statistics.recordFrameDone(latencyNanoseconds: now - committedMonotonic)
             }
@@ -305,7 +330,7 @@ final class Screen {
                     let (discarded, redraw) = latencyTracker.discarded(frame: number)
                     report(discarded)
                     // Its messages lost their frame and no later one is committed yet: draw one.
-                    if redraw { scheduler.invalidate() }
+                    if redraw { invalidate() }
                 }
             }
             if let created {
@@ -353,5 +378,6 @@ final class Screen {
         pendingSerial = nil
         configuredSize = nil
         scheduler.reset()
+        unshownSince = nil
     }
 }

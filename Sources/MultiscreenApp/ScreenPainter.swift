@@ -1,3 +1,4 @@
+import Messaging
 import Outputs
 import Product
 import Rendering
@@ -9,8 +10,10 @@ struct ScreenPainter {
     let product: ProductController
     let screens: ScreenSet
     let graphics: Graphics
-    /// The bus line of the controller's status bar.
-    let status: String
+    /// The bus counters for the controller's status bar.
+    let bus: RingStatistics
+    let wakeups: Int
+    let applied: Int
     /// `CLOCK_MONOTONIC` ns of this render pass: the end of each screen's "last minute".
     var now: UInt64 = 0
 
@@ -61,8 +64,14 @@ struct ScreenPainter {
             width: Float(geometry.bufferWidth), height: Float(geometry.bufferHeight), rowCount: rows.count)
         let content = ControllerScene.Content(
             title: screen.summary.title, rows: rows, panel: panel, log: product.model.log.newestFirst,
-            waitingCards: product.model.cards.waiting, status: status, background: screen.background)
+            waitingCards: product.model.cards.waiting, status: statusLine, background: screen.background)
         ControllerScene.draw(on: canvas, layout: layout, content: content)
+    }
+
+    /// The controller's status bar.
+    private var statusLine: String {
+        "bus: applied \(applied) · depth max \(bus.maxDepth) · rejected full \(bus.rejectedFull) · wakeups \(wakeups)"
+            + " · cards waiting \(product.model.cards.waiting.count)"
     }
 
     /// A row of the controller's screens list.

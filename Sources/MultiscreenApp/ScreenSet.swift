@@ -1,4 +1,5 @@
 import Logging
+import Messaging
 import Outputs
 import Rendering
 import Screens
@@ -22,6 +23,14 @@ final class ScreenSet {
     private let reopenDelay: Double
     /// A screen's frame that carried messages was shown, or messages were lost (``Screen/onLatencyReport``).
     var onLatencyReport: (Screen, FrameLatencyReport) -> Void = { _, _ in }
+    /// How long content may wait unshown before a screen counts as stale (sway 1.7 has been seen to stop presenting
+    /// an output after a storm of mode changes, keeping an old frame, with no error to the client).
+    static let staleAfter = 2.0
+    /// A screen's health changed (for the log's sake it is logged here; the caller publishes it).
+    var onHealthChange: (Screen) -> Void = { _ in }
+    /// Fires when a screen would become stale unless the compositor shows it before: watch it, call
+    /// ``checkHealth(context:)``.
+    let healthTimer: OneShotTimer
 
     /// Photodiode mode: the patch every screen draws (nil: none).
     private let flash: FlashPatch?
@@ -39,6 +48,7 @@ final class ScreenSet {
         self.reopenDelay = reopenDelay
         self.logger = logger
         reopenTimer = try OneShotTimer()
+        healthTimer = try OneShotTimer()
     }
 
     /// The screens in output order (natural name order).
@@ -65,6 +75,12 @@ final class ScreenSet {
                 logger: logger)
             screen.onClose = { [unowned self, unowned screen] in closed(screen, context: context) }
             screen.onLatencyReport = { [unowned self, unowned screen] report in onLatencyReport(screen, report) }
+            screen.onShown = { [unowned self, unowned screen] in
+                guard screen.health != .ok else { return }
+                logger.notice("\(screen.output.displayName): frames are shown again")
+                screen.health = .ok
+                onHealthChange(screen)
+            }
             screen.onConfigureSize = { [unowned self, unowned screen] width, height in
                 detectSpanning(screen, width: width, height: height, context: context)
             }
@@ -75,10 +91,16 @@ final class ScreenSet {
         if current.isEmpty { logger.info("no outputs: waiting for one") }
     }
 
-    /// The screen whose window is `surface`, and where in that screen a point of it lies (a spanning window holds
+    /// The screen whose window is `surface`.
+    func screen(of surface: SurfaceID?) -> Screen? {
+        guard let surface else { return nil }
+        return screens.values.first { $0.window?.id == surface }
+    }
+
+    /// The screen shown at a point of `surface`, and where in that screen the point lies (a spanning window holds
     /// every screen).
     func target(of surface: SurfaceID?, x: Double, y: Double) -> (screen: Screen, x: Double, y: Double)? {
-        guard let surface, let screen = screens.values.first(where: { $0.window?.id == surface }) else { return nil }
+        guard let screen = screen(of: surface) else { return nil }
         return arrangement.target(in: screen, x: x, y: y, of: self)
     }
 
@@ -99,6 +121,49 @@ final class ScreenSet {
 
     /// `deadline` pacing: the earliest time a screen waits to draw at (`CLOCK_MONOTONIC`), nil when none waits.
     var nextDrawAt: UInt64? { screens.values.compactMap(\.drawAt).min() }
+
+    // MARK: - Health
+
+    /// Arms ``healthTimer`` for when the next screen becomes stale unless the compositor shows it before; disarms
+    /// it when every screen is shown (or has given up), so an idle Multiscreen sleeps without a wakeup pending.
+    func scheduleHealthCheck() {
+        guard
+            let next = screens.values.filter({ $0.isOpen && $0.health != .failed }).compactMap(\.unshownSince).min()
+        else {
+            healthTimer.disarm()
+            return
+        }
+        let due = next &+ UInt64(Self.staleAfter * 1e9)
+        let now = MonotonicClock.nanoseconds()
+        healthTimer.arm(for: due, after: due > now ? Double(due - now) / 1e9 : 0)
+    }
+
+    /// Judges every screen: one whose content has waited unshown past ``staleAfter`` gets its window recreated
+    /// (once); if that does not help either, it is reported as failed until a frame is shown again.
+    func checkHealth(context: GraphicsContext) {
+        healthTimer.acknowledge()
+        let now = MonotonicClock.nanoseconds()
+        for screen in ordered where screen.isOpen {
+            guard let since = screen.unshownSince, now &- since >= UInt64(Self.staleAfter * 1e9) else { continue }
+            switch screen.health {
+            case .ok:
+                logger.warning(
+                    "\(screen.output.displayName): nothing shown for \(Self.staleAfter) s although content waits: the compositor stopped presenting it; recreating its window"
+                )
+                screen.health = .recovering
+                screen.tearDown(context: context)
+                open(screen)
+            case .recovering:
+                logger.error(
+                    "\(screen.output.displayName): still nothing shown after its window was recreated; waiting for the compositor"
+                )
+                screen.health = .failed
+            case .failed:
+                continue
+            }
+            onHealthChange(screen)
+        }
+    }
 
     /// Destroys every window (reverse order of the outputs); the screens are forgotten.
     func tearDownAll(context: GraphicsContext) {

@@ -1,21 +1,20 @@
 import CLinux
 import Glibc
+import SystemCalls
 
-/// SIGINT and SIGTERM delivered as a readable file descriptor (signalfd), so the display thread handles them in
-/// its poll like any other event, with no async-signal-safety concerns.
+/// SIGINT, SIGTERM (stop) and SIGHUP (reload the config) delivered as a readable file descriptor (signalfd), so the
+/// display thread handles them in its poll like any other event, with no async-signal-safety concerns.
 ///
 /// The signals are blocked for the whole process before any thread starts; threads inherit the mask.
 final class SignalSource {
     let fd: Int32
 
-    init(signals: [Int32] = [SIGINT, SIGTERM]) throws {
+    init(signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]) throws {
         var mask = sigset_t()
         sigemptyset(&mask)
         for signal in signals { sigaddset(&mask, signal) }
-        guard pthread_sigmask(SIG_BLOCK, &mask, nil) == 0 else { throw SystemError.call("pthread_sigmask", errno) }
-        let fd = signalfd(-1, &mask, Int32(SFD_CLOEXEC | SFD_NONBLOCK))
-        guard fd >= 0 else { throw SystemError.call("signalfd", errno) }
-        self.fd = fd
+        try threadCall("pthread_sigmask", pthread_sigmask(SIG_BLOCK, &mask, nil))
+        fd = try systemCall("signalfd") { signalfd(-1, &mask, Int32(SFD_CLOEXEC | SFD_NONBLOCK)) }
     }
 
     deinit { close(fd) }
@@ -29,14 +28,4 @@ final class SignalSource {
         }
         return received
     }
-}
-
-/// A failed system call, with its errno.
-struct SystemError: Error, CustomStringConvertible {
-    var call: String
-    var code: Int32
-
-    static func call(_ call: String, _ code: Int32) -> SystemError { SystemError(call: call, code: code) }
-
-    var description: String { "\(call) failed: \(String(cString: strerror(code)))" }
 }

@@ -10,7 +10,8 @@ public struct FrameStatistics: Equatable, Sendable, Codable {
     public private(set) var discarded: Int = 0
     /// Frames whose latency came from the frame callback because no `presented` arrived.
     public private(set) var frameDoneFallbacks: Int = 0
-    /// Frames committed without a feedback object because too many were outstanding.
+    /// Frames committed without a feedback object: too many were outstanding, or the compositor offers no
+    /// `wp_presentation` at all. Reported in `status` with the other counters.
     public private(set) var feedbackSkipped: Int = 0
     public private(set) var lastLatencyNanoseconds: UInt64?
     /// The most recent latencies, newest last, at most ``window`` of them.

@@ -27,7 +27,7 @@ public struct SurfaceGeometry: Equatable, Sendable {
     ///
     /// - Parameters:
     ///   - configuredWidth: from `xdg_toplevel.configure`; 0 means "client decides". sway's first configure is
-    ///     0×0 (see shared/design.md), so 0 falls back to the output's logical size.
+    ///     0×0 for a fullscreen window, so 0 falls back to the output's logical size.
     ///   - output: the output the surface is fullscreen on.
     ///   - fractionalScale120: `wp_fractional_scale_v1.preferred_scale` (scale × 120) when both
     ///     fractional-scale and viewporter are available, else nil.

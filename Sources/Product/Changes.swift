@@ -8,6 +8,8 @@ public struct Changes: Equatable, Sendable {
     /// A message was logged: every screen showing messages for its screen redraws (and the frame that first shows
     /// it reports its latency).
     public var message: LoggedMessage?
+    /// Every screen showing messages redraws: messages were cleared or expired.
+    public var messagesRemoved = false
     /// Screens (output names) whose own content changed: a card opened or closed on them.
     public var screens: Set<String> = []
     /// The controller UI shows something new (the text field, focus, the log, the screens list).
@@ -18,12 +20,4 @@ public struct Changes: Equatable, Sendable {
     public init() {}
 
     public var isEmpty: Bool { self == Changes() }
-
-    mutating func merge(_ other: Changes) {
-        assignment = assignment || other.assignment
-        message = other.message ?? message
-        screens.formUnion(other.screens)
-        controllerUI = controllerUI || other.controllerUI
-        state = state || other.state
-    }
 }

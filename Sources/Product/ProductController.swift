@@ -15,6 +15,8 @@ public struct ProductController {
     public private(set) var panel = ControllerPanel()
     /// Where the state is written; the config and state it started from were read by ``load(configPath:statePath:logger:)``.
     public let store: StateStore
+    /// The config file, read again by ``reloadConfig()``; whether it was named explicitly (then it must exist).
+    private var configSource: (path: String, mustExist: Bool)?
     /// The persistent state changed since it was last written.
     public private(set) var hasUnsavedState = false
     private let logger: Logger
@@ -28,20 +30,43 @@ public struct ProductController {
     /// Reads the config and the restored state. Neither can stop Multiscreen: a broken config is reported and the
     /// defaults used; a corrupt state file is set aside by ``StateStore`` and reported.
     public static func load(configPath: String?, statePath: String?, logger: Logger) -> ProductController {
-        let configPath = configPath ?? RoleConfig.defaultPath()
-        var config = RoleConfig()
-        do {
-            config = try RoleConfig.load(path: configPath)
-            if !config.rules.isEmpty { logger.info("config \(configPath): \(config.rules.count) role rules") }
-        } catch {
-            logger.error("config \(configPath) not used: \(error)")
-        }
+        let source = (path: configPath ?? RoleConfig.defaultPath(), mustExist: configPath != nil)
+        let config = readConfig(source, logger: logger) ?? RoleConfig()
         let store = StateStore(path: statePath ?? StateStore.defaultPath())
         let loaded = store.load()
         if let warning = loaded.warning { logger.error("\(warning)") }
         logger.info(
             "state \(store.path): \(loaded.state.cards.count) cards, \(loaded.state.messages.count) messages restored")
-        return ProductController(model: ScreenModel(config: config, state: loaded.state), store: store, logger: logger)
+        var product = ProductController(
+            model: ScreenModel(config: config, state: loaded.state), store: store, logger: logger)
+        product.configSource = source
+        return product
+    }
+
+    /// The config, or nil (logged, saying exactly what is wrong) when it cannot be used.
+    private static func readConfig(_ source: (path: String, mustExist: Bool), logger: Logger) -> RoleConfig? {
+        do {
+            let config = try RoleConfig.load(path: source.path, mustExist: source.mustExist)
+            logger.info("config \(source.path): \(config.rules.count) role rules")
+            return config
+        } catch {
+            logger.error("config not used, \(error)")
+            return nil
+        }
+    }
+
+    /// Reads the config file again (SIGHUP) and reassigns roles; a config that cannot be used leaves the current
+    /// one in force.
+    public mutating func reloadConfig() -> Outcome {
+        guard let source = configSource else { return Outcome() }
+        logger.info("reloading the config (SIGHUP)")
+        guard let config = Self.readConfig(source, logger: logger) else {
+            logger.error("the previous config stays in force")
+            return Outcome()
+        }
+        var outcome = Outcome()
+        absorb(model.replace(config: config), into: &outcome)
+        return outcome
     }
 
     /// The connected outputs, in natural name order (the order of the controller's screens list).
@@ -64,9 +89,13 @@ public struct ProductController {
 
     private mutating func perform(_ message: Message, vitals: () -> Vitals) throws(MessageError) -> Outcome {
         switch message {
-        case .send(let text, let screen):
+        case .send(let text, let screen, let ttl):
+            guard text.contains(where: { !$0.isWhitespace }) else {
+                throw MessageError(.invalidParams, "\"text\" is empty or only whitespace: nothing to show")
+            }
+            if let screen { try refuseController(screen, for: "messages") }
             let logged = try invalidParams { () throws(UnknownScreenError) in
-                try model.receive(text: text, screen: screen)
+                try model.receive(text: text, screen: screen, ttl: ttl)
             }
             logger.info("message #\(logged.id) for \(screen ?? "every screen"): \(logged.text.prefix(80).logSafe)")
             var outcome = Outcome(reply: .sent(id: logged.id, screen: screen))
@@ -75,6 +104,7 @@ public struct ProductController {
             outcome.changes.controllerUI = true
             return saving(outcome)
         case .openCard(let screen, let text):
+            try refuseController(screen, for: "cards")
             let card = try invalidParams { () throws(CardError) in try model.openCard(text: text, onScreen: screen) }
             logger.info("card #\(card.id) opened on \(screen)")
             var outcome = Outcome(reply: .cardOpened(id: card.id, screen: screen))
@@ -83,24 +113,67 @@ public struct ProductController {
             outcome.changes.screens = [screen]
             return saving(outcome)
         case .closeCard(let screen):
-            let card = try invalidParams { () throws(CardError) in try model.closeCard(onScreen: screen) }
+            let card: Card
+            do {
+                card = try model.closeCard(onScreen: screen)
+            } catch .noCardOpen {
+                throw MessageError(.refused, "no card is open on \(screen)")
+            } catch {
+                throw MessageError(.invalidParams, error.description)
+            }
             logger.info("card #\(card.id) closed on \(screen)")
             var outcome = Outcome(reply: .cardClosed(id: card.id, screen: screen))
             outcome.events = [.cardClosed(id: card.id, screen: screen)]
             outcome.changes.screens = [screen]
             outcome.changes.controllerUI = true
             return saving(outcome)
-        case .setRole(let screen, let roleName):
-            guard let role = ScreenRole.validated(roleName) else {
+        case .setRole(let screen, let roleName, let force):
+            let known = model.roles.knownRoles
+            guard let role = known.first(where: { $0.rawValue == roleName }) else {
                 throw MessageError(
                     .invalidParams,
-                    "\"role\" must be a lowercase word such as controller or external, not \(roleName.logSafe)")
+                    "unknown role \"\(roleName.logSafe)\" (known: \(known.map(\.rawValue).joined(separator: ", ")); "
+                        + "other roles are declared by naming them in a config rule)")
+            }
+            var trial = model
+            _ = try invalidParams { () throws(UnknownScreenError) in try trial.set(role: role, forScreen: screen) }
+            if trial.assignment.controller == nil && model.assignment.controller != nil && !force {
+                throw MessageError(
+                    .refused,
+                    "\(screen) would no longer show the controller UI and no other screen would: refused (add "
+                        + "\"force\": true, or --force, to do it anyway)")
+            }
+            model = trial
+            var outcome = Outcome(reply: .roleSet(screen: screen, role: role.rawValue))
+            absorb(model.assignment, into: &outcome)
+            return saving(outcome)
+        case .resetRole(let screen):
+            let assignment = try invalidParams { () throws(UnknownScreenError) in
+                try model.resetRole(forScreen: screen)
+            }
+            logger.info("roles and modes set at run time forgotten for \(screen ?? "every monitor")")
+            var outcome = Outcome(reply: .roleReset(screen: screen))
+            absorb(assignment, into: &outcome)
+            outcome.changes.state = true
+            return saving(outcome)
+        case .setContent(let screen, let modeName):
+            guard let mode = ContentMode(rawValue: modeName) else {
+                let modes = ContentMode.allCases.map(\.rawValue).joined(separator: ", ")
+                throw MessageError(.invalidParams, "unknown content mode \"\(modeName.logSafe)\" (known: \(modes))")
             }
             let assignment = try invalidParams { () throws(UnknownScreenError) in
-                try model.set(role: role, forScreen: screen)
+                try model.set(content: mode, forScreen: screen)
             }
-            var outcome = Outcome(reply: .roleSet(screen: screen, role: role.rawValue))
+            var outcome = Outcome(reply: .contentSet(screen: screen, mode: mode.rawValue))
             absorb(assignment, into: &outcome)
+            return saving(outcome)
+        case .clearMessages(let screen):
+            let count = try invalidParams { () throws(UnknownScreenError) in try model.clearMessages(screen: screen) }
+            logger.info("\(count) messages cleared from \(screen ?? "every screen")")
+            var outcome = Outcome(reply: .messagesCleared(screen: screen, count: count))
+            outcome.events = [.messagesCleared(screen: screen, count: count)]
+            outcome.changes.messagesRemoved = true
+            outcome.changes.controllerUI = true
             return saving(outcome)
         case .status:
             return Outcome(reply: .result(method: .status, result: StatusReport(self, vitals: vitals()).json))
@@ -108,6 +181,23 @@ public struct ProductController {
             return Outcome(
                 reply: .result(method: .outputs, result: ["outputs": .array(outputs.map(StatusReport.json))]))
         }
+    }
+
+    // MARK: - Time
+
+    /// When the next message sent with a ttl is due to go: the caller asks ``expireMessages(now:)`` then.
+    public var nextExpiry: Date? { model.log.nextExpiry }
+
+    /// Removes the messages whose ttl is up.
+    public mutating func expireMessages(now: Date = Date()) -> Outcome {
+        let expired = model.expireMessages(at: now)
+        var outcome = Outcome()
+        guard !expired.isEmpty else { return outcome }
+        outcome.events = expired.map { .messageExpired(id: $0.id) }
+        outcome.changes.messagesRemoved = true
+        outcome.changes.controllerUI = true
+        outcome.changes.state = true
+        return saving(outcome)
     }
 
     // MARK: - Outputs
@@ -186,6 +276,9 @@ public struct ProductController {
             outcome.changes.state = true
         }
         for warning in assignment.warnings { logger.warning("\(warning)") }
+        if !assignment.changes.isEmpty {
+            for override in assignment.overrides { logger.info("\(override)") }
+        }
         outcome.changes.assignment = outcome.changes.assignment || !assignment.changes.isEmpty
         outcome.changes.controllerUI = true
     }
@@ -202,9 +295,18 @@ public struct ProductController {
     private static func mutates(_ reply: Reply?) -> Bool {
         guard case .result(let method, _)? = reply else { return false }
         switch method {
-        case .send, .openCard, .closeCard, .setRole: return true
+        case .send, .openCard, .closeCard, .setRole, .resetRole, .setContent, .clearMessages: return true
         case .status, .outputs, .subscribeEvents: return false
         }
+    }
+
+    /// Messages and cards go to external screens: one aimed at the controller's screen would be shown nowhere.
+    private func refuseController(_ screen: String, for what: String) throws(MessageError) {
+        guard let controller = model.assignment.controller,
+            outputs.first(where: { $0.registryName == controller })?.displayName == screen
+        else { return }
+        throw MessageError(
+            .refused, "\(screen) shows the controller UI, not \(what): name an external screen, or none for all")
     }
 
     static func event(for change: RoleChange) -> Event {

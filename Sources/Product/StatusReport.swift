@@ -18,6 +18,10 @@ struct StatusReport {
                 entry["role"] = .string(model.assignment.roles[info.registryName]?.rawValue ?? "external")
                 entry["content"] = .string(mode.rawValue)
             }
+            if let health = vitals.health[info.registryName] {
+                entry["health"] = .string(health.state)
+                entry["lastShownSecondsAgo"] = health.lastShownSecondsAgo.map { .number($0) } ?? .null
+            }
             if let s = vitals.frames[info.registryName] {
                 entry["frames"] = .object([
                     "committed": .integer(s.committed), "presented": .integer(s.presented),
@@ -99,7 +103,7 @@ extension Event {
     /// a subscriber gets message → shown and its split (enqueue → drain → commit → shown) by subtraction.
     public static func frameShown(screen: String, _ report: FrameLatencyReport, clock: String) -> Event {
         Event(
-            name: "frame.shown",
+            name: Name.frameShown.rawValue,
             params: [
                 "screen": .string(screen), "frame": .integer(Int(report.frame)),
                 "source": .string(report.source.rawValue),

@@ -10,6 +10,9 @@ public struct Vitals: Sendable {
     public var latency: [UInt32: ScreenLatency]
     /// `CLOCK_MONOTONIC` ns when gathered: the end of the "last minute" window.
     public var now: UInt64
+    /// Per output: whether the compositor shows its frames (`ok`, `recovering`, `failed`) and how long ago it last
+    /// showed one.
+    public var health: [UInt32: (state: String, lastShownSecondsAgo: Double?)] = [:]
     public var bus: RingStatistics
     /// eventfd writes by producers so far.
     public var wakeups: Int

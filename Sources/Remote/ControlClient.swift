@@ -1,4 +1,5 @@
 import Messaging
+import SystemCalls
 
 #if canImport(Glibc)
     import Glibc
@@ -101,14 +102,14 @@ public struct ControlClient: Sendable {
             switch try ControlSocket.connect(to: path) {
             case .success(let descriptor):
                 return descriptor
-            case .failure(let error) where error.code == ENOENT || error.code == ECONNREFUSED:
+            case .failure(let error) where error.errno == ENOENT || error.errno == ECONNREFUSED:
                 throw .notListening(path: path)
-            case .failure(let error) where error.code == EAGAIN:
+            case .failure(let error) where error.errno == EAGAIN:
                 // The server's backlog is full: it is alive but behind. Retry until the deadline.
                 if MonotonicClock.nanoseconds() >= deadline { throw timedOut }
                 usleep(2000)
             case .failure(let error):
-                throw .system(operation: "connect", path: path, errno: error.code)
+                throw .system(operation: "connect", path: path, errno: error.errno)
             }
         }
     }
@@ -116,19 +117,18 @@ public struct ControlClient: Sendable {
     private func write(_ bytes: [UInt8], to descriptor: Int32, until deadline: UInt64) throws(ControlError) {
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { raw in
-                send(descriptor, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
-            }
-            if written > 0 {
-                offset += written
-            } else if written < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+            do {
+                offset += try systemCall("send") {
+                    bytes.withUnsafeBytes { raw in
+                        send(descriptor, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                    }
+                }
+            } catch  where error.errno == EAGAIN || error.errno == EWOULDBLOCK {
                 try wait(for: POLLOUT, on: descriptor, until: deadline)
-            } else if written < 0 && errno == EINTR {
-                continue
-            } else if written < 0 && (errno == EPIPE || errno == ECONNRESET) {
+            } catch  where error.errno == EPIPE || error.errno == ECONNRESET {
                 throw .closedBeforeReply(path: path)
-            } else {
-                throw .system(operation: "send to", path: path, errno: errno)
+            } catch {
+                throw .system(operation: "send to", path: path, errno: error.errno)
             }
         }
     }
@@ -150,9 +150,11 @@ public struct ControlClient: Sendable {
                 timeout = Int32(min((deadline - now + 999_999) / 1_000_000, UInt64(Int32.max)))
             }
             var entry = pollfd(fd: descriptor, events: Int16(events), revents: 0)
+            // A signal (EINTR) comes back here with the timeout recomputed; the helper would retry the old one.
             let ready = Glibc.poll(&entry, 1, timeout)
+            let error = errno
             if ready > 0 { return true }
-            if ready < 0 && errno != EINTR { throw .system(operation: "poll", path: path, errno: errno) }
+            if ready < 0 && error != EINTR { throw .system(operation: "poll", path: path, errno: error) }
         }
     }
 
@@ -201,18 +203,21 @@ private struct LineReader {
                     excerpt: ControlClient.excerpt(String(decoding: buffered.prefix(200), as: UTF8.self)),
                     reason: "longer than \(ControlClient.maximumReplyBytes) bytes")
             }
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count > 0 {
-                buffered.append(contentsOf: chunk[..<count])
-            } else if count == 0 {
-                return .closed
-            } else if errno == EAGAIN || errno == EWOULDBLOCK {
+            let count: Int
+            do {
+                count = try systemCall("read") {
+                    chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                }
+            } catch  where error.errno == EAGAIN || error.errno == EWOULDBLOCK {
                 if try !ControlClient.poll(descriptor, for: POLLIN, until: deadline, path: path) { return .timedOut }
-            } else if errno == ECONNRESET {
+                continue
+            } catch  where error.errno == ECONNRESET {
                 return .closed
-            } else if errno != EINTR {
-                throw .system(operation: "read from", path: path, errno: errno)
+            } catch {
+                throw .system(operation: "read from", path: path, errno: error.errno)
             }
+            if count == 0 { return .closed }
+            buffered.append(contentsOf: chunk[..<count])
         }
     }
 }

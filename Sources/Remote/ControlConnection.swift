@@ -1,3 +1,6 @@
+import Messaging
+import SystemCalls
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -25,8 +28,11 @@ final class ControlConnection {
     /// Events not queued since the output went over the limit, to report in one `events.dropped` line.
     var eventsDropped = 0
 
-    /// Places in request order; nil while the display thread has not answered.
+    /// Places in request order; nil while the display thread has not answered; empty for a request that gets no
+    /// reply (a JSON-RPC notification).
     private var pending = FIFO<[UInt8]?>()
+    /// ``MonotonicClock`` nanoseconds of the last byte read or written: when the idle timeout counts from.
+    var lastActivity = MonotonicClock.nanoseconds()
     /// Sequence number of `pending`'s first place.
     private var firstSequence = 0
     private var output: [UInt8] = []
@@ -68,9 +74,9 @@ final class ControlConnection {
         output.append(contentsOf: line)
     }
 
-    /// Fills the place `sequence` reserved.
-    func fill(_ sequence: Int, line: String) {
-        pending[sequence - firstSequence] = Self.bytes(of: line)
+    /// Fills the place `sequence` reserved; nil: the request gets no reply line.
+    func fill(_ sequence: Int, line: String?) {
+        pending[sequence - firstSequence] = line.map(Self.bytes(of:)) ?? []
     }
 
     /// Moves the answered prefix of `pending` to the output buffer. - Returns: how many replies moved.
@@ -83,6 +89,7 @@ final class ControlConnection {
                 subscribeSequence = nil
             }
             firstSequence += 1
+            if line.isEmpty { continue }
             output.append(contentsOf: line)
             moved += 1
         }
@@ -106,19 +113,21 @@ final class ControlConnection {
     /// `EPIPE` here, not a process-killing `SIGPIPE`.
     func flush() -> WriteOutcome {
         while outputStart < output.count {
-            let written = output.withUnsafeBytes { raw in
-                send(descriptor, raw.baseAddress! + outputStart, raw.count - outputStart, Int32(MSG_NOSIGNAL))
-            }
-            if written > 0 {
-                outputStart += written
-            } else if written < 0 && errno == EINTR {
-                continue
-            } else if written < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+            let written: Int
+            do {
+                written = try systemCall("send") {
+                    output.withUnsafeBytes { raw in
+                        send(descriptor, raw.baseAddress! + outputStart, raw.count - outputStart, Int32(MSG_NOSIGNAL))
+                    }
+                }
+            } catch  where error.errno == EAGAIN || error.errno == EWOULDBLOCK {
                 compactOutput()
                 return .wouldBlock
-            } else {
-                return .failed(written < 0 ? errno : EPIPE)
+            } catch {
+                return .failed(error.errno)
             }
+            if written == 0 { return .failed(EPIPE) }
+            outputStart += written
         }
         output.removeAll(keepingCapacity: output.capacity <= 1 << 16)
         outputStart = 0

@@ -1,3 +1,5 @@
+import SystemCalls
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -44,6 +46,19 @@ public enum ControlError: Error, Equatable, Sendable, CustomStringConvertible {
             "\(path) closed the connection before replying"
         case .malformedReply(let excerpt, let reason):
             "malformed reply (\(reason)): \(excerpt)"
+        }
+    }
+}
+
+extension ControlError {
+    /// A system call on `path` (``systemCall(_:_:)``: `EINTR` retried, `errno` captured at the call), its failure
+    /// reported as ``system(operation:path:errno:)``.
+    @discardableResult
+    static func call(_ operation: String, _ path: String, _ body: () -> Int32) throws(ControlError) -> Int32 {
+        do {
+            return try systemCall(operation, body)
+        } catch {
+            throw .system(operation: operation, path: path, errno: error.errno)
         }
     }
 }

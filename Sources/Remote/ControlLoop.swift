@@ -1,5 +1,6 @@
 import Logging
 import Messaging
+import SystemCalls
 
 #if canImport(Glibc)
     import Glibc
@@ -20,7 +21,7 @@ final class ControlLoop {
     private var nextConnectionID = 0
     /// Requests sent to the display thread, oldest first: (connection, place in its reply order). The display
     /// thread answers in ring order, which is this order, so the front is always the one a reply belongs to.
-    private var awaitingDisplay = FIFO<(connection: Int, sequence: Int)>()
+    private var awaitingDisplay = FIFO<(connection: Int, sequence: Int, envelope: Envelope)>()
     private var statistics = ControlStatistics()
     /// Connections with ``ControlConnection/subscribed`` set, mirrored in ``ControlMailbox/subscribers``.
     private var subscriberCount = 0
@@ -58,10 +59,11 @@ final class ControlLoop {
                 descriptors.append(pollfd(fd: connection.descriptor, events: Int16(events), revents: 0))
                 polled.append(connection)
             }
-            let ready = poll(&descriptors, nfds_t(descriptors.count), -1)
-            if ready < 0 {
-                if errno == EINTR { continue }
-                logger.critical("control socket poll failed: \(String(cString: strerror(errno))); closing it")
+            do {
+                let timeout = idleTimeoutMilliseconds()
+                try systemCall("poll") { poll(&descriptors, nfds_t(descriptors.count), timeout) }
+            } catch {
+                logger.critical("control socket \(error); closing it")
                 return
             }
             if descriptors[0].revents != 0 {
@@ -74,6 +76,7 @@ final class ControlLoop {
             for (index, connection) in polled.enumerated() where connections[connection.id] != nil {
                 service(connection, revents: Int32(descriptors[index + 2].revents))
             }
+            closeIdleConnections()
             statistics.awaitingDisplay = awaitingDisplay.count
             statistics.subscribers = subscriberCount
             let snapshot = statistics
@@ -101,10 +104,10 @@ final class ControlLoop {
 
     // MARK: Replies from the display thread
 
-    private func deliver(_ replies: [String]) {
+    private func deliver(_ replies: [Reply]) {
         var touched: [ControlConnection] = []
         for reply in replies {
-            guard let (connectionID, sequence) = awaitingDisplay.popFirst() else {
+            guard let (connectionID, sequence, envelope) = awaitingDisplay.popFirst() else {
                 statistics.repliesUnmatched += 1
                 logger.error("the display thread replied with no control request awaiting a reply; ignored")
                 continue
@@ -113,7 +116,7 @@ final class ControlLoop {
                 statistics.repliesDroppedClosedConnection += 1
                 continue
             }
-            connection.fill(sequence, line: reply)
+            connection.fill(sequence, line: MessageCodec.encode(reply, in: envelope))
             touched.append(connection)
         }
         for connection in touched where connections[connection.id] != nil { pushReplies(connection) }
@@ -149,15 +152,16 @@ final class ControlLoop {
 
     private func acceptAll() {
         while true {
-            let descriptor = accept(listener, nil, nil)
-            if descriptor < 0 {
-                switch errno {
-                case EINTR: continue
+            let descriptor: Int32
+            do {
+                descriptor = try systemCall("accept") { accept(listener, nil, nil) }
+            } catch {
+                switch error.errno {
                 case EAGAIN, EWOULDBLOCK: return
                 case ECONNABORTED, EPROTO: continue
                 default:
                     // EMFILE and friends: leave the connection in the backlog and try again on the next wakeup.
-                    logger.error("control socket accept failed: \(String(cString: strerror(errno)))")
+                    logger.error("control socket \(error)")
                     return
                 }
             }
@@ -171,7 +175,7 @@ final class ControlLoop {
         guard let peer = PeerCredentials(of: descriptor) else {
             statistics.peerRejected += 1
             logger.warning("control connection refused: SO_PEERCRED failed: \(String(cString: strerror(errno)))")
-            refuse(descriptor, MessageError(.invalidRequest, "permission denied: peer credentials unavailable"))
+            refuse(descriptor, MessageError(.notPermitted, "permission denied: peer credentials unavailable"))
             return
         }
         guard peer.uid == options.allowedUID else {
@@ -182,7 +186,7 @@ final class ControlLoop {
             refuse(
                 descriptor,
                 MessageError(
-                    .invalidRequest, "permission denied: uid \(peer.uid) may not control this Multiscreen"))
+                    .notPermitted, "permission denied: uid \(peer.uid) may not control this Multiscreen"))
             return
         }
         guard connections.count < options.maximumConnections else {
@@ -225,9 +229,41 @@ final class ControlLoop {
         pushReplies(connection)
     }
 
+    /// How long `poll` may sleep before the next idle connection is due to be closed; -1 (forever) when no
+    /// connection is idle, so an idle server with idle-free clients makes no wakeups.
+    private func idleTimeoutMilliseconds() -> Int32 {
+        let idle = connections.values.filter(isIdle)
+        guard let oldest = idle.map(\.lastActivity).min() else { return -1 }
+        let deadline = oldest &+ UInt64(options.idleTimeout * 1e9)
+        let now = MonotonicClock.nanoseconds()
+        return deadline <= now ? 0 : Int32(min((deadline - now + 999_999) / 1_000_000, UInt64(Int32.max)))
+    }
+
+    /// Nothing to do: no request in flight, nothing unsent, not subscribed (a subscriber waits for events).
+    private func isIdle(_ connection: ControlConnection) -> Bool {
+        connection.isFinished && !connection.subscribed
+    }
+
+    private func closeIdleConnections() {
+        let now = MonotonicClock.nanoseconds()
+        let limit = UInt64(options.idleTimeout * 1e9)
+        for connection in connections.values where isIdle(connection) && now &- connection.lastActivity >= limit {
+            statistics.idleClosed += 1
+            logger.debug("control connection \(connection.id) closed: idle for \(options.idleTimeout) s")
+            drop(connection)
+        }
+    }
+
     /// Reads at most one buffer (one client cannot starve the others). - Returns: whether more may be readable now.
     private func readOnce(_ connection: ControlConnection) -> Bool {
-        let count = read(connection.descriptor, readBuffer.baseAddress, readBuffer.count)
+        let count: Int
+        do {
+            count = try systemCall("read") { read(connection.descriptor, readBuffer.baseAddress, readBuffer.count) }
+        } catch {
+            if error.errno != EAGAIN && error.errno != EWOULDBLOCK { drop(connection) }
+            return false
+        }
+        connection.lastActivity = MonotonicClock.nanoseconds()
         if count > 0 {
             for event in connection.framer.append(UnsafeRawBufferPointer(rebasing: readBuffer[..<count])) {
                 handle(event, on: connection)
@@ -237,10 +273,7 @@ final class ControlLoop {
         if count == 0 {
             connection.readClosed = true
             for event in connection.framer.finish() { handle(event, on: connection) }
-            return false
         }
-        if errno == EINTR { return true }
-        if errno != EAGAIN && errno != EWOULDBLOCK { drop(connection) }
         return false
     }
 
@@ -257,34 +290,48 @@ final class ControlLoop {
                         "request line exceeds \(MessageCodec.maximumRequestBytes) bytes; the rest of the line "
                             + "was discarded")))
         case .line(let bytes):
-            if bytes.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { return }
+            // An empty line is no request; one of only blanks is a request with nothing in it, and is answered.
+            if bytes.isEmpty { return }
             statistics.requests += 1
+            if bytes.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) {
+                statistics.malformed += 1
+                logMalformed("blank control request", on: connection, bytes: bytes)
+                connection.append(
+                    line: MessageCodec.encodeError(MessageError(.invalidRequest, "the request line is blank")))
+                return
+            }
             let message: Message
-            do throws(MessageError) {
-                switch try MessageCodec.decode(bytes: bytes) {
-                case .message(let decoded):
-                    message = decoded
+            let envelope: Envelope
+            do throws(MessageCodec.DecodeError) {
+                let decoded = try MessageCodec.decode(bytes: bytes)
+                envelope = decoded.envelope
+                switch decoded.request {
+                case .message(let decodedMessage):
+                    message = decodedMessage
                 case .subscribeEvents:
-                    connection.appendSubscribeReply(line: MessageCodec.encode(Reply.subscribed))
+                    // Answered even as a JSON-RPC notification: the reply marks where the event stream begins.
+                    connection.appendSubscribeReply(
+                        line: MessageCodec.encode(Reply.subscribed, in: envelope)
+                            ?? MessageCodec.encode(Reply.subscribed))
                     return
                 }
             } catch {
                 statistics.malformed += 1
-                logMalformed("malformed control request: \(error)", on: connection, bytes: bytes)
-                connection.append(line: MessageCodec.encodeError(error))
+                logMalformed("malformed control request: \(error.error)", on: connection, bytes: bytes)
+                connection.append(line: MessageCodec.encode(.error(error.error), in: error.envelope)!)
                 return
             }
             switch producer.trySend(message) {
             case .enqueued:
-                awaitingDisplay.push((connection.id, connection.reserve()))
+                awaitingDisplay.push((connection.id, connection.reserve(), envelope))
             case .full:
                 statistics.rejectedBusy += 1
                 let capacity = options.producerCapacity
                 let busy = MessageError(.busy, "the queue to the display thread is full (\(capacity)); try again")
-                connection.append(line: MessageCodec.encodeError(busy))
+                connection.append(line: MessageCodec.encode(.error(busy), in: envelope)!)
             case .rejected(let error):
                 statistics.malformed += 1
-                connection.append(line: MessageCodec.encodeError(error))
+                connection.append(line: MessageCodec.encode(.error(error), in: envelope)!)
             }
         }
     }
@@ -294,7 +341,9 @@ final class ControlLoop {
     /// (a subscriber that only half-closed stays until it closes: it is still reading events).
     private func pushReplies(_ connection: ControlConnection) {
         let wasSubscribed = connection.subscribed
-        statistics.replies += connection.promoteReady()
+        let promoted = connection.promoteReady()
+        if promoted > 0 { connection.lastActivity = MonotonicClock.nanoseconds() }
+        statistics.replies += promoted
         if connection.subscribed && !wasSubscribed {
             subscriberCount += 1
             // Stored before the reply is written, so a publish after the client read it finds the subscriber.

@@ -1,5 +1,7 @@
 import CLinux
+import Messaging
 import Synchronization
+import SystemCalls
 
 #if canImport(Glibc)
     import Glibc
@@ -9,7 +11,7 @@ import Synchronization
 /// request, the counters, and the eventfd that wakes the server thread's `poll` when the first three change.
 final class ControlMailbox: Sendable {
     struct Inbox {
-        var replies: [String] = []
+        var replies: [Reply] = []
         /// Event lines published while at least one connection was subscribed, oldest first.
         var events: [String] = []
         var stopping = false
@@ -30,15 +32,17 @@ final class ControlMailbox: Sendable {
     let wakeups = Atomic<Int>(0)
 
     init() throws(ControlError) {
-        let descriptor = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
-        if descriptor < 0 { throw .system(operation: "eventfd for", path: "the control server", errno: errno) }
-        wakeDescriptor = descriptor
+        do {
+            wakeDescriptor = try systemCall("eventfd") { eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC)) }
+        } catch {
+            throw .system(operation: "eventfd for", path: "the control server", errno: error.errno)
+        }
     }
 
     deinit { close(wakeDescriptor) }
 
     /// Queues a reply and wakes the server thread. - Returns: false after `stop`, when nobody will write it.
-    func post(reply: String) -> Bool {
+    func post(reply: Reply) -> Bool {
         let (accepted, needsWake) = inbox.withLock { inbox in
             if inbox.stopping { return (false, false) }
             inbox.replies.append(reply)

@@ -1,6 +1,7 @@
 import Logging
 import Messaging
 import Synchronization
+import SystemCalls
 
 #if canImport(Glibc)
     import Glibc
@@ -37,6 +38,9 @@ public final class ControlServer: ReplySink, MessageSource {
         public var maximumConnections = 64
         /// Unsent reply bytes at which a connection stops being read until its peer catches up.
         public var outputBufferLimit = 1 << 20
+        /// Seconds a connection may stay open with nothing to do (no request in flight, no reply unsent, not
+        /// subscribed to events) before it is closed, so idle clients cannot hold every connection slot.
+        public var idleTimeout: Double = 30
 
         public init() {}
     }
@@ -87,7 +91,7 @@ public final class ControlServer: ReplySink, MessageSource {
     /// from this server's producer, in drain order. Thread-safe and cheap (a lock and an eventfd write); after
     /// ``stop()`` it does nothing.
     public func deliver(_ reply: Reply) {
-        _ = mailbox.post(reply: MessageCodec.encode(reply))
+        _ = mailbox.post(reply: reply)
     }
 
     /// An event for every connection subscribed to events (``ControlEvents``). The server thread writes it to each
@@ -119,6 +123,7 @@ public final class ControlServer: ReplySink, MessageSource {
             "requests": c.requests, "replies": c.replies, "rejectedBusy": c.rejectedBusy, "malformed": c.malformed,
             "peerRejected": c.peerRejected, "repliesDroppedClosedConnection": c.repliesDroppedClosedConnection,
             "subscribers": c.subscribers, "eventsPublished": c.eventsPublished, "eventsDropped": c.eventsDropped,
+            "idleClosed": c.idleClosed,
         ]
     }
 
@@ -167,25 +172,26 @@ public final class ControlServer: ReplySink, MessageSource {
         try makeParentDirectory(of: path)
         try removeStaleSocket(at: path)
         let descriptor = try ControlSocket.makeSocket(path: path)
-        // Linux creates the socket file with the socket inode's mode masked by the umask: 0600 from the start.
-        if fchmod(descriptor, 0o600) != 0 {
-            let error = errno
-            close(descriptor)
-            throw .system(operation: "fchmod", path: path, errno: error)
-        }
         do throws(ControlError) {
-            let bound = try ControlSocket.withAddress(path) { bind(descriptor, $0, $1) }
-            if bound != 0 { throw .system(operation: "bind", path: path, errno: errno) }
+            // Linux creates the socket file with the socket inode's mode masked by the umask: 0600 from the start.
+            try ControlError.call("fchmod", path) { fchmod(descriptor, 0o600) }
+            let bound = try ControlSocket.withAddress(path) { address, length in
+                Result { () throws(ControlError) in
+                    try ControlError.call("bind", path) { bind(descriptor, address, length) }
+                }
+            }
+            try bound.get()
             // The umask may have narrowed 0600 further (0400); make it exactly 0600. Not yet listening, so no peer
             // can connect in between.
-            if chmod(path, 0o600) != 0 { throw .system(operation: "chmod", path: path, errno: errno) }
+            try ControlError.call("chmod", path) { chmod(path, 0o600) }
             var status = stat()
-            if lstat(path, &status) != 0 { throw .system(operation: "stat", path: path, errno: errno) }
-            if Glibc.listen(descriptor, 64) != 0 { throw .system(operation: "listen", path: path, errno: errno) }
+            try ControlError.call("stat", path) { lstat(path, &status) }
+            try ControlError.call("listen", path) { Glibc.listen(descriptor, 64) }
             return (descriptor, SocketIdentity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino)))
         } catch {
             close(descriptor)
-            if case .system(let operation, _, _) = error, operation != "bind" { unlink(path) }
+            // Only a bound socket left a file behind; the file at the path before `bind` is not ours.
+            if case .system(let operation, _, _) = error, !["fchmod", "bind"].contains(operation) { unlink(path) }
             throw error
         }
     }
@@ -194,8 +200,12 @@ public final class ControlServer: ReplySink, MessageSource {
     private static func makeParentDirectory(of path: String) throws(ControlError) {
         guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return }
         let parent = String(path[..<slash])
-        if mkdir(parent, 0o700) != 0 && errno != EEXIST {
-            throw .system(operation: "mkdir", path: parent, errno: errno)
+        do {
+            try systemCall("mkdir") { mkdir(parent, 0o700) }
+        } catch  where error.errno == EEXIST {
+            return
+        } catch {
+            throw .system(operation: "mkdir", path: parent, errno: error.errno)
         }
     }
 
@@ -203,23 +213,32 @@ public final class ControlServer: ReplySink, MessageSource {
     /// instance. Anything else at the path is not ours.
     private static func removeStaleSocket(at path: String) throws(ControlError) {
         var status = stat()
-        if lstat(path, &status) != 0 {
-            if errno == ENOENT { return }
-            throw .system(operation: "stat", path: path, errno: errno)
+        do {
+            try systemCall("stat") { lstat(path, &status) }
+        } catch  where error.errno == ENOENT {
+            return
+        } catch {
+            throw .system(operation: "stat", path: path, errno: error.errno)
         }
         guard (status.st_mode & S_IFMT) == S_IFSOCK else { throw .notASocket(path: path) }
         switch try ControlSocket.connect(to: path) {
         case .success(let descriptor):
             close(descriptor)
             throw .alreadyListening(path: path)
-        case .failure(let error) where error.code == ECONNREFUSED:
+        case .failure(let error) where error.errno == ECONNREFUSED:
             Logger(label: "multiscreen.control").notice("removing stale control socket \(path)")
-            if unlink(path) != 0 && errno != ENOENT { throw .system(operation: "unlink", path: path, errno: errno) }
-        case .failure(let error) where error.code == EAGAIN:
+            do {
+                try systemCall("unlink") { unlink(path) }
+            } catch  where error.errno == ENOENT {
+                return
+            } catch {
+                throw .system(operation: "unlink", path: path, errno: error.errno)
+            }
+        case .failure(let error) where error.errno == EAGAIN:
             // The listener's backlog is full: someone is listening.
             throw .alreadyListening(path: path)
         case .failure(let error):
-            throw .system(operation: "connect", path: path, errno: error.code)
+            throw .system(operation: "connect", path: path, errno: error.errno)
         }
     }
 }

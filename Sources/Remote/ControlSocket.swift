@@ -1,3 +1,5 @@
+import SystemCalls
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -49,23 +51,24 @@ public enum ControlSocket {
 
     /// A new close-on-exec, non-blocking Unix stream socket.
     static func makeSocket(path: String) throws(ControlError) -> Int32 {
-        let descriptor = socket(
-            AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue | SOCK_NONBLOCK.rawValue), 0)
-        if descriptor < 0 { throw .system(operation: "socket for", path: path, errno: errno) }
-        return descriptor
+        try ControlError.call("socket for", path) {
+            socket(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue | SOCK_NONBLOCK.rawValue), 0)
+        }
     }
 
     /// Connects a fresh socket to `path` (a Unix socket connects or fails at once; it never waits for the peer).
     /// - Returns: the connected descriptor (non-blocking), or the `errno` of a failed `connect` (ENOENT,
     ///   ECONNREFUSED, EAGAIN for a full backlog, …) for the caller to judge; throws only for an unusable path or
     ///   no socket.
-    static func connect(to path: String) throws(ControlError) -> Result<Int32, Errno> {
+    static func connect(to path: String) throws(ControlError) -> Result<Int32, SystemCallError> {
         let descriptor = try makeSocket(path: path)
-        let result = try withAddress(path) { Glibc.connect(descriptor, $0, $1) }
-        if result == 0 { return .success(descriptor) }
-        let error = errno
-        close(descriptor)
-        return .failure(Errno(error))
+        let result = try withAddress(path) { address, length in
+            Result { () throws(SystemCallError) in
+                try systemCall("connect") { Glibc.connect(descriptor, address, length) }
+            }
+        }
+        if case .failure = result { close(descriptor) }
+        return result.map { _ in descriptor }
     }
 
     /// Sets `O_NONBLOCK` (accepted sockets do not inherit it from the listener).
@@ -73,10 +76,4 @@ public enum ControlSocket {
         let flags = fcntl(descriptor, F_GETFL)
         if flags >= 0 { _ = fcntl(descriptor, F_SETFL, flags | O_NONBLOCK) }
     }
-}
-
-/// An `errno` value carried as an error.
-struct Errno: Error, Equatable {
-    var code: Int32
-    init(_ code: Int32) { self.code = code }
 }

@@ -6,7 +6,7 @@
 /// time, the event line is either queued to its output or counted in `eventsDropped` (its output was over the
 /// limit), and the connection is then told how many with an `events.dropped` line.
 public struct ControlStatistics: Equatable, Sendable {
-    /// Request lines read (valid or not), excluding empty lines.
+    /// Request lines read (valid or not, whitespace-only ones included), excluding empty lines.
     public var requests = 0
     /// Reply lines handed to a live connection's output buffer, local errors included.
     public var replies = 0
@@ -22,6 +22,8 @@ public struct ControlStatistics: Equatable, Sendable {
     public var repliesUnmatched = 0
     /// Connections accepted from the allowed uid.
     public var connectionsAccepted = 0
+    /// Connections closed because they sat idle past ``ControlServer/Options/idleTimeout``.
+    public var idleClosed = 0
     /// Requests sent to the display thread and not yet answered.
     public var awaitingDisplay = 0
     /// Connections subscribed to events now.

@@ -7,7 +7,8 @@ import Logging
 ///
 /// One context for all surfaces means textures (text, later the mirrored controller UI) are shared for free;
 /// each ``WindowSurface`` is made current in turn. Call ``terminate()`` after every window surface is destroyed
-/// and before the `wl_display` disconnects (shared/design.md, "Teardown order").
+/// and before the `wl_display` disconnects: EGL keeps its own objects on the connection, and a surface destroyed
+/// after its `wl_egl_window` or a terminate after the disconnect touches freed memory.
 public final class GraphicsContext {
     public private(set) var display: EGLDisplay?
     public private(set) var config: EGLConfig?

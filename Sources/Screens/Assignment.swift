@@ -14,6 +14,9 @@ public struct Assignment: Equatable, Sendable {
     public var changes: [RoleChange]
     /// Things the caller should log: conflicting controller claims, monitors that share an identity.
     public var warnings: [String]
+    /// Roles set at run time that override a config rule: not wrong, but an installer editing the config should
+    /// know why the rule seems ignored.
+    public var overrides: [String] = []
 
     public init(
         roles: [UInt32: ScreenRole] = [:], controller: UInt32? = nil, controllerIsStandIn: Bool = false,

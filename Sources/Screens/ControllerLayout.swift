@@ -8,7 +8,7 @@ import Outputs
 /// │ ▸ HEADLESS-2 external │ Messages                            │
 /// │   messages · 640×360  │ 14:03:27 hello                      │
 /// │ …                     │ …                                   │
-/// └ bus: depth 0 · drained 12 · rejected 0 ───────────────────┘
+/// └ bus: applied 12 · depth max 1 · rejected full 0 · wakeups 3 ┘
 /// ```
 public struct ControllerLayout: Equatable, Sendable {
     public var bounds: Rect

@@ -30,16 +30,44 @@ public struct MessageLog: Equatable, Sendable {
     /// Messages addressed to `screenName` or to every screen, newest first: what that screen shows in `messages`
     /// mode.
     public func messages(for screenName: String) -> [LoggedMessage] {
-        entries.reversed().filter { $0.screen == nil || $0.screen == screenName }
+        entries.reversed().filter { $0.isShown(on: screenName) }
     }
 
-    /// Logs a message. `screen` is the output name it was addressed to, nil for all screens.
+    /// Logs a message. `screen` is the output name it was addressed to, nil for all screens; `expiresAt` when it
+    /// stops being shown (nil: never by itself).
     @discardableResult
-    public mutating func append(text: String, screen: String?, at time: Date) -> LoggedMessage {
-        let message = LoggedMessage(id: nextID, text: text, receivedAt: time, screen: screen)
+    public mutating func append(text: String, screen: String?, at time: Date, expiresAt: Date? = nil) -> LoggedMessage {
+        let message = LoggedMessage(id: nextID, text: text, receivedAt: time, screen: screen, expiresAt: expiresAt)
         nextID += 1
         entries.append(message)
         if entries.count > capacity { entries.removeFirst(entries.count - capacity) }
         return message
     }
+
+    /// Clears what `screenName` shows (nil: every message, the whole log). Messages addressed to that screen
+    /// alone are removed; messages for every screen are hidden there and stay on the others.
+    /// - Returns: how many messages stopped being shown there.
+    @discardableResult
+    public mutating func clear(screen screenName: String?) -> Int {
+        guard let screenName else {
+            defer { entries.removeAll() }
+            return entries.count
+        }
+        let shown = entries.filter { $0.isShown(on: screenName) }.count
+        entries.removeAll { $0.screen == screenName }
+        for index in entries.indices where entries[index].screen == nil {
+            entries[index].hiddenOn.insert(screenName)
+        }
+        return shown
+    }
+
+    /// Removes the messages whose time is up. - Returns: the removed messages.
+    public mutating func removeExpired(at now: Date) -> [LoggedMessage] {
+        let expired = entries.filter { $0.expiresAt.map { $0 <= now } ?? false }
+        if !expired.isEmpty { entries.removeAll { $0.expiresAt.map { $0 <= now } ?? false } }
+        return expired
+    }
+
+    /// The earliest time a message is due to expire.
+    public var nextExpiry: Date? { entries.compactMap(\.expiresAt).min() }
 }

@@ -47,6 +47,14 @@ public struct RoleAssigner: Sendable {
         let rules = outputs.map { config.rule(for: $0) }
         let claims = outputs.indices.map { memory.roles[keys[$0]] ?? rules[$0]?.role }
         var warnings = Self.sharedIdentityWarnings(outputs, keys)
+        var overrides: [String] = []
+        for index in outputs.indices {
+            if let remembered = memory.roles[keys[index]], let rule = rules[index], rule.role != remembered {
+                overrides.append(
+                    "\(outputs[index].displayName): the role set at run time (\(remembered)) overrides the config "
+                        + "rule (\(rule.role)); `multiscreen role reset \(outputs[index].displayName)` forgets it")
+            }
+        }
 
         // The preferred controller: the first explicit claim, else the default rule's sticky choice.
         let claimants = outputs.indices.filter { claims[$0] == .controller }
@@ -111,6 +119,7 @@ public struct RoleAssigner: Sendable {
             next.contents[id] = memory.contents[keys[index]] ?? rules[index]?.content ?? .messages
         }
         next.warnings = warnings
+        next.overrides = overrides
         next.changes = changes(
             from: assignment, Self.names(self.outputs), to: next, Self.names(outputs),
             order: outputs.map(\.registryName))
@@ -142,6 +151,37 @@ public struct RoleAssigner: Sendable {
         standIn = nil
         memory.roles[key] = role
         return assign(outputs)
+    }
+
+    /// Forgets the role and content mode set at run time for the output named `name` (nil: for every monitor,
+    /// connected or not), so the config's rules and the default apply again, and reassigns.
+    @discardableResult
+    public mutating func reset(forOutputNamed name: String?) throws(UnknownScreenError) -> Assignment {
+        if let name {
+            let key = OutputIdentity(try output(named: name)).key
+            memory.roles[key] = nil
+            memory.contents[key] = nil
+        } else {
+            memory = ScreenMemory()
+        }
+        defaultController = nil
+        standIn = nil
+        return assign(outputs)
+    }
+
+    /// Takes a new config (SIGHUP reloads the file) and reassigns; what was set at run time still applies.
+    @discardableResult
+    public mutating func replace(config: RoleConfig) -> Assignment {
+        self.config = config
+        return assign(outputs)
+    }
+
+    /// The roles a screen may be given: `controller`, `external`, and every role the config's rules name (the
+    /// in-vehicle kind: `instrument-cluster`, `rear-seat`).
+    public var knownRoles: [ScreenRole] {
+        var known: [ScreenRole] = [.controller, .external]
+        for rule in config.rules where !known.contains(rule.role) { known.append(rule.role) }
+        return known
     }
 
     /// Sets what the output named `name` shows when it is not the controller (remembered for its monitor).

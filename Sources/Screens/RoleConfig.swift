@@ -71,15 +71,26 @@ public struct RoleConfig: Equatable, Sendable {
         XDGPath.base(environment, variable: "XDG_CONFIG_HOME", fallback: ".config") + "/multiscreen/config.toml"
     }
 
-    /// Reads the config at `path`. A missing file is not an error: it gives the defaults (no rules).
-    public static func load(path: String) throws(RoleConfigError) -> RoleConfig {
+    /// Reads the config at `path`. A missing file gives the defaults (no rules), unless `mustExist` (the path was
+    /// named explicitly, with `--config`): then it is an error, as is a directory or a file that cannot be read.
+    /// Any file that reads (a FIFO, `/dev/null`) is parsed; empty text is a valid config with no rules.
+    public static func load(path: String, mustExist: Bool = false) throws(RoleConfigError) -> RoleConfig {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            if mustExist { throw .unreadable(file: path, reason: "no such file (it was named explicitly)") }
+            return RoleConfig()
+        }
+        if isDirectory.boolValue { throw .unreadable(file: path, reason: "is a directory, not a config file") }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            let reason = FileManager.default.isReadableFile(atPath: path) ? "cannot be opened" : "permission denied"
+            throw .unreadable(file: path, reason: reason)
+        }
+        defer { try? handle.close() }
         let data: Data
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch let error as CocoaError where error.code == .fileReadNoSuchFile {
-            return RoleConfig()
+            data = try handle.readToEnd() ?? Data()
         } catch {
-            return try missingOrUnreadable(path: path, error: error)
+            throw .unreadable(file: path, reason: "\(error.localizedDescription)")
         }
         guard let text = String(data: data, encoding: .utf8) else {
             throw .unreadable(file: path, reason: "not UTF-8 text")
@@ -183,17 +194,5 @@ public struct RoleConfig: Equatable, Sendable {
     private static func string(_ value: TOMLValueConvertible, key: String) throws(RoleConfigError) -> String {
         guard let text = value.string else { throw .wrongType(file: nil, key: key, expected: "a string") }
         return text
-    }
-
-    private static func missingOrUnreadable(path: String, error: Error) throws(RoleConfigError) -> RoleConfig {
-        // Foundation on Linux reports a missing file as NSFileReadNoSuchFileError or as a POSIX ENOENT.
-        let nsError = error as NSError
-        if nsError.domain == NSPOSIXErrorDomain && nsError.code == Int(ENOENT) { return RoleConfig() }
-        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError,
-            underlying.domain == NSPOSIXErrorDomain && underlying.code == Int(ENOENT)
-        {
-            return RoleConfig()
-        }
-        throw .unreadable(file: path, reason: nsError.localizedDescription)
     }
 }

@@ -47,6 +47,16 @@ public struct ScreenModel: Sendable {
         try roles.set(role: role, forOutputNamed: name)
     }
 
+    /// Takes a reloaded config and reassigns.
+    @discardableResult
+    public mutating func replace(config: RoleConfig) -> Assignment { roles.replace(config: config) }
+
+    /// Forgets the roles and modes set at run time for `name` (nil: all of them).
+    @discardableResult
+    public mutating func resetRole(forScreen name: String?) throws(UnknownScreenError) -> Assignment {
+        try roles.reset(forOutputNamed: name)
+    }
+
     @discardableResult
     public mutating func set(content: ContentMode, forScreen name: String) throws(UnknownScreenError) -> Assignment {
         try roles.set(content: content, forOutputNamed: name)
@@ -77,14 +87,24 @@ public struct ScreenModel: Sendable {
         return try cards.close(onScreen: screen)
     }
 
-    /// Logs a message for every screen (`screen` nil) or one connected screen.
+    /// Logs a message for every screen (`screen` nil) or one connected screen, shown for `ttl` seconds if given.
     @discardableResult
-    public mutating func receive(text: String, screen: String?, at time: Date = Date()) throws(UnknownScreenError)
-        -> LoggedMessage
+    public mutating func receive(text: String, screen: String?, ttl: Double? = nil, at time: Date = Date())
+        throws(UnknownScreenError) -> LoggedMessage
     {
         if let screen { _ = try roles.output(named: screen) }
-        return log.append(text: text, screen: screen, at: time)
+        return log.append(text: text, screen: screen, at: time, expiresAt: ttl.map { time.addingTimeInterval($0) })
     }
+
+    /// Clears what `screen` shows (nil: the whole log). - Returns: how many messages it stopped showing.
+    @discardableResult
+    public mutating func clearMessages(screen: String?) throws(UnknownScreenError) -> Int {
+        if let screen { _ = try roles.output(named: screen) }
+        return log.clear(screen: screen)
+    }
+
+    /// Removes messages whose time is up. - Returns: them.
+    public mutating func expireMessages(at now: Date) -> [LoggedMessage] { log.removeExpired(at: now) }
 
     /// What to save: run-time roles and modes, cards, and the log (oldest first).
     public var persistentState: PersistentState {

@@ -52,11 +52,13 @@ public final class EventLoop {
             fds += watched.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
             let timeout: Int32 = prepareToSleep() ? -1 : 0
             let ready = poll(&fds, nfds_t(fds.count), timeout)
+            let pollError = ready < 0 ? errno : 0  // before anything else can change errno
             didWake()
             if ready < 0 {
+                // Not retried in place: a pending prepare_read must be cancelled first, then the loop prepares again.
                 display.cancelRead()
-                if errno == EINTR { continue }
-                throw WaylandError.connectionLost(errno: errno)
+                if pollError == EINTR { continue }
+                throw WaylandError.connectionLost(errno: pollError)
             }
             let waylandEvents = Int32(fds[0].revents)
             if waylandEvents & Int32(POLLIN) != 0 {

@@ -1,6 +1,7 @@
 import CLinux
 import Glibc
 import Logging
+import SystemCalls
 
 /// Client-side key repeat: Wayland compositors send one press and one release, and leave repetition to the client
 /// (`wl_keyboard.repeat_info`, "the client should … start repeating … after delay milliseconds, at rate characters
@@ -34,9 +35,13 @@ public final class KeyRepeater {
     public init(rate: Int32 = 25, delay: Int32 = 600) {
         self.rate = rate
         self.delay = delay
-        fileDescriptor = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
-        if fileDescriptor < 0 {
-            logger.error("timerfd_create failed, keys will not repeat: \(String(cString: strerror(errno)))")
+        do {
+            fileDescriptor = try systemCall("timerfd_create") {
+                timerfd_create(CLOCK_MONOTONIC, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
+            }
+        } catch {
+            fileDescriptor = -1
+            logger.error("\(error): keys will not repeat")
         }
     }
 
@@ -91,8 +96,10 @@ public final class KeyRepeater {
     private func arm(first: Int64, interval: Int64) {
         guard fileDescriptor >= 0 else { return }
         var setting = itimerspec(it_interval: timespec(nanoseconds: interval), it_value: timespec(nanoseconds: first))
-        if timerfd_settime(fileDescriptor, 0, &setting, nil) != 0 {
-            logger.error("timerfd_settime failed: \(String(cString: strerror(errno)))")
+        do {
+            try systemCall("timerfd_settime") { timerfd_settime(fileDescriptor, 0, &setting, nil) }
+        } catch {
+            logger.error("\(error)")
         }
     }
 }

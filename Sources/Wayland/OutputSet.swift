@@ -1,3 +1,4 @@
+import Logging
 import Outputs
 
 /// The only owner of the bound `wl_output`s (and their `zxdg_output_v1`s) and of the ``OutputTracker`` that turns
@@ -16,6 +17,7 @@ public final class OutputSet {
     private var order: [UInt32] = []
     private var tracker = OutputTracker()
     private var xdgOutputManager: OpaquePointer?
+    private let logger = Logger(label: "multiscreen")
 
     public init() {}
 
@@ -32,7 +34,7 @@ public final class OutputSet {
     public func bind(_ registry: Registry, name: UInt32) -> Bool {
         guard let output = Output(registry: registry, name: name) else { return false }
         output.onEvent = { [unowned self] event in
-            if let change = tracker.handle(event, registryName: name) { onChange(change) }
+            if let change = tracker.handle(event, registryName: name) { report(change) }
         }
         bound[name] = output
         order.append(name)
@@ -57,9 +59,23 @@ public final class OutputSet {
     public func remove(name: UInt32) -> Bool {
         guard let output = bound.removeValue(forKey: name) else { return false }
         order.removeAll { $0 == name }
-        if let change = tracker.remove(registryName: name) { onChange(change) }
+        if let change = tracker.remove(registryName: name) { report(change) }
         output.destroy()
         return true
+    }
+
+    private func report(_ change: OutputChange) {
+        switch change {
+        case .added(let info):
+            logger.info("output added: \(info.displayName) \(info.modeText) scale \(info.scale)")
+        case .changed(let old, let new):
+            logger.info(
+                "output changed: \(new.displayName) \(old.modeText) scale \(old.scale) → \(new.modeText) scale \(new.scale)"
+            )
+        case .removed(let info):
+            logger.info("output removed: \(info.displayName)")
+        }
+        onChange(change)
     }
 
     /// Releases every output, last bound first. The windows on them must be gone.

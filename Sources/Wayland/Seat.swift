@@ -114,7 +114,9 @@ public final class Seat {
             device.destroy()
             touch = nil
         }
-        logger.debug("seat \(name) capabilities \(new.rawValue)")
+        let names = [(Capabilities.keyboard, "keyboard"), (.pointer, "pointer"), (.touch, "touch")]
+            .filter { new.contains($0.0) }.map(\.1)
+        logger.info("seat: \(names.isEmpty ? "no input devices" : names.joined(separator: ", "))")
         onCapabilities(new)
     }
 

@@ -9,13 +9,11 @@ import Logging
 /// from `wl_output` v4 only, and so on.
 public final class WaylandGlobals {
     public private(set) var compositor: OpaquePointer?
-    public private(set) var compositorVersion: UInt32 = 0
     public private(set) var wmBase: OpaquePointer?
     public private(set) var presentation: OpaquePointer?
     /// `wp_presentation.clock_id`: the clock every presentation timestamp is in (weston 10: CLOCK_MONOTONIC_RAW).
     public private(set) var presentationClock: Int32 = 1  // CLOCK_MONOTONIC until told otherwise
     public private(set) var xdgOutputManager: OpaquePointer?
-    public private(set) var xdgOutputManagerVersion: UInt32 = 0
     public private(set) var viewporter: OpaquePointer?
     public private(set) var fractionalScaleManager: OpaquePointer?
     public private(set) var idleInhibitManager: OpaquePointer?
@@ -44,7 +42,6 @@ public final class WaylandGlobals {
             guard let b = registry.bind(name, interface: ms_wl_compositor_interface(), supported: Supported.compositor)
             else { return true }
             compositor = b.proxy
-            compositorVersion = b.version
         case "xdg_wm_base":
             guard let b = registry.bind(name, interface: ms_xdg_wm_base_interface(), supported: Supported.wmBase)
             else { return true }
@@ -63,7 +60,6 @@ public final class WaylandGlobals {
                     name, interface: ms_zxdg_output_manager_v1_interface(), supported: Supported.xdgOutputManager)
             else { return true }
             xdgOutputManager = b.proxy
-            xdgOutputManagerVersion = b.version
         case "wp_viewporter":
             viewporter = registry.bind(name, interface: ms_wp_viewporter_interface(), supported: 1)?.proxy
         case "wp_fractional_scale_manager_v1":

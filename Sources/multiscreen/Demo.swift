@@ -29,6 +29,9 @@ struct Demo: ParsableCommand {
     var timeout = 30.0
     @Option(help: "The message the demo sends to the external screens.")
     var message = "Hello from Multiscreen · 안녕하세요"
+    /// For tests of the demo itself: the program run as `<client> run …` instead of this executable.
+    @Option(help: .hidden)
+    var client: String?
 
     func validate() throws {
         guard (1...16).contains(outputs) else { throw ValidationError("--outputs must be between 1 and 16") }
@@ -47,7 +50,7 @@ struct Demo: ParsableCommand {
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: home) }
         let app = try ChildProcess(
-            "/proc/self/exe".resolvingSymlinks, ["run", "--log-level", logging.logLevel.rawValue],
+            client ?? "/proc/self/exe".resolvingSymlinks, ["run", "--log-level", logging.logLevel.rawValue],
             environment: sway.environment.merging([
                 "XDG_STATE_HOME": home + "/state", "XDG_CONFIG_HOME": home + "/config",
                 "MULTISCREEN_SOCKET": home + "/control.sock",
@@ -87,8 +90,13 @@ struct Demo: ParsableCommand {
         }
         app.signal(SIGTERM)
         let status = try app.waitForExit(timeout: 5)
-        if status != 0 { logger.warning("multiscreen exited with status \(status)") }
         for path in paths { print(URL(fileURLWithPath: path).path) }
+        // The screenshots exist, but a Multiscreen that did not shut down cleanly is a failed demo.
+        if status != 0 {
+            logger.error("multiscreen exited with status \(status) after SIGTERM; its log:\n\(app.output)")
+            throw ExitCode(status)
+        }
+        logger.info("multiscreen shut down cleanly (status 0)")
     }
 }
 

@@ -145,9 +145,18 @@ struct LatencyCommand: ParsableCommand {
             throw ExitCode(1)
         }
         let client = ControlClient(path: path)
-        let before: [String: JSONValue]
+        var before: [String: JSONValue] = [:]
         do {
-            before = try status(client)
+            // Until every screen has had a frame presented (1 s at most: sway 1.7 headless never presents), so that
+            // a screen's first message is not measured before it is known whether its compositor sends `presented`
+            // (until then the frame callback answers, labelled `frameDone`).
+            let deadline = Date(timeIntervalSinceNow: 1)
+            repeat {
+                before = try status(client)
+                let screens = before["screens"].map(Self.screens) ?? []
+                if !screens.isEmpty && screens.allSatisfy({ $0.presented > 0 }) { break }
+                usleep(20_000)  // polling the status, bounded by the deadline
+            } while Date() < deadline
         } catch {
             printError("error: \(error)")
             throw ExitCode(1)

@@ -13,7 +13,7 @@ struct Multiscreen: ParsableCommand {
             """,
         subcommands: [
             Run.self, Outputs.self, Demo.self, Bench.self, SendCommand.self, CardCommand.self, RoleCommand.self,
-            StatusCommand.self, EventsCommand.self, LatencyCommand.self,
+            ContentCommand.self, MessagesCommand.self, StatusCommand.self, EventsCommand.self, LatencyCommand.self,
         ],
         defaultSubcommand: nil)
 

@@ -11,11 +11,21 @@ struct SendCommand: ParsableCommand {
     @OptionGroup var control: ControlOptions
     @Option(help: ArgumentHelp("Only this screen (default: wherever messages go).", valueName: "name"))
     var screen: String?
+    @Option(
+        help: ArgumentHelp(
+            "Show it for this many seconds only (default: until newer ones push it out).", valueName: "seconds"))
+    var ttl: Double?
     @Argument(help: "The text (one argument; quote it).")
     var text: String
 
+    func validate() throws {
+        if let ttl, !(ttl > 0 && ttl <= Message.maximumTTL) {
+            throw ValidationError("--ttl takes 0 < seconds ≤ \(Int(Message.maximumTTL))")
+        }
+    }
+
     func run() throws {
-        let result = try control.request(.send(text: text, screen: screen))
+        let result = try control.request(.send(text: text, screen: screen, ttl: ttl))
         print(screen.map { "sent to \($0)" } ?? "sent")
         for line in ResultText.lines(of: result, indent: "  ") { print(line) }
     }

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import Messaging
 import Remote
+import Screens
 import Testing
 
 /// Issue 4 end to end: the controller UI, external content modes, cards, roles, restored state and local control,
@@ -17,7 +18,7 @@ import Testing
     }
 
     /// Keeps a virtual keyboard on the seat: the seat gains the keyboard capability only while one exists, and
-    /// keys sent before our `wl_keyboard` exists are lost (testing.md, wtype).
+    /// keys sent before our `wl_keyboard` exists are lost: a single `wtype` run would lose its first keys.
     private func holdKeyboard(_ sway: HeadlessSway, _ app: MultiscreenProcess) throws -> ChildProcess {
         let holder = try ChildProcess("wtype", ["-s", "600000"], environment: sway.environment)
         try app.waitForLog("seat: keyboard")
@@ -98,7 +99,9 @@ import Testing
         #expect(closed.contains(#""result":{"id":2"#))
         try sway.waitForScreenshot("HEADLESS-2", "messages again") { showsScreen($0, index: 1) }
         let again = try request(app, #"{"method": "card.close", "params": {"screen": "HEADLESS-2"}}"#)
-        #expect(again.contains("\"code\":-32602"), "closing a screen without a card is an error: \(again)")
+        // A refusal of the current state has its own code (-32005), not "invalid params" (issue 16: one meaning per
+        // code).
+        #expect(again.contains("\"code\":-32005"), "closing a screen without a card is refused: \(again)")
     }
 
     @Test func aCardWhoseScreenGoesAwayReturnsToTheControllersList() throws {
@@ -113,9 +116,13 @@ import Testing
         try app.waitForLog("card #1 returned to the controller's list")
         let status = try request(app, #"{"method": "status"}"#)
         #expect(status.contains(#"{"id":1,"screen":null,"text":"Gate 7"}"#), "\(status)")
-        // The controller lists it under "Cards waiting for a screen".
+        // The controller lists it under "Cards waiting for a screen", below its one remaining row, where WL-2's
+        // row was. Checked in that region: its row gone (background only, no row panel), the heading's text and,
+        // below it, the card's line in the dimmer text colour. With two rows (before) the check does not hold.
+        let waiting = WaitingCards(width: 480, height: 270, rows: 1)
+        #expect(!waiting.areShown(on: before), "\(waiting.describe(before))")
         try nested.waitForScreenshot("WL-1", "the waiting card on the controller") {
-            $0.fraction(differingFrom: before) > 0.001
+            waiting.areShown(on: $0)
         }
         #expect(app.process.isRunning)
     }
@@ -137,6 +144,70 @@ import Testing
         // An error reply: exit status 2 and the code on standard error.
         let refused = try app.command(["card", "close", "--screen", "HEADLESS-9"])
         #expect(refused.status == 2 && refused.output.contains("error -32602"), "\(refused.output)")
+    }
+
+    /// Issue 13: what the keyboard can do, from outside — content modes, clearing, expiry, forgetting roles —
+    /// checked on the external screen's pixels.
+    @Test func contentMessagesAndRolesAreControlledFromOutside() throws {
+        let sway = try HeadlessSway(outputs: 2, width: 320, height: 240)
+        let app = try MultiscreenProcess(environment: sway.environment)
+        try app.waitForLogCount("first frame committed on", count: 2)
+        let idle = try sway.waitForScreenshot("HEADLESS-2") { showsScreen($0, index: 1) }
+        let black = RGB(hex: 0x00_00_00)
+
+        #expect(try app.command(["content", "set", "HEADLESS-2", "blank"]).status == 0)
+        try sway.waitForScreenshot("HEADLESS-2", "blank") { $0.fraction(of: black) > 0.999 }
+        let bad = try app.command(["content", "set", "HEADLESS-2", "sparkles"])
+        #expect(
+            bad.status == 2 && bad.output.contains("-32602") && bad.output.contains("messages, mirror, card, blank"))
+        #expect(try app.command(["content", "set", "HEADLESS-2", "messages"]).status == 0)
+        try sway.waitForScreenshot("HEADLESS-2", "messages again") { $0.fraction(differingFrom: idle) < 0.001 }
+
+        // A message with a ttl shows, then goes by itself.
+        #expect(try app.command(["send", "--ttl", "1", "brief"]).status == 0)
+        try sway.waitForScreenshot("HEADLESS-2", "the brief message") { $0.fraction(differingFrom: idle) > 0.005 }
+        try sway.waitForScreenshot("HEADLESS-2", timeout: 5, "the brief message gone") {
+            $0.fraction(differingFrom: idle) < 0.001
+        }
+        // A message cleared from the screen.
+        #expect(try app.command(["send", "stays until cleared"]).status == 0)
+        try sway.waitForScreenshot("HEADLESS-2", "the message") { $0.fraction(differingFrom: idle) > 0.005 }
+        #expect(try app.command(["messages", "clear", "--screen", "HEADLESS-2"]).status == 0)
+        try sway.waitForScreenshot("HEADLESS-2", "cleared") { $0.fraction(differingFrom: idle) < 0.001 }
+
+        // Roles: a change that leaves no controller is refused without --force; reset forgets it all.
+        #expect(try app.command(["role", "set", "HEADLESS-1", "external"]).status == 0)
+        try app.waitForLog("controller moved from HEADLESS-1 to HEADLESS-2")
+        let orphan = try app.command(["role", "set", "HEADLESS-2", "external"])
+        #expect(orphan.status == 2 && orphan.output.contains("-32005"), "\(orphan.output)")
+        #expect(try app.command(["role", "set", "HEADLESS-2", "external", "--force"]).status == 0)
+        try app.waitForLog("controller moved from HEADLESS-2 to (none)")
+        #expect(try app.command(["role", "reset"]).status == 0)
+        try app.waitForLog("controller moved from (none) to HEADLESS-1")
+    }
+
+    /// SIGHUP reloads the config without a restart; a broken config on reload leaves the previous one in force.
+    @Test func sighupReloadsTheConfig() throws {
+        let home = MultiscreenProcess.makeHome()
+        try MultiscreenProcess.writeConfig("", home: home)
+        let sway = try HeadlessSway(outputs: 2, width: 320, height: 240)
+        let app = try MultiscreenProcess(environment: sway.environment, home: home)
+        try app.waitForLogCount("first frame committed on", count: 2)
+        try MultiscreenProcess.writeConfig(
+            """
+            [[rule]]
+            match = { name = "HEADLESS-2" }
+            role = "controller"
+            """, home: home)
+        app.process.signal(SIGHUP)
+        try app.waitForLog("controller moved from HEADLESS-1 to HEADLESS-2")
+        #expect(app.process.isRunning)
+        try MultiscreenProcess.writeConfig("[[rule]\nbroken", home: home)
+        app.process.signal(SIGHUP)
+        try app.waitForLog("the previous config stays in force")
+        #expect(app.process.isRunning)
+        let status = try request(app, #"{"method": "status"}"#)
+        #expect(status.contains(#""controller":"HEADLESS-2""#), "the previous config still applies: \(status)")
     }
 
     @Test func theControllerMovesWhenItsOutputGoesAndMovesBack() throws {
@@ -257,4 +328,62 @@ import Testing
         #expect(lines.contains { $0.contains(#""method":"message.received""#) && $0.contains(#""text":"to all""#) })
         #expect(app.process.isRunning)
     }
+}
+
+/// Where the controller draws "Cards waiting for a screen" and one waiting card (``ControllerLayout``: below the last
+/// screen row, the heading on one line, each card on the next), and a check of those pixels.
+private struct WaitingCards {
+    let heading: (x: Int, y: Int, width: Int, height: Int)
+    let card: (x: Int, y: Int, width: Int, height: Int)
+    let background = expectedBackground(0)
+
+    init(width: Int, height: Int, rows: Int) {
+        let layout = ControllerLayout(width: Float(width), height: Float(height), rowCount: rows)
+        let last = layout.rows.last ?? layout.screensTitle
+        let small = Float(layout.smallSize)
+        let x = Int(layout.screensTitle.x)
+        let top = last.y + last.height + layout.padding
+        heading = (x, Int(top.rounded()), Int(layout.screensTitle.width), Int((small * 1.5).rounded()))
+        card = (x, Int((top + small * 1.5).rounded()), Int(layout.screensTitle.width), Int((small * 1.4).rounded()))
+    }
+
+    private func region(_ shot: Screenshot, _ r: (x: Int, y: Int, width: Int, height: Int)) -> Screenshot {
+        shot.region(x: r.x, y: r.y, width: r.width, height: r.height)
+    }
+
+    /// Ink: pixels much brighter than the background, as text drawn in either text colour makes them.
+    private func ink(_ shot: Screenshot) -> (count: Int, columns: ClosedRange<Int>?) {
+        var count = 0
+        var columns: ClosedRange<Int>?
+        for y in 0..<shot.height {
+            for x in 0..<shot.width where shot.pixel(x: x, y: y).distance(to: background) >= 64 {
+                count += 1
+                columns = columns.map { min($0.lowerBound, x)...max($0.upperBound, x) } ?? x...x
+            }
+        }
+        return (count, columns)
+    }
+
+    /// The background fraction of both lines, and the ink (count, columns) of the heading and of the card line.
+    func measure(_ shot: Screenshot) -> (background: Double, heading: Int, headingWidth: Int, card: Int, cardWidth: Int)
+    {
+        let lines = region(shot, (heading.x, heading.y, heading.width, heading.height + card.height))
+        let headingInk = ink(region(shot, heading))
+        let cardInk = ink(region(shot, card))
+        return (
+            lines.fraction(of: background, tolerance: 2), headingInk.count, headingInk.columns?.count ?? 0,
+            cardInk.count, cardInk.columns?.count ?? 0
+        )
+    }
+
+    /// The row is gone (mostly background, no row panel), the heading's ink spans a long line ("Cards waiting for a
+    /// screen", 105 px at this size) and the card's a short one ("#1 Gate 7", 39 px). Measured: with two rows
+    /// (before) the background fraction is 0; with the heading and cards not drawn, the heading has no ink.
+    func areShown(on shot: Screenshot) -> Bool {
+        let m = measure(shot)
+        return m.background > 0.7 && m.heading >= 150 && (80...140).contains(m.headingWidth) && m.card >= 40
+            && (20...70).contains(m.cardWidth)
+    }
+
+    func describe(_ shot: Screenshot) -> String { "\(measure(shot)) in \(heading), \(card)" }
 }

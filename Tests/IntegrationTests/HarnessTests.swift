@@ -185,6 +185,37 @@ struct HarnessTests {
         #expect(throws: HarnessError.self) { try silent.waitForLine(containing: "never", timeout: 10) }
     }
 
+    @Test("ChildProcess: context switches are counted only for the same live process, else an error")
+    func contextSwitchesNeedTheSameLiveProcess() throws {
+        // Asleep throughout (once it has finished starting, which on a loaded machine takes a while): no switches,
+        // and a reading at all.
+        let sleeper = try ChildProcess("sleep", ["600"])
+        try sleeper.waitUntilQuiet()
+        #expect(try sleeper.contextSwitches(during: 0.2) == 0)
+        #expect(try sleeper.activity().executable.hasSuffix("/sleep"))
+
+        // Gone before the window ends, or before it starts: an error, never "0 switches".
+        let brief = try ChildProcess("sleep", ["0.1"])
+        #expect(throws: HarnessError.self) { _ = try brief.contextSwitches(during: 1.0) }
+        let exited = try ChildProcess("/bin/true", [])
+        _ = try exited.waitForExit(timeout: 10)
+        #expect(throws: HarnessError.self) { try exited.activity() }
+        #expect(throws: HarnessError.self) { try exited.waitUntilQuiet() }
+
+        // Replaced by exec during the window, same PID: an error too.
+        let flag = NSTemporaryDirectory() + "exec-now-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: flag) }
+        let shell = try ChildProcess(
+            "/bin/sh", ["-c", "while [ ! -e '\(flag)' ]; do sleep 0.05; done; exec sleep 600"])
+        let start = try shell.activity()
+        #expect(FileManager.default.createFile(atPath: flag, contents: nil))
+        try waitUntil(timeout: 10, "the shell to exec sleep") {
+            (try? shell.activity().executable.hasSuffix("/sleep")) == true
+        }
+        let replaced = #expect(throws: HarnessError.self) { _ = try shell.contextSwitches(since: start) }
+        #expect(replaced?.message.contains("replaced itself") == true, "\(String(describing: replaced))")
+    }
+
     @Test("screenshots: PNG written by the harness and by grim decode to the same pixels as grim's PPM")
     func pngRoundTrip() throws {
         var pixels: [UInt8] = []

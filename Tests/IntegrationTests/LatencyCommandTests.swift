@@ -106,9 +106,10 @@ import Testing
         }
         // Quiet for longer than the state save's delay (0.5 s after the messages), which is a wakeup of its own.
         try app.process.waitUntilQuiet(for: 0.8)
-        let start = app.process.contextSwitches
-        Thread.sleep(forTimeInterval: 1.0)  // the observation window itself, not a wait
-        #expect(app.process.contextSwitches - start == 0, "an idle Multiscreen must not wake up")
+        // Throws unless the same Multiscreen ran through the whole second.
+        let switches = try app.process.contextSwitches(during: 1.0)
+        #expect(switches == 0, "an idle Multiscreen must not wake up")
+        #expect(app.process.isRunning)
     }
 
     /// Photodiode mode on real pixels: the patch in the chosen corner of every screen (HEADLESS-2 is blank, which

@@ -38,7 +38,7 @@ struct MessageCodecTests {
             "screens": .array([.object(["name": .string("left"), "scale": .number(1.5), "width": .integer(1920)])]),
             "busy": .bool(false), "note": .null,
         ]
-        let text = MessageCodec.encodeResult(method: .outputs, result: result)
+        let text = MessageCodec.encode(.result(method: .outputs, result: result))
         #expect(text.hasPrefix(#"{"method":"outputs","result":{"#))
         #expect(try MessageCodec.decodeResponse(text) == .result(method: .outputs, result: result))
         for code in MessageError.Code.allCases {
@@ -46,6 +46,109 @@ struct MessageCodecTests {
             let encoded = MessageCodec.encodeError(error)
             #expect(encoded == #"{"error":{"code":\#(code.rawValue),"message":"why \#(code)"}}"#)
             #expect(try MessageCodec.decodeResponse(encoded) == .error(error))
+        }
+    }
+
+    /// Every reply the product sends survives the wire, and reads back as what was sent.
+    @Test func typedRepliesRoundTrip() throws {
+        let replies: [Reply] = [
+            .sent(id: 7, screen: nil), .sent(id: 8, screen: "HDMI-A-1"), .cardOpened(id: 1, screen: "DP-1"),
+            .cardClosed(id: 1, screen: "DP-1"), .roleSet(screen: "DP-1", role: "rear-seat"), .subscribed,
+        ]
+        for reply in replies { #expect(try MessageCodec.decodeResponse(MessageCodec.encode(reply)) == reply) }
+        #expect(
+            MessageCodec.encode(Reply.sent(id: 7, screen: nil)) == #"{"method":"send","result":{"id":7,"screen":null}}"#
+        )
+    }
+
+    /// Every event the product publishes survives the wire.
+    @Test func typedEventsRoundTrip() throws {
+        let events: [Event] = [
+            .messageReceived(id: 1, text: "a\nb \u{2028}", screen: nil), .cardOpened(id: 2, screen: "DP-1", text: "x"),
+            .cardClosed(id: 2, screen: "DP-1"), .cardReturned(id: 2),
+            .roleChanged(screen: "DP-1", from: nil, to: "controller"),
+            .controllerMoved(from: "DP-1", to: nil, standIn: true),
+            .contentChanged(screen: "DP-2", from: "messages", to: "mirror"),
+            .dropped(count: 3),
+        ]
+        for event in events { #expect(try MessageCodec.decodeEvent(MessageCodec.encode(event)) == event) }
+        #expect(throws: MessageError.self) { try MessageCodec.decodeEvent(#"{"method":"send","result":{}}"#) }
+    }
+
+    static func decode(_ text: String) throws(MessageCodec.DecodeError) -> (request: Request, envelope: Envelope) {
+        try MessageCodec.decode(bytes: Array(text.utf8))
+    }
+
+    /// `events.subscribe` is a method like the others: decoded, its params checked; only its answer is the transport's.
+    @Test func subscribeIsAnOrdinaryMethod() throws {
+        #expect(try Self.decode(#"{"method":"events.subscribe"}"#).request == .subscribeEvents)
+        #expect(try Self.decode(#"{"method":"events.subscribe","params":{}}"#).request == .subscribeEvents)
+        #expect(try Self.decode(#"{"method":"status"}"#).request == .message(.status))
+        #expect(
+            throws: MessageCodec.DecodeError(
+                error: MessageError(.invalidParams, "events.subscribe has no parameter \"kind\""), envelope: .plain)
+        ) {
+            try Self.decode(#"{"method":"events.subscribe","params":{"kind":"x"}}"#)
+        }
+        #expect(throws: MessageError.self) { try MessageCodec.decodeRequest(#"{"method":"events.subscribe"}"#) }
+    }
+
+    /// JSON-RPC 2.0 requests are accepted and answered in kind; the envelope survives an error.
+    @Test func jsonRPCRequestsAreAnsweredInKind() throws {
+        let decoded = try Self.decode(#"{"jsonrpc":"2.0","id":7,"method":"send","params":{"text":"hi"}}"#)
+        #expect(decoded.request == .message(.send(text: "hi", screen: nil)))
+        #expect(decoded.envelope == .jsonRPC(id: .integer(7)))
+        #expect(
+            MessageCodec.encode(.sent(id: 3, screen: nil), in: decoded.envelope)
+                == #"{"id":7,"jsonrpc":"2.0","result":{"id":3,"screen":null}}"#)
+        #expect(
+            MessageCodec.encode(.error(MessageError(.invalidParams, "no")), in: .jsonRPC(id: .string("a")))
+                == #"{"error":{"code":-32602,"message":"no"},"id":"a","jsonrpc":"2.0"}"#)
+        // A notification (no id) is carried out and not answered, unless it is refused.
+        #expect(MessageCodec.encode(.sent(id: 3, screen: nil), in: .jsonRPC(id: nil)) == nil)
+        #expect(
+            MessageCodec.encode(.error(MessageError(.invalidParams, "no")), in: .jsonRPC(id: nil))
+                == #"{"error":{"code":-32602,"message":"no"},"id":null,"jsonrpc":"2.0"}"#)
+        // Wrong version, wrong id type, unknown method: errors, answered in JSON-RPC form.
+        for (line, code) in [
+            (#"{"jsonrpc":"1.0","id":1,"method":"status"}"#, MessageError.Code.invalidRequest),
+            (#"{"jsonrpc":"2.0","id":[1],"method":"status"}"#, .invalidRequest),
+            (#"{"jsonrpc":"2.0","id":1,"method":"nope"}"#, .methodNotFound),
+        ] {
+            #expect(throws: MessageCodec.DecodeError.self) { try Self.decode(line) }
+            do {
+                _ = try Self.decode(line)
+            } catch {
+                #expect(error.error.code == code, "\(line)")
+                if case .jsonRPC = error.envelope {} else { Issue.record("\(line): not answered as JSON-RPC") }
+            }
+        }
+    }
+
+    /// The methods for control from outside, and their parameters' types.
+    @Test func controlMethods() throws {
+        let messages: [Message] = [
+            .send(text: "brief", screen: "DP-1", ttl: 2.5), .setRole(screen: "DP-1", role: "external", force: true),
+            .resetRole(screen: nil), .resetRole(screen: "DP-1"), .setContent(screen: "DP-1", mode: "mirror"),
+            .clearMessages(screen: nil), .clearMessages(screen: "DP-1"),
+        ]
+        for message in messages {
+            #expect(try MessageCodec.decodeRequest(MessageCodec.encodeRequest(message)) == message)
+        }
+        for (line, code) in [
+            (#"{"method":"send","params":{"text":"x","ttl":"5"}}"#, MessageError.Code.invalidParams),
+            (#"{"method":"send","params":{"text":"x","ttl":0}}"#, .invalidParams),
+            (#"{"method":"send","params":{"text":"x","ttl":99999999}}"#, .invalidParams),
+            (#"{"method":"role.set","params":{"screen":"a","role":"b","force":"yes"}}"#, .invalidParams),
+            (#"{"method":"content.set","params":{"screen":"a"}}"#, .invalidParams),
+            (#"{"method":"messages.clear","params":{"screen":3}}"#, .invalidParams),
+        ] {
+            #expect(throws: MessageError.self, "\(line)") { try MessageCodec.decodeRequest(line) }
+            do {
+                _ = try MessageCodec.decodeRequest(line)
+            } catch {
+                #expect(error.code == code, "\(line)")
+            }
         }
     }
 
@@ -61,9 +164,6 @@ struct MessageCodecTests {
         let multiline = MessageCodec.encode(Event(name: "message", params: ["text": .string("a\nb")]))
         #expect(try MessageCodec.decodeEvent(multiline) == Event(name: "message", params: ["text": .string("a\nb")]))
         #expect(!multiline.contains("\n"))
-        #expect(
-            try MessageCodec.parseJSON(bytes: Array(multiline.utf8))
-                == .object(["method": .string("message"), "params": .object(["text": .string("a\nb")])]))
     }
 
     /// Every way a request can be wrong, with the code it must produce.

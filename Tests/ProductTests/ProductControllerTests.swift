@@ -103,7 +103,7 @@ private func errorCode(_ outcome: Outcome) -> MessageError.Code? {
         #expect(closed.changes.state)
 
         let again = fixture.execute(.closeCard(screen: "HEADLESS-2"))
-        #expect(again.reply == .error(MessageError(.invalidParams, "no card is open on HEADLESS-2")))
+        #expect(again.reply == .error(MessageError(.refused, "no card is open on HEADLESS-2")))
         #expect(again.events.isEmpty && !again.changes.state)
         #expect(errorCode(fixture.execute(.openCard(screen: "nowhere", text: "x"))) == .invalidParams)
     }
@@ -317,5 +317,108 @@ private func errorCode(_ outcome: Outcome) -> MessageError.Code? {
     @Test func logLinesCarryNoControlCharacters() {
         #expect("a\nb\u{1b}[31m\u{2028}".logSafe == "a\\u{a}b\\u{1b}[31m\\u{2028}")
         #expect("héllo 안녕".logSafe == "héllo 안녕")
+    }
+}
+
+@Suite struct ProductControllerControlTests {
+    @Test func emptyMessagesAndMessagesForTheControllerAreRefused() {
+        let fixture = Fixture()
+        for text in ["", "   ", "\n\t"] {
+            let outcome = fixture.execute(.send(text: text, screen: nil))
+            #expect(
+                outcome.reply
+                    == .error(MessageError(.invalidParams, "\"text\" is empty or only whitespace: nothing to show")))
+        }
+        let toController = fixture.execute(.send(text: "hi", screen: "HEADLESS-1"))
+        #expect(errorCode(toController) == .refused)
+        #expect(errorCode(fixture.execute(.openCard(screen: "HEADLESS-1", text: "x"))) == .refused)
+        #expect(fixture.product.model.log.isEmpty && fixture.product.model.cards.cards.isEmpty)
+    }
+
+    @Test func contentSet() {
+        let fixture = Fixture()
+        let outcome = fixture.execute(.setContent(screen: "HEADLESS-2", mode: "blank"))
+        #expect(outcome.reply == .contentSet(screen: "HEADLESS-2", mode: "blank"))
+        #expect(outcome.events == [.contentChanged(screen: "HEADLESS-2", from: "messages", to: "blank")])
+        #expect(outcome.changes.assignment && outcome.changes.state)
+        #expect(fixture.product.kind(of: 2) == .external(.blank))
+        let unknown = fixture.execute(.setContent(screen: "HEADLESS-2", mode: "sparkles"))
+        #expect(
+            unknown.reply
+                == .error(
+                    MessageError(
+                        .invalidParams, "unknown content mode \"sparkles\" (known: messages, mirror, card, blank)")))
+        #expect(errorCode(fixture.execute(.setContent(screen: "DP-9", mode: "blank"))) == .invalidParams)
+    }
+
+    @Test func unknownRolesAndLosingTheControllerAreRefused() {
+        let config = RoleConfig(rules: [
+            RoleConfig.Rule(match: OutputMatch(name: "DP-*"), role: ScreenRole(rawValue: "rear-seat"))
+        ])
+        let fixture = Fixture(config: config)
+        let unknown = fixture.execute(.setRole(screen: "HEADLESS-2", role: "mirror"))
+        #expect(
+            unknown.reply
+                == .error(
+                    MessageError(
+                        .invalidParams,
+                        "unknown role \"mirror\" (known: controller, external, rear-seat; other roles are declared "
+                            + "by naming them in a config rule)")))
+        #expect(fixture.execute(.setRole(screen: "HEADLESS-2", role: "rear-seat")).reply != nil)
+        #expect(fixture.product.model.assignment.roles[2] == ScreenRole(rawValue: "rear-seat"))
+
+        let orphaning = fixture.execute(.setRole(screen: "HEADLESS-1", role: "external"))
+        #expect(errorCode(orphaning) == .refused, "no screen would show the controller UI")
+        #expect(fixture.product.model.assignment.controller == 1, "refused: nothing changed")
+        let forced = fixture.execute(.setRole(screen: "HEADLESS-1", role: "external", force: true))
+        #expect(forced.reply == .roleSet(screen: "HEADLESS-1", role: "external"))
+        #expect(fixture.product.model.assignment.controller == nil)
+        #expect(forced.events.contains(.controllerMoved(from: "HEADLESS-1", to: nil, standIn: false)))
+    }
+
+    @Test func roleResetForgetsWhatWasSetAtRunTime() {
+        let fixture = Fixture()
+        _ = fixture.execute(.setRole(screen: "HEADLESS-2", role: "controller"))
+        _ = fixture.execute(.setContent(screen: "HEADLESS-1", mode: "mirror"))
+        #expect(fixture.product.model.assignment.controller == 2)
+        let one = fixture.execute(.resetRole(screen: "HEADLESS-1"))
+        #expect(one.reply == .roleReset(screen: "HEADLESS-1"))
+        #expect(one.changes.state)
+        let all = fixture.execute(.resetRole(screen: nil))
+        #expect(all.reply == .roleReset(screen: nil))
+        #expect(fixture.product.model.roles.memory == ScreenMemory())
+        #expect(fixture.product.model.assignment.controller == 1, "the default again: the first output")
+        #expect(all.events.contains(.controllerMoved(from: "HEADLESS-2", to: "HEADLESS-1", standIn: false)))
+        #expect(errorCode(fixture.execute(.resetRole(screen: "DP-9"))) == .invalidParams)
+    }
+
+    @Test func messagesClearOneScreenOrAll() {
+        let fixture = Fixture(outputs: [first, second, output(3, "HEADLESS-3")])
+        _ = fixture.execute(.send(text: "for all", screen: nil))
+        _ = fixture.execute(.send(text: "for two", screen: "HEADLESS-2"))
+        _ = fixture.execute(.send(text: "for three", screen: "HEADLESS-3"))
+        let cleared = fixture.execute(.clearMessages(screen: "HEADLESS-2"))
+        #expect(cleared.reply == .messagesCleared(screen: "HEADLESS-2", count: 2))
+        #expect(cleared.events == [.messagesCleared(screen: "HEADLESS-2", count: 2)])
+        #expect(cleared.changes.messagesRemoved && cleared.changes.state)
+        #expect(fixture.product.model.log.messages(for: "HEADLESS-2").isEmpty)
+        #expect(fixture.product.model.log.messages(for: "HEADLESS-3").map(\.text) == ["for three", "for all"])
+        let all = fixture.execute(.clearMessages(screen: nil))
+        #expect(all.reply == .messagesCleared(screen: nil, count: 2))
+        #expect(fixture.product.model.log.isEmpty)
+    }
+
+    @Test func messagesWithATTLExpire() {
+        let fixture = Fixture()
+        _ = fixture.execute(.send(text: "brief", screen: nil, ttl: 5))
+        _ = fixture.execute(.send(text: "stays", screen: nil))
+        let expiry = fixture.product.nextExpiry
+        #expect(expiry != nil)
+        #expect(fixture.product.expireMessages(now: Date()).events.isEmpty, "not yet")
+        let outcome = fixture.product.expireMessages(now: expiry!)
+        #expect(outcome.events == [.messageExpired(id: 1)])
+        #expect(outcome.changes.messagesRemoved && outcome.changes.state)
+        #expect(fixture.product.model.log.newestFirst.map(\.text) == ["stays"])
+        #expect(fixture.product.nextExpiry == nil)
     }
 }

@@ -42,6 +42,7 @@ import Testing
             return
         }
         #expect(error.message.contains("permission denied"))
+        #expect(error.code == .notPermitted, "a refused peer has a code of its own, not 'not a request'")
         #expect(try connection.readLine() == nil)
         #expect(eventually { fixture.server.statistics.peerRejected == 1 })
         #expect(fixture.display.received.isEmpty)

@@ -51,7 +51,7 @@ final class FakeDisplay: Sendable {
     static func reply(to message: Message) -> Reply {
         var result: [String: JSONValue] = ["ok": .bool(true)]
         switch message {
-        case .send(let text, _), .openCard(_, let text): result["text"] = .string(text)
+        case .send(let text, _, _), .openCard(_, let text): result["text"] = .string(text)
         default: break
         }
         return .result(method: message.method, result: result)

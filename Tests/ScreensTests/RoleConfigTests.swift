@@ -160,6 +160,29 @@ import Testing
         #expect(try RoleConfig.load(path: path).rules.count == 1)
     }
 
+    /// A config named explicitly must exist; a directory or an unreadable file says exactly what is wrong; a file
+    /// that reads as empty (`/dev/null`) is a config with no rules.
+    @Test func explicitConfigErrorsSayWhatIsWrong() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rolecfg-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        #expect(
+            throws: RoleConfigError.unreadable(
+                file: directory + "/nope.toml", reason: "no such file (it was named explicitly)")
+        ) {
+            try RoleConfig.load(path: directory + "/nope.toml", mustExist: true)
+        }
+        #expect(throws: RoleConfigError.unreadable(file: directory, reason: "is a directory, not a config file")) {
+            try RoleConfig.load(path: directory, mustExist: true)
+        }
+        #expect(try RoleConfig.load(path: "/dev/null", mustExist: true) == RoleConfig())
+        let path = directory + "/binary.toml"
+        try Data([0xFF, 0xFE, 0x00]).write(to: URL(fileURLWithPath: path))
+        #expect(throws: RoleConfigError.unreadable(file: path, reason: "not UTF-8 text")) {
+            try RoleConfig.load(path: path)
+        }
+    }
+
     @Test func defaultPathFollowsXDG() {
         #expect(
             RoleConfig.defaultPath(environment: ["XDG_CONFIG_HOME": "/etc/xdg-test", "HOME": "/home/k"])

@@ -3,7 +3,8 @@ import Testing
 
 @testable import TextRendering
 
-/// Real fonts, real FreeType: these need fonts-dejavu-core and fonts-noto-cjk installed (as on CI).
+/// Real fonts, real FreeType: these need fonts-dejavu-core, fonts-noto-cjk and fonts-noto-color-emoji installed
+/// (scripts/dependencies installs them).
 /// Set TEXT_DUMP_DIR to write every rendered bitmap there as a PGM, to look at them.
 @Suite struct TextRasterizerTests {
     let rasterizer: TextRasterizer
@@ -131,12 +132,39 @@ import Testing
         #expect(other?.render(text, pixelSize: 32) == first)
     }
 
+    /// `measure` and `render` share one layout, so their agreement alone proves little; the size is also checked
+    /// against what is independent of that layout: HarfBuzz's advances (the width holds the pen's travel), each
+    /// line measured alone (lines stack), every glyph's coverage rendered alone (nothing is clipped: the
+    /// characters' ink adds up to the whole's) and the ink's extent (no padding beyond the glyphs' bearings).
     @Test func measureMatchesRender() {
         for text in ["Hello", "안녕하세요\nworld", "jumpy (Qg)"] {
             let bitmap = rasterizer.render(text, pixelSize: 20)
-            #expect(rasterizer.measure(text, pixelSize: 20) == (bitmap.width, bitmap.height))
+            let size = rasterizer.measure(text, pixelSize: 20)
+            #expect(size == (bitmap.width, bitmap.height))
+            let lines = text.split(separator: "\n").map(String.init)
+            for line in lines {
+                let advance = rasterizer.shape(line, pixelSize: 20).flatMap(\.glyphs).map { Int($0.xAdvance) }
+                    .reduce(0, +)
+                #expect(size.width >= (advance + 63) / 64, "\(line): the pen travels \(advance / 64) px")
+            }
+            let lineSizes = lines.map { rasterizer.measure($0, pixelSize: 20) }
+            #expect(size.width == lineSizes.map(\.width).max(), "\(text): as wide as its widest line")
+            #expect(size.height == lineSizes.map(\.height).reduce(0, +), "\(text): its lines stacked")
+            let characters = text.filter { !$0.isWhitespace }.map {
+                inkSum(rasterizer.render(String($0), pixelSize: 20))
+            }
+            #expect(inkSum(bitmap) == characters.reduce(0, +), "\(text): every glyph's coverage, none clipped")
+            let columns = (0..<bitmap.width).filter { x in
+                (0..<bitmap.height).contains { bitmap.pixels[$0 * bitmap.width + x] > 0 }
+            }
+            #expect(columns.first.map { $0 <= 3 } == true, "\(text): ink from column \(columns.first ?? -1)")
+            #expect(
+                columns.last.map { $0 >= bitmap.width - 4 } == true,
+                "\(text): ink to column \(columns.last ?? -1) of \(bitmap.width)")
         }
     }
+
+    private func inkSum(_ bitmap: TextBitmap) -> Int { bitmap.pixels.reduce(0) { $0 + Int($1) } }
 
     @Test func rightToLeftShapesInVisualOrder() throws {
         let runs = rasterizer.shape("שלום", pixelSize: 32)
@@ -153,9 +181,13 @@ import Testing
         #expect(fallback.render("abc", pixelSize: 16).width > 0)
     }
 
-    /// Only with a colour emoji font (fonts-noto-color-emoji), which the project does not require. The crab, as
-    /// DejaVu Sans draws the older smileys itself and, being first in the list, wins them.
-    @Test(.enabled(if: emojiFontInstalled)) func colorEmojiBecomesCoverage() throws {
+    /// With the colour emoji font scripts/dependencies installs (fonts-noto-color-emoji): without it this test fails,
+    /// it is not skipped. The crab, as DejaVu Sans draws the older smileys itself and, being first in the list, wins
+    /// them.
+    @Test func colorEmojiBecomesCoverage() throws {
+        try #require(
+            rasterizer.fallbackFamilies.contains { $0.localizedCaseInsensitiveContains("emoji") },
+            "no colour emoji font: install fonts-noto-color-emoji (scripts/dependencies)")
         let runs = rasterizer.shape("🦀", pixelSize: 32)
         let run = try #require(runs.first)
         #expect(run.glyphs.allSatisfy { $0.id != 0 })
@@ -167,6 +199,3 @@ import Testing
         #expect(inkedPixels(bitmap) > 300)
     }
 }
-
-private let emojiFontInstalled =
-    (try? TextRasterizer())?.fallbackFamilies.contains { $0.localizedCaseInsensitiveContains("emoji") } ?? false

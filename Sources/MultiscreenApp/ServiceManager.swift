@@ -1,0 +1,48 @@
+import CSystemd
+import Logging
+
+/// Tells systemd how the service is doing, when Multiscreen runs as a `Type=notify` unit (`contrib/systemd/`):
+/// `READY=1` once the screens are being opened, `WATCHDOG=1` from the display thread's own loop while
+/// `WatchdogSec=` is set (so a display thread that hangs is restarted), `STOPPING=1` at shutdown. Without a service
+/// manager (`$NOTIFY_SOCKET` unset) every call is a no-op and no timer exists: an idle Multiscreen still makes
+/// no wakeups. With a watchdog, the pings are its only wakeups, at half the interval systemd asks for.
+final class ServiceManager {
+    /// Fires when the next watchdog ping is due; nil without a watchdog.
+    let watchdogTimer: OneShotTimer?
+    private let interval: Double
+    private let logger: Logger
+
+    init(logger: Logger) throws {
+        self.logger = logger
+        var microseconds: UInt64 = 0
+        if sd_watchdog_enabled(0, &microseconds) > 0, microseconds > 0 {
+            interval = Double(microseconds) / 2e6
+            watchdogTimer = try OneShotTimer()
+            logger.info("systemd watchdog: pinging every \(interval) s")
+        } else {
+            interval = 0
+            watchdogTimer = nil
+        }
+    }
+
+    /// The screens are being opened: the service is up.
+    func ready() {
+        notify("READY=1")
+        ping()
+    }
+
+    /// The watchdog timer fired: the display thread is alive.
+    func ping() {
+        guard let watchdogTimer else { return }
+        watchdogTimer.acknowledge()
+        notify("WATCHDOG=1")
+        watchdogTimer.arm(after: interval)
+    }
+
+    func stopping() { notify("STOPPING=1") }
+
+    private func notify(_ state: String) {
+        let result = sd_notify(0, state)
+        if result < 0 { logger.warning("sd_notify \(state) failed: error \(-result)") }
+    }
+}

@@ -1,0 +1,67 @@
+import CompositorHarness
+import Foundation
+import Glibc
+import Testing
+
+/// Multiscreen as a systemd `Type=notify` service: the test plays systemd's notify socket.
+@Suite(.serialized) struct ServiceManagerTests {
+    /// A datagram socket at a private path, as systemd's `$NOTIFY_SOCKET`.
+    final class NotifySocket {
+        let path: String
+        let descriptor: Int32
+
+        init() throws {
+            path = FileManager.default.temporaryDirectory.appendingPathComponent("notify-\(UUID().uuidString)").path
+            descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
+            }
+            try #require(bound == 0, "bind \(path)")
+        }
+
+        deinit {
+            close(descriptor)
+            unlink(path)
+        }
+
+        /// The next datagram's text; nil after `timeout` seconds.
+        func receive(timeout: Double) -> String? {
+            var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&entry, 1, Int32(timeout * 1000)) > 0 else { return nil }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            return count > 0 ? String(decoding: buffer[..<count], as: UTF8.self) : nil
+        }
+    }
+
+    @Test func readyWatchdogAndStoppingAreNotified() throws {
+        let notify = try NotifySocket()
+        let sway = try HeadlessSway(outputs: 1, width: 320, height: 240)
+        let app = try MultiscreenProcess(
+            environment: sway.environment.merging(["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "300000"]) { $1 })
+        #expect(notify.receive(timeout: 10) == "READY=1")
+        // Pings at half the watchdog interval, from the display thread's loop.
+        var pings = 0
+        let started = Date()
+        while pings < 3, let message = notify.receive(timeout: 2) {
+            if message == "WATCHDOG=1" { pings += 1 }
+        }
+        #expect(pings == 3, "three watchdog pings")
+        #expect(Date().timeIntervalSince(started) < 1.5, "about every 0.15 s")
+        app.process.signal(SIGTERM)
+        var stopping = false
+        while let message = notify.receive(timeout: 5) {
+            if message == "STOPPING=1" {
+                stopping = true
+                break
+            }
+        }
+        #expect(stopping)
+        #expect(try app.process.waitForExit(timeout: 5) == 0)
+    }
+}
