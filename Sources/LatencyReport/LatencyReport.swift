@@ -243,6 +243,8 @@ public struct LatencyRun: Sendable {
     public var sent: [UInt64]
     public var outputs: [OutputReport]
     public var notes: [String] = []
+    /// Messages were sent without waiting for the previous one to be shown (`--back-to-back`).
+    public var backToBack = false
     /// Photodiode mode was on: each sample's `patch` is the colour its frame gave the flash patch.
     public var flash = false
     /// `weston-presentation-shm` in the same session (`--reference`), `-p` then `-f`; empty when not asked for.
@@ -260,7 +262,7 @@ public struct LatencyRun: Sendable {
     public var json: JSONValue {
         .object([
             "schema": .string(Self.schema), "compositor": .string(compositor), "pacing": .string(pacing),
-            "flash": .bool(flash),
+            "flash": .bool(flash), "backToBack": .bool(backToBack),
             "messages": .object([
                 "sent": .integer(sent.count), "accountedForEverywhere": .bool(everyMessageAccountedFor),
             ]),
@@ -293,7 +295,7 @@ public struct LatencyRun: Sendable {
 
     /// A few lines for a person: per output, where the figures come from and the percentiles.
     public var summary: String {
-        var lines = ["\(sent.count) messages, \(compositor), pacing \(pacing)"]
+        var lines = ["\(sent.count) messages\(backToBack ? " back to back" : ""), \(compositor), pacing \(pacing)"]
         for output in outputs {
             let refresh = output.refreshNanoseconds > 0 ? " (refresh \(Self.ms(output.refreshNanoseconds)) ms)" : ""
             lines.append("\(output.name)\(refresh): message → \(output.source)")

@@ -59,6 +59,12 @@ struct LatencyCommand: ParsableCommand {
     @Option(help: "Corner of the flash patch (--embedded): top-left, top-right, bottom-left or bottom-right.")
     var flashCorner = "top-left"
 
+    @Flag(
+        help:
+            "Send each message a random time in [0, refresh period) after the previous one without waiting for it to be shown, so some arrive while a frame is in flight (where pacing modes differ)."
+    )
+    var backToBack = false
+
     @Option(help: ControlOptions.socketHelp)
     var socket: String?
 
@@ -213,7 +219,7 @@ struct LatencyCommand: ParsableCommand {
                 throw ExitCode(1)
             }
             sent.append(UInt64(id))
-            if !collector.waitUntilAccounted(UInt64(id), on: names, timeout: messageTimeout) {
+            if !backToBack && !collector.waitUntilAccounted(UInt64(id), on: names, timeout: messageTimeout) {
                 logger.warning("message #\(id) not accounted for on every output within \(messageTimeout) s")
             }
             if progress && (index % 10 == 0 || index == messages) {
@@ -221,6 +227,9 @@ struct LatencyCommand: ParsableCommand {
             }
         }
         if progress { FileHandle.standardError.write(Data("\n".utf8)) }
+        if backToBack, let last = sent.last, !collector.waitUntilAccounted(last, on: names, timeout: messageTimeout) {
+            logger.warning("the last message was not accounted for on every output within \(messageTimeout) s")
+        }
         collector.finish()
         let after = (try? status(client)) ?? [:]
         let afterScreens = after["screens"].map(Self.screens) ?? []
@@ -241,6 +250,7 @@ struct LatencyCommand: ParsableCommand {
                     shown: collector.shown(on: screen.name), frames: frames)
             })
         run.pacing = pacing
+        run.backToBack = backToBack
         run.reference = references
         run.flash = flash
         if flash && run.outputs.contains(where: { output in output.ordered.contains { $0.patch == nil } }) {

@@ -113,7 +113,7 @@ import Testing
         let document = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
         #expect(
             Set(document.keys) == [
-                "schema", "compositor", "pacing", "flash", "messages", "outputs", "notes", "reference",
+                "schema", "compositor", "pacing", "flash", "backToBack", "messages", "outputs", "notes", "reference",
             ])
         #expect(document["reference"] is NSNull, "null when --reference was not given")
         #expect(document["schema"] as? String == "multiscreen-latency/1")
