@@ -65,6 +65,8 @@ final class Screen {
     /// More feedback objects than this in flight means the compositor is not answering them (sway 1.7 headless
     /// never sends `presented` for some frames): stop asking rather than pile them up.
     static let maximumOutstandingFeedbacks = 4
+    /// Frame callbacks kept outstanding at most (more only pile up where the compositor sends none).
+    static let maximumOutstandingCallbacks = 8
 
     init(
         output: OutputInfo, summary: ScreenSummary, background: RGBColor, flash: FlashPatch? = nil,
@@ -102,6 +104,8 @@ final class Screen {
     /// Drawn inside the spanning window instead of a window of its own (which answers for its showing).
     func drawnElsewhere() {
         scheduler.drawnElsewhere()
+        // The spanning window's own screen follows these messages to its frames.
+        latencyTracker.forgetWaiting()
         unshownSince = nil
     }
 
@@ -114,8 +118,9 @@ final class Screen {
         // A blank screen shows no message, but its flash patch does.
         guard kind != .external(.blank) || flash != nil else { return }
         invalidate()
-        latencyTracker.messageArrived(
-            PendingMessage(id: message.id, enqueuedAt: message.enqueuedAt, drainedAt: message.drainedAt))
+        report(
+            latencyTracker.messageArrived(
+                PendingMessage(id: message.id, enqueuedAt: message.enqueuedAt, drainedAt: message.drainedAt)))
         // Keep the oldest message waiting for a frame: a burst reports its worst latency, not its best.
         if pendingMessage == nil { pendingMessage = message }
     }
@@ -289,6 +294,11 @@ final class Screen {
         frameNumber += 1
         let number = frameNumber
         let clock = PresentationClock(clockID: globals.presentationClock) { MonotonicClock.nanoseconds(clock: $0) }
+        // A hidden surface gets no callbacks; under `immediate` and `deadline` pacing it still commits: keep the
+        // newest few.
+        while frameCallbacks.count >= Self.maximumOutstandingCallbacks, let oldest = frameCallbacks.keys.min() {
+            frameCallbacks.removeValue(forKey: oldest)?.cancel()
+        }
         frameCallbacks[number] = window.requestFrame { [unowned self] _ in
             frameCallbacks[number] = nil
             let now = MonotonicClock.nanoseconds()

@@ -101,8 +101,21 @@ public struct MessageLatencyTracker: Sendable {
     /// Messages not yet committed in any frame.
     public var waitingCount: Int { waiting.count }
 
-    /// A message was drained for this screen.
-    public mutating func messageArrived(_ message: PendingMessage) { waiting.append(message) }
+    /// Messages kept waiting for a frame at most: a screen that never draws (hidden, or drawn inside another
+    /// window) must not collect them forever. The oldest beyond it are given up as lost.
+    public static let maximumWaiting = 1024
+
+    /// A message was drained for this screen. - Returns: a report of the oldest waiting message when there were
+    /// too many (lost), normally nil.
+    public mutating func messageArrived(_ message: PendingMessage) -> FrameLatencyReport? {
+        waiting.append(message)
+        guard waiting.count > Self.maximumWaiting else { return nil }
+        let oldest = waiting.removeFirst()
+        return FrameLatencyReport(frame: 0, source: .lost, committedAt: 0, shownAt: nil, messages: [oldest])
+    }
+
+    /// The screen's content is drawn inside another screen's window (cage), which reports these messages itself.
+    public mutating func forgetWaiting() { waiting.removeAll() }
 
     /// A frame was committed. - Parameter withFeedback: a `wp_presentation_feedback` was requested for it.
     /// - Returns: reports of frames given up to make room (lost), normally none.

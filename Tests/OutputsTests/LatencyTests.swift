@@ -202,8 +202,8 @@ import Testing
 
     @Test func presentedFrameReportsItsMessages() {
         var t = MessageLatencyTracker()
-        t.messageArrived(message(1))
-        t.messageArrived(message(2))
+        _ = t.messageArrived(message(1))
+        _ = t.messageArrived(message(2))
         #expect(t.committed(frame: 1, at: 5_000, presentationClock: 5_000, withFeedback: true).isEmpty)
         #expect(t.waitingCount == 0)
         let report = t.presented(frame: 1, presentedAt: 9_000, timing: timing(seq: 5, at: 9_000))
@@ -228,16 +228,16 @@ import Testing
         var t = MessageLatencyTracker()
         _ = t.committed(frame: 1, at: 0, presentationClock: 0, withFeedback: true)
         _ = t.presented(frame: 1, presentedAt: 10, timing: timing(seq: 1, at: 10))
-        t.messageArrived(message(3))
+        _ = t.messageArrived(message(3))
         _ = t.committed(frame: 2, at: 3_100, presentationClock: 3_100, withFeedback: true)
-        t.messageArrived(message(4))
+        _ = t.messageArrived(message(4))
         _ = t.committed(frame: 3, at: 4_200, presentationClock: 4_200, withFeedback: true)
         let moved = t.discarded(frame: 2)
         #expect(moved.report == nil && !moved.redraw)
         let report = t.presented(frame: 3, presentedAt: 20_000, timing: timing(seq: 2, at: 20_000))
         #expect(report?.messages.map(\.id) == [3, 4])
         // The last frame discarded with none after it: its messages wait for the next commit, which is asked for.
-        t.messageArrived(message(5))
+        _ = t.messageArrived(message(5))
         _ = t.committed(frame: 4, at: 6_000, presentationClock: 6_000, withFeedback: true)
         let waiting = t.discarded(frame: 4)
         #expect(waiting.redraw && t.waitingCount == 1)
@@ -249,18 +249,18 @@ import Testing
     @Test func frameDoneFallbackWhereNoPresentedComes() {
         // sway 1.7 headless: the frame callback, and feedback answered late or never.
         var t = MessageLatencyTracker()
-        t.messageArrived(message(1))
+        _ = t.messageArrived(message(1))
         _ = t.committed(frame: 1, at: 2_000, presentationClock: 2_000, withFeedback: true)
         let first = t.frameDone(frame: 1, at: 7_000)
         #expect(first?.source == .frameDone && first?.shownAt == 7_000)
         #expect(t.discarded(frame: 1).report == nil, "answered once only")
         // `discarded` before the callback: the callback still decides.
-        t.messageArrived(message(2))
+        _ = t.messageArrived(message(2))
         _ = t.committed(frame: 2, at: 8_000, presentationClock: 8_000, withFeedback: true)
         #expect(t.discarded(frame: 2).report == nil)
         #expect(t.frameDone(frame: 2, at: 9_000)?.source == .frameDone)
         // No feedback object at all (none offered, or too many outstanding): the frame callback decides.
-        t.messageArrived(message(3))
+        _ = t.messageArrived(message(3))
         _ = t.committed(frame: 3, at: 10_000, presentationClock: 10_000, withFeedback: false)
         #expect(t.frameDone(frame: 3, at: 11_000)?.latencies == [8_000])
     }
@@ -269,20 +269,20 @@ import Testing
         var t = MessageLatencyTracker()
         _ = t.committed(frame: 1, at: 0, presentationClock: 0, withFeedback: true)
         _ = t.presented(frame: 1, presentedAt: 10, timing: timing(seq: 1, at: 10))
-        t.messageArrived(message(1))
+        _ = t.messageArrived(message(1))
         _ = t.committed(frame: 2, at: 2_000, presentationClock: 2_000, withFeedback: true)
         #expect(t.frameDone(frame: 2, at: 3_000) == nil, "weston sends the callback before presented")
         #expect(t.presented(frame: 2, presentedAt: 9_000, timing: timing(seq: 2, at: 9_000))?.source == .presented)
-        t.messageArrived(message(2))
+        _ = t.messageArrived(message(2))
         _ = t.committed(frame: 3, at: 10_000, presentationClock: 10_000, withFeedback: false)
         #expect(t.frameDone(frame: 3, at: 12_000)?.source == .frameDone)
     }
 
     @Test func tearDownLosesWhatWasNotShown() {
         var t = MessageLatencyTracker()
-        t.messageArrived(message(1))
+        _ = t.messageArrived(message(1))
         _ = t.committed(frame: 1, at: 2_000, presentationClock: 2_000, withFeedback: true)
-        t.messageArrived(message(2))
+        _ = t.messageArrived(message(2))
         let lost = t.tornDown()
         #expect(lost.map(\.source) == [.lost, .lost])
         #expect(lost.flatMap(\.messages).map(\.id) == [1, 2])
@@ -290,9 +290,23 @@ import Testing
         #expect(t.tornDown().isEmpty)
     }
 
+    @Test func aScreenThatNeverDrawsKeepsABoundedBacklog() {
+        var t = MessageLatencyTracker()
+        var lost: [UInt64] = []
+        for id in 1...UInt64(MessageLatencyTracker.maximumWaiting + 3) {
+            if let report = t.messageArrived(message(id)) {
+                #expect(report.source == .lost)
+                lost += report.messages.map(\.id)
+            }
+        }
+        #expect(lost == [1, 2, 3] && t.waitingCount == MessageLatencyTracker.maximumWaiting)
+        t.forgetWaiting()
+        #expect(t.waitingCount == 0 && t.tornDown().isEmpty)
+    }
+
     @Test func evictsFramesThatNeverResolve() {
         var t = MessageLatencyTracker()
-        t.messageArrived(message(1))
+        _ = t.messageArrived(message(1))
         var lost: [FrameLatencyReport] = []
         for frame in 1...UInt64(MessageLatencyTracker.maximumFrames + 1) {
             lost += t.committed(frame: frame, at: frame, presentationClock: frame, withFeedback: true)
