@@ -58,6 +58,8 @@ public final class Application {
     private let saveTimer: OneShotTimer
     /// `deadline` pacing: wakes the loop when a screen's time to draw has come; armed only while one waits.
     private let drawTimer: OneShotTimer
+    private let pacing: FramePacing
+    private let flash: Bool
     /// Fires when the next message sent with a ttl is due to go.
     private let expiryTimer: OneShotTimer
     private let loop: EventLoop
@@ -94,6 +96,8 @@ public final class Application {
         screens = try ScreenSet(
             globals: globals, outputs: outputs, appID: options.appID, reopenDelay: options.reopenDelay,
             flash: options.flash, pacing: options.pacing, logger: logger)
+        pacing = options.pacing
+        flash = options.flash != nil
         drawTimer = try OneShotTimer()
         screens.onLatencyReport = { [unowned self] screen, report in
             // Built only for a subscriber (`events`, `multiscreen latency`): no subscriber, no cost.
@@ -240,6 +244,8 @@ public final class Application {
             frames: screens.screens.mapValues(\.statistics), latency: screens.screens.mapValues(\.latency), now: now,
             bus: bus.statistics, wakeups: bus.wakeupsSent,
             applied: messagesApplied, sources: Dictionary(uniqueKeysWithValues: sources.map { ($0.name, $0.counters) }))
+        vitals.pacing = pacing.rawValue
+        vitals.flash = flash
         vitals.health = screens.screens.mapValues { screen in
             (screen.health.rawValue, screen.lastShownAt.map { Double(now &- $0) / 1e9 })
         }

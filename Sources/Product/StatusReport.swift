@@ -39,6 +39,7 @@ struct StatusReport {
             product.outputs.first { $0.registryName == name }?.displayName
         }
         var json: [String: JSONValue] = [
+            "pacing": .string(vitals.pacing), "flash": .bool(vitals.flash),
             "screens": .array(screens),
             "controller": .optional(controller),
             "cards": .array(

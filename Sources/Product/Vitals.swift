@@ -20,6 +20,10 @@ public struct Vitals: Sendable {
     public var applied: Int
     /// Each message source's counters, by the source's name ("control", …).
     public var sources: [String: [String: Int]]
+    /// How screens pace their frames (`run --pacing`) and whether the flash patch is drawn: what a latency run
+    /// against this Multiscreen measures.
+    public var pacing = "frame"
+    public var flash = false
 
     public init(
         frames: [UInt32: FrameStatistics] = [:], latency: [UInt32: ScreenLatency] = [:], now: UInt64 = 0,

@@ -168,6 +168,11 @@ struct LatencyCommand: ParsableCommand {
             throw ExitCode(1)
         }
         let screens = before["screens"].map(Self.screens) ?? []
+        // What the running Multiscreen does, from its status (one before issue 9 says nothing: trust --pacing).
+        var measuredPacing = pacing
+        if case .string(let running)? = before["pacing"] { measuredPacing = running }
+        var runningFlash = flash
+        if case .bool(let on)? = before["flash"] { runningFlash = on }
         // A blank screen shows no message; every other kind does (the controller in its log).
         let watched = screens.filter { $0.content != "blank" }
         guard !watched.isEmpty else {
@@ -249,12 +254,16 @@ struct LatencyCommand: ParsableCommand {
                     name: screen.name, modeRefreshNanoseconds: screen.refreshNanoseconds, expected: sent,
                     shown: collector.shown(on: screen.name), frames: frames)
             })
-        run.pacing = pacing
+        run.pacing = measuredPacing
+        if measuredPacing != pacing {
+            run.notes.append(
+                "--pacing \(pacing) asked for, but Multiscreen runs with \(measuredPacing): reported as such")
+        }
         run.backToBack = backToBack
         run.reference = references
-        run.flash = flash
-        if flash && run.outputs.contains(where: { output in output.ordered.contains { $0.patch == nil } }) {
-            run.notes.append("--flash: some frames carried no patch colour (was Multiscreen started with run --flash?)")
+        run.flash = runningFlash
+        if flash && !runningFlash {
+            run.notes.append("--flash asked for, but Multiscreen runs without it: start it with run --flash")
         }
         if let referenceNote { run.notes.append(referenceNote) }
         for output in run.outputs where !output.presentedAvailable {

@@ -90,6 +90,7 @@ import Testing
         }
         let notes = result.report["notes"] as? [String] ?? []
         #expect(notes.count == 2 && notes.allSatisfy { $0.contains("no wp_presentation `presented`") })
+        #expect(result.report["flash"] as? Bool == true)
     }
 
     /// Measuring costs nothing when nobody asks: after messages were followed to `presented` (weston), an idle
@@ -159,6 +160,26 @@ import Testing
         }
         let row = (result.report["comparison"] as? [[String: Any]])?.first ?? [:]
         #expect(["frame", "immediate", "deadline"].contains(row["best"] as? String ?? ""), "\(row)")
+    }
+
+    /// Against a running Multiscreen the report states the pacing and flash it really runs with (from `status`),
+    /// whatever the command line said.
+    @Test func aRunningMultiscreensPacingIsReported() throws {
+        let weston = try Weston(width: 320, height: 240, allowScreenshots: false)
+        let app = try MultiscreenProcess(environment: weston.environment, arguments: ["run", "--pacing", "immediate"])
+        try app.waitForLog("first frame committed on headless")
+        try waitUntil(timeout: 10, "the control socket") {
+            FileManager.default.fileExists(atPath: app.home + "/control.sock")
+        }
+        let result = try run(["--socket", app.home + "/control.sock", "--messages", "5", "--flash"])
+        defer { try? FileManager.default.removeItem(atPath: result.dir) }
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.report["compositor"] as? String == "session")
+        #expect(result.report["pacing"] as? String == "immediate")
+        #expect(result.report["flash"] as? Bool == false)
+        let notes = result.report["notes"] as? [String] ?? []
+        #expect(notes.contains { $0.contains("Multiscreen runs with immediate") }, "\(notes)")
+        #expect(notes.contains { $0.contains("runs without it") }, "\(notes)")
     }
 
     @Test func unknownPacingIsAUsageError() throws {

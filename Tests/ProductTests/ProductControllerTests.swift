@@ -201,6 +201,7 @@ private func errorCode(_ outcome: Outcome) -> MessageError.Code? {
         #expect(figures["messagesPresented"] == .integer(101))
         #expect(figures["messagesLost"] == .integer(1))
         #expect(figures["missedVblanks"] == .integer(4))
+        #expect(result["pacing"] == .string("frame") && result["flash"] == .bool(false))
     }
 
     @Test func frameShownEventCarriesEveryStamp() {
