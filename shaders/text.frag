@@ -1,9 +1,9 @@
-// Text: the texture holds FreeType's 8-bit coverage in the alpha channel (GL_ALPHA), tinted by u_color.
+// Text: the texture holds cairo's premultiplied ARGB32 (bytes B, G, R, A), drawn in its own colours (the text
+// colour is rasterised in; colour emoji keep theirs). Blended with (ONE, ONE_MINUS_SRC_ALPHA).
 precision mediump float;
 uniform sampler2D u_texture;
-uniform vec4 u_color;
 varying vec2 v_texcoord;
 
 void main() {
-    gl_FragColor = vec4(u_color.rgb, u_color.a * texture2D(u_texture, v_texcoord).a);
+    gl_FragColor = texture2D(u_texture, v_texcoord).bgra;
 }

@@ -62,7 +62,8 @@ extension DisplayBenchmarks {
         return (cpu, screens)
     }
 
-    /// `latency: message #7 on HEADLESS-2 enqueue→commit 3.21 ms, drain→commit 2.80 ms`
+    /// `latency: message #7 on HEADLESS-2 committed at 123456789 ns, enqueue→commit 3.21 ms, drain→commit 2.80 ms`: the
+    /// last two numbers.
     static func latencies(in log: String, id: Int, screen: String) -> (enqueue: Double, drain: Double)? {
         guard
             let line = log.split(separator: "\n").first(where: { $0.contains("latency: message #\(id) on \(screen) ") })

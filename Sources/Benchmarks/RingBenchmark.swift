@@ -16,7 +16,11 @@ import Messaging
 /// - **wakeup**: enqueue → dequeue on a display-thread-like consumer that sleeps in `poll` on the bus's eventfd;
 /// - **busy**: eventfd writes per message on the full message path while the consumer is awake (must be 0).
 ///
-/// Every measurement is repeated `runs` times and the median is reported; ratios compare medians.
+/// Every queue is pre-faulted before it is timed (``prefault(_:count:)``): a fresh 128 MiB ring would otherwise
+/// spend its first pass in ~3·10^4 page faults, which measures the kernel, not the queue.
+///
+/// Every measurement is repeated `runs` times and the median is reported; ratios compare medians. ``runPass(_:_:)``
+/// runs one measurement of the ring alone, so a script can alternate it with another binary second by second.
 public enum RingBenchmark {
     public struct Options: Sendable {
         /// Items per throughput run (rigtorp: 10^7).
@@ -69,6 +73,8 @@ public enum RingBenchmark {
         }
     }
 
+    /// The wrapping throughput run's capacity and the round trip's (rigtorp's benchmark uses 10^7 for both).
+    static let smallCapacity = 1024
     static let ring = "spsc-ring"
     static let mutexDeque = "mutex-deque"
     static let asyncStream = "async-stream"
@@ -83,7 +89,7 @@ public enum RingBenchmark {
         if let cpus = options.cpus, cpus.count > 1 { PinnedThread.pinCurrentThread(to: cpus[1]) }
         let consumerCPU = options.cpus?.first
 
-        for capacity in [options.items, 1024] {
+        for capacity in [options.items, smallCapacity] {
             let ringRuns = repeated(options.runs) {
                 throughput(SPSCRing<Int, HardwareRingAtomics>(capacity: capacity), options.items, consumerCPU)
             }
@@ -167,21 +173,83 @@ public enum RingBenchmark {
         return results
     }
 
+    /// One measurement of the ring alone, for back-to-back runs against another implementation.
+    public enum Pass: String, CaseIterable, Sendable {
+        /// `items` through capacity 1024: the ring wraps and the producer meets "full".
+        case throughput1024 = "throughput-1024"
+        /// `items` through capacity `items` (rounded up to a power of two): never full.
+        case throughputLarge = "throughput-large"
+        /// `roundTrips` round trips through two rings of capacity 1024 and an echo thread.
+        case roundTrip = "round-trip"
+    }
+
+    /// Runs `pass` `options.runs` times on the ring only (no baselines), with the threads pinned as `options.cpus`
+    /// says and the ring pre-faulted; one result, the median, with every run in its details.
+    public static func runPass(_ pass: Pass, _ options: Options) -> Result {
+        if let cpus = options.cpus, cpus.count > 1 { PinnedThread.pinCurrentThread(to: cpus[1]) }
+        let consumerCPU = options.cpus?.first
+        typealias Ring = SPSCRing<Int, HardwareRingAtomics>
+        switch pass {
+        case .throughput1024, .throughputLarge:
+            let capacity = pass == .throughputLarge ? options.items : smallCapacity
+            let runs = repeated(options.runs) { throughput(Ring(capacity: capacity), options.items, consumerCPU) }
+            return summary(
+                "ring.throughput", ring, runs, "ops/ms",
+                ["capacity": Double(capacity), "items": Double(options.items)])
+        case .roundTrip:
+            let runs = repeated(options.runs) {
+                roundTrip(
+                    Ring(capacity: smallCapacity), Ring(capacity: smallCapacity), options.roundTrips,
+                    consumerCPU, histogram: nil)
+            }
+            return summary(
+                "ring.round-trip", ring, runs, "ns",
+                ["capacity": Double(smallCapacity), "iterations": Double(options.roundTrips)])
+        }
+    }
+
     // MARK: Measurements
 
-    /// rigtorp's throughput loop: the consumer checks every value, the producer spins on full.
+    /// Pushes and pops `count` values on the calling thread (in chunks of what fits), so every slot, or every page
+    /// of a growable buffer, has been written once before the clock starts. Must run before the queue is shared.
+    /// `count` is the whole capacity, not the items a run will move: the timed run starts where this one left the
+    /// indices, so it reaches every slot (10^7 items through the 2^24 slots of the large ring land on 6.8·10^6
+    /// slots beyond the first 10^7).
+    static func prefault<Q: Queue>(_ queue: Q, count: Int) {
+        let producer = queue.producer
+        let consumer = queue.consumer
+        var pushed = 0
+        while pushed < count {
+            var chunk = 0
+            while pushed < count && producer.tryPush(pushed) {
+                pushed += 1
+                chunk += 1
+            }
+            precondition(chunk > 0, "prefault: the queue accepts nothing while empty")
+            while consumer.tryPop() != nil {}
+        }
+    }
+
+    /// rigtorp's throughput loop: the consumer checks every value, the producer spins on full. Each thread takes
+    /// its end of the queue once, before its loop (for the ring: its pointers in registers, see
+    /// ``SPSCRing/Producer``). The producer waits with the queue's own spin, as rigtorp's `push` does; the consumer
+    /// polls `tryPop`, as rigtorp's `while (!front())` does. (Waiting in `popSpinning` instead, one load of `tail`
+    /// per turn, measured slower here: a consumer that re-reads the producer's line that eagerly keeps the ring
+    /// near empty and steals that line from every store to it; docs/benchmarks.md.)
     static func throughput<Q: Queue>(_ queue: Q, _ items: Int, _ consumerCPU: Int?) -> Double {
+        prefault(queue, count: queue.capacity)
         let consumer = PinnedThread(cpu: consumerCPU) {
+            let popper = queue.consumer
             for expected in 0..<items {
-                var value = queue.tryPop()
-                while value == nil { value = queue.tryPop() }
-                if value != expected { fatalError("expected \(expected), got \(String(describing: value))") }
+                var optional = popper.tryPop()
+                while optional == nil { optional = popper.tryPop() }
+                let value = optional!
+                if value != expected { fatalError("expected \(expected), got \(value)") }
             }
         }
+        let pusher = queue.producer
         let start = MonotonicClock.nanoseconds()
-        for value in 0..<items {
-            while !queue.tryPush(value) {}
-        }
+        for value in 0..<items { pusher.pushSpinning(value) }
         consumer.join()
         let elapsed = MonotonicClock.nanoseconds() - start
         return Double(items) * 1_000_000 / Double(elapsed)
@@ -191,30 +259,39 @@ public enum RingBenchmark {
     static func roundTrip<Q: Queue>(
         _ request: Q, _ reply: Q, _ iterations: Int, _ consumerCPU: Int?, histogram: UnsafeMutablePointer<Histogram>?
     ) -> Double {
+        prefault(request, count: request.capacity)
+        prefault(reply, count: reply.capacity)
         let echo = PinnedThread(cpu: consumerCPU) {
-            for _ in 0..<iterations {
-                var value = request.tryPop()
-                while value == nil { value = request.tryPop() }
-                while !reply.tryPush(value!) {}
-            }
+            let requests = request.consumer
+            let replies = reply.producer
+            for _ in 0..<iterations { replies.pushSpinning(requests.popSpinning()) }
         }
+        let requests = request.producer
+        let replies = reply.consumer
         let start = MonotonicClock.nanoseconds()
         if let histogram {
             for value in 0..<iterations {
                 let sent = MonotonicClock.nanoseconds()
-                while !request.tryPush(value) {}
-                while reply.tryPop() == nil {}
+                requests.pushSpinning(value)
+                _ = replies.popSpinning()
                 histogram.pointee.record(MonotonicClock.nanoseconds() - sent)
             }
         } else {
-            for value in 0..<iterations {
-                while !request.tryPush(value) {}
-                while reply.tryPop() == nil {}
-            }
+            trips(requests, replies, iterations)
         }
         let elapsed = MonotonicClock.nanoseconds() - start
         echo.join()
         return Double(elapsed) / Double(iterations)
+    }
+
+    /// The untimed round trips, in a function of their own so that nothing else competes for registers with the
+    /// two queue ends (the histogram pass keeps the ring pointers on the stack otherwise).
+    @inline(never)
+    static func trips<P: QueuePusher, C: QueuePopper>(_ requests: P, _ replies: C, _ iterations: Int) {
+        for value in 0..<iterations {
+            requests.pushSpinning(value)
+            _ = replies.popSpinning()
+        }
     }
 
     /// Baseline (b): `AsyncStream`, unbounded; the producer yields from a thread, a task consumes and checks.

@@ -7,17 +7,35 @@ import Synchronization
 #endif
 
 extension RingBenchmark {
-    /// What the throughput and round-trip loops need from a queue: rigtorp's `try_push` and `front`+`pop`.
+    /// What the throughput and round-trip loops need from a queue: its capacity and each thread's end of it.
     protocol Queue: AnyObject, Sendable {
+        associatedtype Pusher: QueuePusher
+        associatedtype Popper: QueuePopper
+        /// How many values fit at once.
+        var capacity: Int { get }
+        /// What the producer thread keeps in a local for its loop (the queue itself, or the ring's producer end).
+        var producer: Pusher { get }
+        /// What the consumer thread keeps in a local for its loop.
+        var consumer: Popper { get }
+    }
+
+    /// rigtorp's `try_push` and `push` (which spins while full).
+    protocol QueuePusher {
         func tryPush(_ value: Int) -> Bool
+        func pushSpinning(_ value: Int)
+    }
+
+    /// rigtorp's `front` + `pop`, and `while (!front()) {}`.
+    protocol QueuePopper {
         func tryPop() -> Int?
+        func popSpinning() -> Int
     }
 
     /// Baseline (a): what a Swift developer would write first, a `Deque` behind a `Mutex`, bounded to the same
     /// capacity so "full" means the same thing, and waited on the same way (spinning, as rigtorp's benchmark does).
-    final class MutexDeque: Queue {
+    final class MutexDeque: Queue, QueuePusher, QueuePopper {
         private let storage: Mutex<Deque<Int>>
-        private let capacity: Int
+        let capacity: Int
 
         init(capacity: Int) {
             self.capacity = capacity
@@ -33,6 +51,19 @@ extension RingBenchmark {
         }
 
         func tryPop() -> Int? { storage.withLock { $0.popFirst() } }
+
+        func pushSpinning(_ value: Int) {
+            while !tryPush(value) {}
+        }
+
+        func popSpinning() -> Int {
+            var value = tryPop()
+            while value == nil { value = tryPop() }
+            return value!
+        }
+
+        var producer: MutexDeque { self }
+        var consumer: MutexDeque { self }
     }
 
     /// A log-linear latency histogram: exact below 16 ns, then 16 buckets per power of two (≤ 6.25 % error), a few
@@ -118,6 +149,8 @@ extension RingBenchmark {
 }
 
 extension SPSCRing: RingBenchmark.Queue where Element == Int, Atomics == HardwareRingAtomics {}
+extension SPSCRing.Producer: RingBenchmark.QueuePusher where Element == Int, Atomics == HardwareRingAtomics {}
+extension SPSCRing.Consumer: RingBenchmark.QueuePopper where Element == Int, Atomics == HardwareRingAtomics {}
 
 extension RingBenchmark {
     /// Hands completion from async code back to a benchmark thread.

@@ -85,6 +85,20 @@ public final class NestedSway: SwayCompositor {
         }
     }
 
+    /// Hides `name`'s outer window (moves it to the outer sway's scratchpad): the output stays, but the outer sway
+    /// stops asking the inner one for frames of it, so clients on it get no frame callbacks, as on a monitor that
+    /// stopped presenting.
+    public func hideOutput(_ name: String) throws {
+        try sway.requireOutput(name)
+        try outer.swaymsg("\(criteria(for: name)) move scratchpad")
+    }
+
+    /// Shows a hidden output's outer window again.
+    public func showOutput(_ name: String) throws {
+        try sway.requireOutput(name)
+        try outer.swaymsg("\(criteria(for: name)) scratchpad show")
+    }
+
     /// Changes `name`'s mode by resizing its outer window, and waits until the inner sway reports it.
     public func resizeOutput(_ name: String, width: Int, height: Int) throws {
         try sway.requireOutput(name)

@@ -14,6 +14,7 @@ public struct Event: Equatable, Sendable {
         case cardOpened = "card.opened"
         case cardClosed = "card.closed"
         case cardReturned = "card.returned"
+        case cardDiscarded = "card.discarded"
         case roleChanged = "role.changed"
         case controllerMoved = "controller.moved"
         case contentChanged = "content.changed"
@@ -52,6 +53,11 @@ public struct Event: Equatable, Sendable {
 
     public static func cardClosed(id: UInt64, screen: String) -> Event {
         Event(name: Name.cardClosed.rawValue, params: ["id": .integer(Int(id)), "screen": .string(screen)])
+    }
+
+    /// A card was removed for good (`card.discard`).
+    public static func cardDiscarded(id: UInt64) -> Event {
+        Event(name: Name.cardDiscarded.rawValue, params: ["id": .integer(Int(id))])
     }
 
     /// A card went back to the controller's waiting list because its screen went away.

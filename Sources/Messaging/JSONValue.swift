@@ -84,7 +84,7 @@ public enum JSONValue: Equatable, Hashable, Sendable {
 
     /// Parses a complete JSON document (any value at the top level). - Throws: ``MessageError`` with code
     /// `parseError` and Foundation's description of what is wrong and where.
-    static func parse(_ bytes: [UInt8]) throws(MessageError) -> JSONValue {
+    public static func parse(_ bytes: [UInt8]) throws(MessageError) -> JSONValue {
         let object: Any
         do {
             object = try JSONSerialization.jsonObject(with: Data(bytes), options: .fragmentsAllowed)

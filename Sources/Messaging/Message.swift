@@ -9,6 +9,10 @@ public enum Message: Equatable, Hashable, Sendable {
     case openCard(screen: String, text: String)
     /// Close the card on `screen`.
     case closeCard(screen: String)
+    /// Open the card `id` (waiting in the controller's list, or open elsewhere) on `screen`.
+    case reopenCard(id: UInt32, screen: String)
+    /// Remove the card `id` for good, waiting or open.
+    case discardCard(id: UInt32)
     /// Give `screen` a role (what a role means is the display thread's business); `force` allows a change that
     /// leaves no screen showing the controller UI.
     case setRole(screen: String, role: String, force: Bool = false)
@@ -36,6 +40,8 @@ public enum Message: Equatable, Hashable, Sendable {
         case .send: .send
         case .openCard: .openCard
         case .closeCard: .closeCard
+        case .reopenCard: .reopenCard
+        case .discardCard: .discardCard
         case .setRole: .setRole
         case .resetRole: .resetRole
         case .setContent: .setContent
@@ -58,8 +64,10 @@ public enum Message: Equatable, Hashable, Sendable {
         case .openCard(let screen, let text):
             try Self.check(name: screen, field: "screen")
             try Self.check(text: text)
-        case .closeCard(let screen):
+        case .closeCard(let screen), .reopenCard(_, let screen):
             try Self.check(name: screen, field: "screen")
+        case .discardCard:
+            break
         case .setRole(let screen, let role, _):
             try Self.check(name: screen, field: "screen")
             try Self.check(name: role, field: "role")
@@ -96,6 +104,8 @@ public enum MessageMethod: String, CaseIterable, Sendable {
     case send = "send"
     case openCard = "card.open"
     case closeCard = "card.close"
+    case reopenCard = "card.reopen"
+    case discardCard = "card.discard"
     case setRole = "role.set"
     case resetRole = "role.reset"
     case setContent = "content.set"

@@ -14,6 +14,8 @@
 /// | `send`            | `text`, optional `screen`, optional `ttl` (seconds)      |
 /// | `card.open`       | `screen`, `text`                                         |
 /// | `card.close`      | `screen`                                                 |
+/// | `card.reopen`     | `id`, `screen`                                           |
+/// | `card.discard`    | `id`                                                     |
 /// | `role.set`        | `screen`, `role`, optional `force` (bool)                |
 /// | `role.reset`      | optional `screen`                                        |
 /// | `content.set`     | `screen`, `mode`                                         |
@@ -112,6 +114,8 @@ public enum MessageCodec {
                 ttl: try reader.optionalNumber("ttl"))
         case .openCard: message = .openCard(screen: try reader.string("screen"), text: try reader.string("text"))
         case .closeCard: message = .closeCard(screen: try reader.string("screen"))
+        case .reopenCard: message = .reopenCard(id: try reader.cardID(), screen: try reader.string("screen"))
+        case .discardCard: message = .discardCard(id: try reader.cardID())
         case .setRole:
             message = .setRole(
                 screen: try reader.string("screen"), role: try reader.string("role"),
@@ -142,6 +146,11 @@ public enum MessageCodec {
             params["text"] = .string(text)
         case .closeCard(let screen):
             params["screen"] = .string(screen)
+        case .reopenCard(let id, let screen):
+            params["id"] = .integer(Int(id))
+            params["screen"] = .string(screen)
+        case .discardCard(let id):
+            params["id"] = .integer(Int(id))
         case .setRole(let screen, let role, let force):
             params["screen"] = .string(screen)
             params["role"] = .string(role)
@@ -244,6 +253,16 @@ private struct ParamsReader {
         case .integer(let value)?: return Double(value)
         case .number(let value)?: return value
         default: throw MessageError(.invalidParams, "\"\(name)\" of \(method.rawValue) must be a number")
+        }
+    }
+
+    /// A card's `id`: a positive integer (card ids start at 1).
+    mutating func cardID() throws(MessageError) -> UInt32 {
+        switch params.removeValue(forKey: "id") {
+        case nil: throw MessageError(.invalidParams, "\(method.rawValue) needs \"id\"")
+        case .integer(let value)? where value > 0 && value <= Int(UInt32.max): return UInt32(value)
+        default:
+            throw MessageError(.invalidParams, "\"id\" of \(method.rawValue) must be a card id (a positive integer)")
         }
     }
 

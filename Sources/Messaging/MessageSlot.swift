@@ -6,8 +6,8 @@ struct MessageSlot: BitwiseCopyable {
     var hasScreen: Bool
     var bodyLength: UInt32
     var screenLength: UInt32
-    /// A number some methods carry: `send`'s ttl in milliseconds (0: none), `role.set`'s force (1). It fills the
-    /// padding after the lengths, so the slot stays 32 bytes.
+    /// A number some methods carry: `send`'s ttl in milliseconds (0: none), `role.set`'s force (1), a card's id.
+    /// It fills the padding after the lengths, so the slot stays 32 bytes.
     var argument: UInt32
     var textStart: UInt
     var enqueuedAt: UInt64
@@ -22,6 +22,8 @@ struct MessageSlot: BitwiseCopyable {
             (text, screen, ttl.map { UInt32(($0 * 1000).rounded(.up)) } ?? 0, .send)
         case .openCard(let screen, let text): (text, screen, 0, .openCard)
         case .closeCard(let screen): ("", screen, 0, .closeCard)
+        case .reopenCard(let id, let screen): ("", screen, id, .reopenCard)
+        case .discardCard(let id): ("", nil, id, .discardCard)
         case .setRole(let screen, let role, let force): (role, screen, force ? 1 : 0, .setRole)
         case .resetRole(let screen): ("", screen, 0, .resetRole)
         case .setContent(let screen, let mode): (mode, screen, 0, .setContent)
@@ -43,6 +45,8 @@ struct MessageSlot: BitwiseCopyable {
         case .send: return .send(text: body, screen: screen, ttl: argument == 0 ? nil : Double(argument) / 1000)
         case .openCard: return .openCard(screen: screen ?? "", text: body)
         case .closeCard: return .closeCard(screen: screen ?? "")
+        case .reopenCard: return .reopenCard(id: argument, screen: screen ?? "")
+        case .discardCard: return .discardCard(id: argument)
         case .setRole: return .setRole(screen: screen ?? "", role: body, force: argument != 0)
         case .resetRole: return .resetRole(screen: screen)
         case .setContent: return .setContent(screen: screen ?? "", mode: body)

@@ -20,6 +20,16 @@ public enum Reply: Equatable, Sendable {
         .result(method: .closeCard, result: ["id": .integer(Int(id)), "screen": .string(screen)])
     }
 
+    /// `card.reopen`: the card's id and the screen it is open on now.
+    public static func cardReopened(id: UInt64, screen: String) -> Reply {
+        .result(method: .reopenCard, result: ["id": .integer(Int(id)), "screen": .string(screen)])
+    }
+
+    /// `card.discard`: the removed card's id.
+    public static func cardDiscarded(id: UInt64) -> Reply {
+        .result(method: .discardCard, result: ["id": .integer(Int(id))])
+    }
+
     /// `role.set`: the screen and the role it now has.
     public static func roleSet(screen: String, role: String) -> Reply {
         .result(method: .setRole, result: ["screen": .string(screen), "role": .string(role)])

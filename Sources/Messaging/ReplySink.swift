@@ -25,6 +25,13 @@ public protocol MessageSource: AnyObject {
     var name: String { get }
     /// Counters for `status`: requests, refusals by reason, drops. Read on the display thread; must be cheap.
     var counters: [String: Int] { get }
+    /// Short texts for `status` beside the counters (where it is connected to, its last error), when numbers
+    /// cannot say it. Read on the display thread; must be cheap. Default: none.
+    var notes: [String: String] { get }
     /// Closes the transport and its producer (the display thread drains what is left). Idempotent.
     func stop()
+}
+
+extension MessageSource {
+    public var notes: [String: String] { [:] }
 }

@@ -12,9 +12,13 @@ import Atomics
 /// and no slack slot is needed. A slot index is `index & mask`.
 ///
 /// **Layout.** One allocation, aligned to 128 bytes (two cache lines, so the adjacent-line prefetcher cannot pair
-/// them either): `tail`, the producer's private cache of `head`, `head`, the consumer's private cache of `tail` and
+/// them either): `tail`, the producer's private limit (below), `head`, the consumer's private cache of `tail` and
 /// its depth statistic, then the slots, then 128 bytes of padding so the last slot shares no line with whatever the
 /// allocator puts next.
+///
+/// **Hot paths.** The producer caches not `head` but `head + capacity`, the index it may not reach: "full" is then
+/// one comparison of `tail` with that limit, as "empty" is one comparison of `head` with the cached `tail`. Each side
+/// reads the other's index only when its cached copy says full or empty, and refreshes the cache from that load.
 ///
 /// **Why `BitwiseCopyable`.** A slot is written and read with plain loads and stores: no retain/release, no
 /// destructor to run on overwrite, nothing the optimiser must keep alive. Larger payloads travel out of line
@@ -25,11 +29,12 @@ public final class SPSCRing<Element: BitwiseCopyable, Atomics: RingIndexAtomics>
     @usableFromInline let mask: UInt
     @usableFromInline let atomics: Atomics
     @usableFromInline let slots: UnsafeMutablePointer<Element>
-    /// The producer's last observed `head`; touched only by the producer.
-    @usableFromInline let cachedHead: UnsafeMutablePointer<UInt>
+    /// The producer's last observed `head` plus `capacity`: `tail` may not reach it. Touched only by the producer.
+    @usableFromInline let producerLimit: UnsafeMutablePointer<UInt>
     /// The consumer's last observed `tail`; touched only by the consumer.
     @usableFromInline let cachedTail: UnsafeMutablePointer<UInt>
-    /// The largest fill level the consumer has found; stored only by the consumer, read by anyone.
+    /// The largest fill level the consumer has found; stored only by the consumer, read by anyone. It is the word
+    /// after `cachedTail` (see ``noteDepth(_:)``).
     @usableFromInline let maxDepth: UnsafeAtomic<UInt>
     @usableFromInline let headForStatistics: UnsafeAtomic<UInt>
     @usableFromInline let tailForStatistics: UnsafeAtomic<UInt>
@@ -60,12 +65,11 @@ public final class SPSCRing<Element: BitwiseCopyable, Atomics: RingIndexAtomics>
         let head = (block + RingLayout.headOffset).bindMemory(to: UnsafeAtomic<UInt>.Storage.self, capacity: 1)
         tail.initialize(to: .init(startIndex))
         head.initialize(to: .init(startIndex))
-        cachedHead = (block + RingLayout.producerPrivateOffset).bindMemory(to: UInt.self, capacity: 1)
-        cachedHead.initialize(to: startIndex)
+        producerLimit = (block + RingLayout.producerPrivateOffset).bindMemory(to: UInt.self, capacity: 1)
+        producerLimit.initialize(to: startIndex &+ UInt(capacity))
         cachedTail = (block + RingLayout.consumerPrivateOffset).bindMemory(to: UInt.self, capacity: 1)
         cachedTail.initialize(to: startIndex)
-        let depth = (block + RingLayout.consumerPrivateOffset + 8).bindMemory(
-            to: UnsafeAtomic<UInt>.Storage.self, capacity: 1)
+        let depth = (block + RingLayout.depthOffset).bindMemory(to: UnsafeAtomic<UInt>.Storage.self, capacity: 1)
         depth.initialize(to: .init(0))
         maxDepth = UnsafeAtomic(at: depth)
         headForStatistics = UnsafeAtomic(at: head)
@@ -94,91 +98,56 @@ public final class SPSCRing<Element: BitwiseCopyable, Atomics: RingIndexAtomics>
 
     /// Appends `element` unless the ring is full. Producer thread only.
     @inlinable
-    public func tryPush(_ element: Element) -> Bool {
-        let tail = atomics.loadTail(ordering: .relaxed)
-        if tail &- cachedHead.pointee == UInt(capacity) {
-            let head = atomics.loadHead(ordering: .acquiring)
-            cachedHead.pointee = head
-            if tail &- head == UInt(capacity) { return false }
-        }
-        (slots + Int(bitPattern: tail & mask)).initialize(to: element)
-        atomics.didWriteSlot(at: tail)
-        atomics.storeTail(tail &+ 1, ordering: .releasing)
-        return true
-    }
+    public func tryPush(_ element: Element) -> Bool { producerEnd.tryPush(element) }
+
+    /// Appends `element`, spinning while the ring is full. Producer thread only.
+    @inlinable
+    public func pushSpinning(_ element: Element) { producerEnd.pushSpinning(element) }
 
     /// Appends as many leading elements of `elements` as fit, publishing them with one release store.
     /// Producer thread only. - Returns: how many were appended (0 when full).
     @inlinable
     public func push(contentsOf elements: UnsafeBufferPointer<Element>) -> Int {
-        guard !elements.isEmpty, let source = elements.baseAddress else { return 0 }
-        let tail = atomics.loadTail(ordering: .relaxed)
-        var free = capacity - Int(tail &- cachedHead.pointee)
-        if free < elements.count {
-            let head = atomics.loadHead(ordering: .acquiring)
-            cachedHead.pointee = head
-            free = capacity - Int(tail &- head)
-        }
-        let count = min(free, elements.count)
-        if count == 0 { return 0 }
-        let first = Int(bitPattern: tail & mask)
-        let beforeWrap = min(count, capacity - first)
-        (slots + first).initialize(from: source, count: beforeWrap)
-        slots.initialize(from: source + beforeWrap, count: count - beforeWrap)
-        for offset in 0..<UInt(count) { atomics.didWriteSlot(at: tail &+ offset) }
-        atomics.storeTail(tail &+ UInt(count), ordering: .releasing)
-        return count
+        producerEnd.push(contentsOf: elements)
     }
+
+    /// The producer's end, for a loop that pushes many times (see ``Producer``). Producer thread only.
+    @inlinable
+    public var producer: Producer { Producer(ring: self, end: producerEnd) }
+
+    @inlinable
+    var producerEnd: ProducerEnd { ProducerEnd(atomics: atomics, slots: slots, mask: mask, limit: producerLimit) }
 
     // MARK: Consumer side
 
     /// Removes the oldest element, or returns nil when the ring is empty. Consumer thread only.
     @inlinable
-    public func tryPop() -> Element? {
-        let head = atomics.loadHead(ordering: .relaxed)
-        if head == cachedTail.pointee {
-            let tail = atomics.loadTail(ordering: .acquiring)
-            cachedTail.pointee = tail
-            if tail == head { return nil }
-            noteDepth(tail &- head)
-        }
-        atomics.willReadSlot(at: head)
-        let element = slots[Int(bitPattern: head & mask)]
-        atomics.storeHead(head &+ 1, ordering: .releasing)
-        return element
-    }
+    public func tryPop() -> Element? { consumerEnd.tryPop() }
+
+    /// Removes the oldest element, spinning while the ring is empty. Consumer thread only.
+    @inlinable
+    public func popSpinning() -> Element { consumerEnd.popSpinning() }
 
     /// Hands every element available now (at most `maxCount`) to `body`, oldest first, then frees their slots with
     /// one release store. Consumer thread only. - Returns: how many elements were drained.
     @inlinable
     @discardableResult
     public func drain(maxCount: Int = .max, _ body: (Element) -> Void) -> Int {
-        let head = atomics.loadHead(ordering: .relaxed)
-        let tail = atomics.loadTail(ordering: .acquiring)
-        cachedTail.pointee = tail
-        let available = tail &- head
-        if available == 0 { return 0 }
-        noteDepth(available)
-        let count = min(Int(available), maxCount)
-        for offset in 0..<UInt(count) {
-            let index = head &+ offset
-            atomics.willReadSlot(at: index)
-            body(slots[Int(bitPattern: index & mask)])
-        }
-        atomics.storeHead(head &+ UInt(count), ordering: .releasing)
-        return count
+        consumerEnd.drain(maxCount: maxCount, body)
     }
+
+    /// The consumer's end, for a loop that pops many times (see ``Consumer``). Consumer thread only.
+    @inlinable
+    public var consumer: Consumer { Consumer(ring: self, end: consumerEnd) }
+
+    @inlinable
+    var consumerEnd: ConsumerEnd { ConsumerEnd(atomics: atomics, slots: slots, mask: mask, cachedTail: cachedTail) }
 
     /// Whether the consumer would find an element now. Consumer thread only; a relaxed load, meant to follow the
     /// sequentially consistent fence of the sleep protocol (``MessageConsumer/prepareToSleep()``).
     @inlinable
     public var hasElementsForConsumer: Bool {
         atomics.loadTail(ordering: .relaxed) != atomics.loadHead(ordering: .relaxed)
-    }
-
-    @inlinable @inline(__always)
-    func noteDepth(_ depth: UInt) {
-        if depth > maxDepth.load(ordering: .relaxed) { maxDepth.store(depth, ordering: .relaxed) }
     }
 
     // MARK: Statistics (any thread)
@@ -205,6 +174,221 @@ extension SPSCRing where Atomics == HardwareRingAtomics {
     }
 }
 
+// MARK: The two ends
+
+extension SPSCRing {
+    /// The producer's end of a ring: the ring's methods for the producer thread, with every pointer they use copied
+    /// into this value. A loop that pushes many times takes it once (`let producer = ring.producer`) and keeps it in
+    /// registers: called on the ring itself, each push re-reads `slots`, `mask` and the index pointers from the ring
+    /// object wherever the optimiser cannot prove its own stores leave them unchanged. Keeps the ring alive.
+    /// Producer thread only.
+    @frozen
+    public struct Producer {
+        @usableFromInline let ring: SPSCRing
+        @usableFromInline let end: ProducerEnd
+
+        @inlinable
+        init(ring: SPSCRing, end: ProducerEnd) {
+            self.ring = ring
+            self.end = end
+        }
+
+        /// ``SPSCRing/tryPush(_:)``.
+        @inlinable
+        public func tryPush(_ element: Element) -> Bool { end.tryPush(element) }
+
+        /// ``SPSCRing/pushSpinning(_:)``.
+        @inlinable
+        public func pushSpinning(_ element: Element) { end.pushSpinning(element) }
+
+        /// ``SPSCRing/push(contentsOf:)``.
+        @inlinable
+        public func push(contentsOf elements: UnsafeBufferPointer<Element>) -> Int {
+            end.push(contentsOf: elements)
+        }
+    }
+
+    /// The consumer's end of a ring, as ``Producer`` is the producer's. Keeps the ring alive. Consumer thread only.
+    @frozen
+    public struct Consumer {
+        @usableFromInline let ring: SPSCRing
+        @usableFromInline let end: ConsumerEnd
+
+        @inlinable
+        init(ring: SPSCRing, end: ConsumerEnd) {
+            self.ring = ring
+            self.end = end
+        }
+
+        /// ``SPSCRing/tryPop()``.
+        @inlinable
+        public func tryPop() -> Element? { end.tryPop() }
+
+        /// ``SPSCRing/popSpinning()``.
+        @inlinable
+        public func popSpinning() -> Element { end.popSpinning() }
+
+        /// ``SPSCRing/drain(maxCount:_:)``.
+        @inlinable
+        @discardableResult
+        public func drain(maxCount: Int = .max, _ body: (Element) -> Void) -> Int {
+            end.drain(maxCount: maxCount, body)
+        }
+    }
+
+    /// The producer's operations, over copies of the pointers they need (no reference to the ring: the caller keeps
+    /// it alive). The only implementation of them: the ring's methods and ``Producer`` both call these.
+    @frozen @usableFromInline
+    struct ProducerEnd {
+        @usableFromInline let atomics: Atomics
+        @usableFromInline let slots: UnsafeMutablePointer<Element>
+        @usableFromInline let mask: UInt
+        /// The producer's last observed `head` plus the capacity: `tail` may not reach it.
+        @usableFromInline let limit: UnsafeMutablePointer<UInt>
+
+        @inlinable
+        init(atomics: Atomics, slots: UnsafeMutablePointer<Element>, mask: UInt, limit: UnsafeMutablePointer<UInt>) {
+            self.atomics = atomics
+            self.slots = slots
+            self.mask = mask
+            self.limit = limit
+        }
+
+        @inlinable
+        func tryPush(_ element: Element) -> Bool {
+            let tail = atomics.loadTail(ordering: .relaxed)
+            if tail == limit.pointee {
+                let newLimit = atomics.loadHead(ordering: .acquiring) &+ mask &+ 1
+                limit.pointee = newLimit
+                if tail == newLimit { return false }
+            }
+            write(element, at: tail)
+            return true
+        }
+
+        /// While full, each turn of the spin is one acquire load of `head`.
+        @inlinable
+        func pushSpinning(_ element: Element) {
+            let tail = atomics.loadTail(ordering: .relaxed)
+            if tail == limit.pointee {
+                var newLimit = atomics.loadHead(ordering: .acquiring) &+ mask &+ 1
+                while tail == newLimit { newLimit = atomics.loadHead(ordering: .acquiring) &+ mask &+ 1 }
+                limit.pointee = newLimit
+            }
+            write(element, at: tail)
+        }
+
+        @inlinable @inline(__always)
+        func write(_ element: Element, at tail: UInt) {
+            (slots + Int(bitPattern: tail & mask)).initialize(to: element)
+            atomics.didWriteSlot(at: tail)
+            atomics.storeTail(tail &+ 1, ordering: .releasing)
+        }
+
+        @inlinable
+        func push(contentsOf elements: UnsafeBufferPointer<Element>) -> Int {
+            guard !elements.isEmpty, let source = elements.baseAddress else { return 0 }
+            let tail = atomics.loadTail(ordering: .relaxed)
+            var free = Int(limit.pointee &- tail)
+            if free < elements.count {
+                let newLimit = atomics.loadHead(ordering: .acquiring) &+ mask &+ 1
+                limit.pointee = newLimit
+                free = Int(newLimit &- tail)
+            }
+            let count = min(free, elements.count)
+            if count == 0 { return 0 }
+            let first = Int(bitPattern: tail & mask)
+            let beforeWrap = min(count, Int(bitPattern: mask) + 1 - first)
+            (slots + first).initialize(from: source, count: beforeWrap)
+            slots.initialize(from: source + beforeWrap, count: count - beforeWrap)
+            for offset in 0..<UInt(count) { atomics.didWriteSlot(at: tail &+ offset) }
+            atomics.storeTail(tail &+ UInt(count), ordering: .releasing)
+            return count
+        }
+    }
+
+    /// The consumer's operations, as ``ProducerEnd`` holds the producer's.
+    @frozen @usableFromInline
+    struct ConsumerEnd {
+        @usableFromInline let atomics: Atomics
+        @usableFromInline let slots: UnsafeMutablePointer<Element>
+        @usableFromInline let mask: UInt
+        /// The consumer's last observed `tail`; the word after it is the depth statistic (``noteDepth(_:)``).
+        @usableFromInline let cachedTail: UnsafeMutablePointer<UInt>
+
+        @inlinable
+        init(
+            atomics: Atomics, slots: UnsafeMutablePointer<Element>, mask: UInt, cachedTail: UnsafeMutablePointer<UInt>
+        ) {
+            self.atomics = atomics
+            self.slots = slots
+            self.mask = mask
+            self.cachedTail = cachedTail
+        }
+
+        @inlinable
+        func tryPop() -> Element? {
+            let head = atomics.loadHead(ordering: .relaxed)
+            if head == cachedTail.pointee {
+                let tail = atomics.loadTail(ordering: .acquiring)
+                cachedTail.pointee = tail
+                if tail == head { return nil }
+                noteDepth(tail &- head)
+            }
+            return read(at: head)
+        }
+
+        /// While empty, each turn of the spin is one acquire load of `tail`.
+        @inlinable
+        func popSpinning() -> Element {
+            let head = atomics.loadHead(ordering: .relaxed)
+            if head == cachedTail.pointee {
+                var tail = atomics.loadTail(ordering: .acquiring)
+                while tail == head { tail = atomics.loadTail(ordering: .acquiring) }
+                cachedTail.pointee = tail
+                noteDepth(tail &- head)
+            }
+            return read(at: head)
+        }
+
+        @inlinable @inline(__always)
+        func read(at head: UInt) -> Element {
+            atomics.willReadSlot(at: head)
+            let element = slots[Int(bitPattern: head & mask)]
+            atomics.storeHead(head &+ 1, ordering: .releasing)
+            return element
+        }
+
+        @inlinable
+        func drain(maxCount: Int, _ body: (Element) -> Void) -> Int {
+            let head = atomics.loadHead(ordering: .relaxed)
+            let tail = atomics.loadTail(ordering: .acquiring)
+            cachedTail.pointee = tail
+            let available = tail &- head
+            if available == 0 { return 0 }
+            noteDepth(available)
+            let count = min(Int(available), maxCount)
+            for offset in 0..<UInt(count) {
+                let index = head &+ offset
+                atomics.willReadSlot(at: index)
+                body(slots[Int(bitPattern: index & mask)])
+            }
+            atomics.storeHead(head &+ UInt(count), ordering: .releasing)
+            return count
+        }
+
+        /// Records a fill level the consumer found, in the word after `cachedTail` (``RingLayout/depthOffset``), so
+        /// a consumer loop keeps no extra pointer live for a statistic.
+        @inlinable @inline(__always)
+        func noteDepth(_ depth: UInt) {
+            let storage = UnsafeMutableRawPointer(cachedTail + 1).assumingMemoryBound(
+                to: UnsafeAtomic<UInt>.Storage.self)
+            let maxDepth = UnsafeAtomic<UInt>(at: storage)
+            if depth > maxDepth.load(ordering: .relaxed) { maxDepth.store(depth, ordering: .relaxed) }
+        }
+    }
+}
+
 /// Byte offsets inside a ring's allocation; see ``SPSCRing`` for why 128.
 @usableFromInline
 enum RingLayout {
@@ -213,5 +397,7 @@ enum RingLayout {
     static let producerPrivateOffset = 128
     static let headOffset = 256
     static let consumerPrivateOffset = 384
+    /// Right after the consumer's cached `tail` (``SPSCRing/noteDepth(_:)`` relies on it).
+    static let depthOffset = consumerPrivateOffset + MemoryLayout<UInt>.stride
     static let slotsOffset = 512
 }

@@ -19,26 +19,11 @@ import Wayland
 /// globals, outputs, seat → screens. ``shutDown(connectionAlive:)`` destroys the screens, then EGL (nothing draws
 /// once the windows are gone), then the rest in reverse: seat, outputs, globals, registry, display, sources.
 public final class Application {
-    public struct Options: Sendable {
-        public var display: String?
-        public var appID = "dev.multiscreen.Multiscreen"
-        /// Seconds before a window the compositor closed is opened again.
-        public var reopenDelay = 1.0
-        /// The role rules (`config.toml`); nil: `$XDG_CONFIG_HOME/multiscreen/config.toml`.
-        public var configPath: String?
-        /// The restored state (`state.json`); nil: `$XDG_STATE_HOME/multiscreen/state.json`.
-        public var statePath: String?
-        /// Photodiode / camera mode: a patch on every screen that flips with every frame showing new messages.
-        public var flash: FlashPatch?
-        /// When a screen draws what changed (``FramePacing``).
-        public var pacing = FramePacing.frame
-
-        public init(display: String? = nil) { self.display = display }
-    }
-
     /// How long a burst of changes may gather before one state write: also the most a crash (not a signal) can
     /// lose. The atomic write costs two fsyncs, which must not sit between a message and its frame.
     static let saveDelay = 0.5
+    /// How long after a failed write (disk full, read-only) the state file is tried again.
+    static let saveRetryDelay = 3.0
 
     private let logger = Logger(label: "multiscreen")
     private let signals: SignalSource
@@ -125,7 +110,7 @@ public final class Application {
         }
         loop.watch(saveTimer.fd) { [unowned self] in
             saveTimer.acknowledge()
-            product.saveIfChanged()
+            if !product.saveIfChanged() { saveTimer.arm(after: Self.saveRetryDelay) }
         }
         loop.watch(expiryTimer.fd) { [unowned self] in
             expiryTimer.acknowledge()
@@ -249,6 +234,7 @@ public final class Application {
         vitals.health = screens.screens.mapValues { screen in
             (screen.health.rawValue, screen.lastShownAt.map { Double(now &- $0) / 1e9 })
         }
+        vitals.sourceNotes = Dictionary(uniqueKeysWithValues: sources.map { ($0.name, $0.notes) })
         return vitals
     }
 
@@ -308,8 +294,7 @@ public final class Application {
             product.kind(of: target.screen.output.registryName) == .controller,
             let geometry = screens.drawingGeometry(of: target.screen)
         else { return }
-        let layout = ControllerLayout(
-            width: Float(geometry.bufferWidth), height: Float(geometry.bufferHeight), rowCount: product.outputs.count)
+        let layout = product.controllerLayout(width: Float(geometry.bufferWidth), height: Float(geometry.bufferHeight))
         let sx = Float(geometry.bufferWidth) / Float(max(geometry.logicalWidth, 1))
         let sy = Float(geometry.bufferHeight) / Float(max(geometry.logicalHeight, 1))
         guard let control = layout.control(atX: Float(target.x) * sx, y: Float(target.y) * sy) else { return }

@@ -2,6 +2,7 @@ import Foundation
 import Outputs
 import Rendering
 import Screens
+import TextRendering
 
 /// The controller UI: the screens with their role, mode and status, a text field and Send button, the message
 /// log and the bus status, with a visible focus ring so it works from the keyboard alone.
@@ -30,15 +31,24 @@ enum ControllerScene {
         canvas.fill(x: 0, y: 0, width: l.header.width, height: l.header.height, color: SceneStyle.panel, alpha: 0.55)
         canvas.text(
             "Multiscreen · controller", x: l.padding, y: l.padding / 2, pixelSize: l.titleSize,
-            color: SceneStyle.text)
-        let titleWidth = canvas.measure(content.title, pixelSize: l.textSize).width
+            color: SceneStyle.text, maxWidth: Int(l.bounds.width * 0.6))
         canvas.text(
-            content.title, x: l.bounds.width - l.padding - Float(titleWidth), y: l.padding,
-            pixelSize: l.textSize, color: SceneStyle.dimText)
+            content.title, x: l.bounds.width * 0.6, y: l.padding, pixelSize: l.textSize, color: SceneStyle.dimText,
+            maxWidth: Int(l.bounds.width * 0.4 - l.padding), alignment: .end)
 
-        // Screens.
-        canvas.text("Screens", x: l.screensTitle.x, y: l.screensTitle.y, pixelSize: l.textSize, color: SceneStyle.text)
-        for (index, row) in content.rows.enumerated() where index < l.rows.count {
+        // Screens, scrolled to keep the focused one visible.
+        canvas.text(
+            "Screens", x: l.screensTitle.x, y: l.screensTitle.y, pixelSize: l.textSize, color: SceneStyle.text,
+            maxWidth: Int(l.screensTitle.width))
+        if l.visibleRows.count < content.rows.count, !l.visibleRows.isEmpty {
+            canvas.text(
+                "\(l.visibleRows.lowerBound + 1)–\(l.visibleRows.upperBound) of \(content.rows.count)",
+                x: l.screensTitle.x, y: l.screensTitle.y + (Float(l.textSize) - Float(l.smallSize)) / 2,
+                pixelSize: l.smallSize, color: SceneStyle.dimText, maxWidth: Int(l.screensTitle.width),
+                alignment: .end)
+        }
+        for index in l.visibleRows where index < content.rows.count {
+            let row = content.rows[index]
             let rect = l.rows[index]
             canvas.fill(
                 x: rect.x, y: rect.y, width: rect.width, height: rect.height, color: SceneStyle.panel, alpha: 0.45)
@@ -57,15 +67,17 @@ enum ControllerScene {
                     pixelSize: l.smallSize, color: SceneStyle.dimText, maxWidth: Int(rect.width - l.padding))
             }
         }
-        if !content.waitingCards.isEmpty, let last = l.rows.last ?? Optional(l.screensTitle) {
-            var y = last.y + last.height + l.padding
+        if !content.waitingCards.isEmpty {
+            let area = l.waitingCards
+            var y = area.y
             canvas.text(
-                "Cards waiting for a screen", x: l.screensTitle.x, y: y, pixelSize: l.smallSize, color: SceneStyle.text)
+                "Cards waiting for a screen", x: area.x, y: y, pixelSize: l.smallSize, color: SceneStyle.text,
+                maxWidth: Int(area.width))
             y += Float(l.smallSize) * 1.5
             for card in content.waitingCards.prefix(5) {
                 canvas.text(
-                    "#\(card.id) \(card.text)", x: l.screensTitle.x, y: y, pixelSize: l.smallSize,
-                    color: SceneStyle.dimText, maxWidth: Int(l.screensTitle.width))
+                    "#\(card.id) \(card.text)", x: area.x, y: y, pixelSize: l.smallSize,
+                    color: SceneStyle.dimText, maxWidth: Int(area.width))
                 y += Float(l.smallSize) * 1.4
             }
         }
@@ -80,20 +92,34 @@ enum ControllerScene {
         if content.panel.focus == .sendButton { focusRing(canvas, send, l) }
         let label = canvas.measure("Send", pixelSize: l.textSize)
         canvas.text(
-            "Send", x: send.x + (send.width - Float(label.width)) / 2,
-            y: send.y + (send.height - Float(label.height)) / 2,
-            pixelSize: l.textSize, color: SceneStyle.text)
+            "Send", x: send.x, y: send.y + (send.height - Float(label.height)) / 2, pixelSize: l.textSize,
+            color: SceneStyle.text, maxWidth: Int(send.width), alignment: .center)
 
-        // Message log, newest first.
-        canvas.text("Messages", x: l.logTitle.x, y: l.logTitle.y, pixelSize: l.textSize, color: SceneStyle.text)
+        // Message log, newest first, a line each (time and target, then the text as a block of its own so that its
+        // direction cannot move the time), as many as fit above the status bar.
+        canvas.text(
+            "Messages", x: l.logTitle.x, y: l.logTitle.y, pixelSize: l.textSize, color: SceneStyle.text,
+            maxWidth: Int(l.logTitle.width))
         var y = l.log.y
+        let lineHeight = Float(l.smallSize) * 1.4 + l.padding / 3
         for message in content.log {
             guard y + Float(l.smallSize) * 1.4 <= l.log.y + l.log.height else { break }
             let target = message.screen.map { " → \($0)" } ?? ""
-            let line = "\(SceneStyle.clock(message.receivedAt.timeIntervalSince1970))\(target)  \(message.text)"
-            let size = canvas.text(
-                line, x: l.log.x, y: y, pixelSize: l.smallSize, color: SceneStyle.text, maxWidth: Int(l.log.width))
-            y += Float(max(size.height, l.smallSize)) + l.padding / 3
+            let prefix = "\(SceneStyle.clock(message.receivedAt.timeIntervalSince1970))\(target)"
+            let prefixStyle = TextStyle(pixelSize: l.smallSize, color: SceneStyle.dimText.textColor)
+            let prefixBox = TextBox.singleLine(maxWidth: Int(l.log.width / 2))
+            let prefixExtent = canvas.extent(of: prefix, style: prefixStyle, box: prefixBox)
+            let x = l.log.x + Float(prefixExtent.width) + l.padding / 2
+            let textStyle = TextStyle(pixelSize: l.smallSize, color: SceneStyle.text.textColor)
+            let textBox = TextBox.singleLine(maxWidth: Int(l.log.x + l.log.width - x))
+            let textExtent = canvas.extent(of: message.text, style: textStyle, box: textBox)
+            // On one baseline, whichever font (a CJK or emoji fallback is taller) each part uses.
+            let baseline = max(prefixExtent.baseline, textExtent.baseline)
+            canvas.text(
+                prefix, x: l.log.x, y: y + Float(baseline - prefixExtent.baseline), style: prefixStyle, box: prefixBox)
+            canvas.text(
+                message.text, x: x, y: y + Float(baseline - textExtent.baseline), style: textStyle, box: textBox)
+            y += lineHeight
         }
 
         // Status bar.
@@ -108,7 +134,9 @@ enum ControllerScene {
         let inner = field.inset(by: l.padding / 2)
         let textY = field.y + (field.height - Float(l.textSize) * 1.25) / 2
         if panel.text.isEmpty && panel.focus != .textField {
-            canvas.text("Type a message…", x: inner.x, y: textY, pixelSize: l.textSize, color: SceneStyle.dimText)
+            canvas.text(
+                "Type a message…", x: inner.x, y: textY, pixelSize: l.textSize, color: SceneStyle.dimText,
+                maxWidth: Int(inner.width))
             return
         }
         // Keep the caret visible: show the text from the first character that lets the part before the caret fit.
@@ -126,7 +154,9 @@ enum ControllerScene {
         }
         let shown = String(characters[low...])
         if !shown.isEmpty {
-            canvas.text(shown, x: inner.x, y: textY, pixelSize: l.textSize, color: SceneStyle.fieldText)
+            canvas.text(
+                shown, x: inner.x, y: textY, pixelSize: l.textSize, color: SceneStyle.fieldText,
+                maxWidth: Int(inner.width))
         }
         if panel.focus == .textField {
             let offset = low < panel.caret ? Float(width(dropping: low)) : 0

@@ -2,68 +2,138 @@ import Foundation
 import Outputs
 import Rendering
 import Screens
+import TextRendering
 
-/// What an external screen shows, by content mode.
+/// What an external screen shows, by content mode: content only, no debug chrome. The config's `[theme]` decides
+/// fonts, colours, alignment and whether times, the screen's name and the installer overlay (`info`) show.
+///
+/// Every text has a box: the newest message gets at most 60% of the height when older ones are listed (all of it
+/// otherwise) and ends in "…" when it does not fit; older messages take one line each, as many as fit.
 enum ExternalScene {
-    /// `messages`: who this screen is (small, top), then the received messages, newest first and largest.
-    static func drawMessages(
-        on canvas: Canvas, geometry: SurfaceGeometry, summary: ScreenSummary, background: RGBColor,
-        messages: [LoggedMessage]
-    ) {
-        let width = geometry.bufferWidth
-        let height = geometry.bufferHeight
-        canvas.begin(width: width, height: height, background: background)
-        let unit = Float(max(min(height, width * 9 / 16), 90))
-        let margin = unit * 0.05
-        let maxWidth = Int(Float(width) - 2 * margin)
-        canvas.fill(x: 0, y: 0, width: Float(width), height: unit * 0.02, color: ScreenPalette.text)
-        var y = margin
-        let title = canvas.text(
-            summary.title, x: margin, y: y, pixelSize: Int(unit * 0.08), color: ScreenPalette.text,
-            maxWidth: maxWidth)
-        y += Float(title.height) + unit * 0.01
-        let info = summary.lines.joined(separator: " · ")
-        let infoSize = canvas.text(
-            info, x: margin, y: y, pixelSize: Int(unit * 0.035), color: SceneStyle.dimText, maxWidth: maxWidth)
-        y += Float(infoSize.height) + unit * 0.05
-        guard let newest = messages.first else {
-            canvas.text(
-                "Waiting for messages", x: margin, y: y, pixelSize: Int(unit * 0.05), color: SceneStyle.dimText)
-            return
+    /// A theme resolved for one screen.
+    struct Look {
+        var theme: ScreenTheme
+        var background: RGBColor
+        var text: RGBColor
+        var secondary: RGBColor
+
+        init(theme: ScreenTheme, screenBackground: RGBColor) {
+            self.theme = theme
+            background = theme.background ?? screenBackground
+            text = theme.text ?? ScreenPalette.text
+            secondary = theme.secondary ?? SceneStyle.dimText
         }
-        let big = canvas.text(
-            newest.text, x: margin, y: y, pixelSize: Int(unit * 0.11), color: ScreenPalette.text, maxWidth: maxWidth)
-        y += Float(big.height) + unit * 0.01
-        canvas.text(
-            SceneStyle.clock(newest.receivedAt.timeIntervalSince1970), x: margin, y: y, pixelSize: Int(unit * 0.035),
-            color: SceneStyle.dimText)
-        y += unit * 0.07
-        for message in messages.dropFirst() {
-            guard y + unit * 0.05 < Float(height) else { break }
-            let line = "\(SceneStyle.clock(message.receivedAt.timeIntervalSince1970))  \(message.text)"
-            let size = canvas.text(
-                line, x: margin, y: y, pixelSize: Int(unit * 0.045), color: ScreenPalette.text, maxWidth: maxWidth)
-            y += Float(size.height) + unit * 0.015
+
+        func style(_ size: Float, _ color: RGBColor, alignment: TextStyle.Alignment? = nil) -> TextStyle {
+            TextStyle(
+                pixelSize: max(Int(size * Float(theme.fontScale)), 6), color: color.textColor, family: theme.font,
+                alignment: alignment ?? TextStyle.Alignment(rawValue: theme.alignment.rawValue) ?? .start)
         }
     }
 
-    /// `card`: one card of content, large, on a light panel.
-    static func drawCard(
-        on canvas: Canvas, geometry: SurfaceGeometry, summary: ScreenSummary, background: RGBColor, card: Card
+    /// The installer overlay's text: "HEADLESS-2 · 1280×720 @ 60.000 Hz · scale 1".
+    static func infoText(_ output: OutputInfo) -> String {
+        "\(output.displayName) · \(output.modeText) · scale \(output.scale)"
+    }
+
+    /// The part of the screen content goes in, after the margin and what the theme puts on top (the info overlay,
+    /// the screen's name).
+    private static func contentArea(
+        on canvas: Canvas, width: Float, height: Float, unit: Float, output: OutputInfo, look: Look
+    ) -> Rect {
+        let margin = (unit * 0.06).rounded()
+        var area = Rect(x: margin, y: margin, width: width - 2 * margin, height: height - 2 * margin)
+        if look.theme.showsInfo {
+            let size = unit * 0.035
+            let drawn = canvas.text(
+                infoText(output), x: area.x, y: area.y, style: look.style(size, look.secondary, alignment: .start),
+                box: .singleLine(maxWidth: Int(area.width)))
+            let used = Float(drawn.height) + unit * 0.02
+            area = Rect(x: area.x, y: area.y + used, width: area.width, height: max(area.height - used, 0))
+        }
+        if look.theme.showsName {
+            let drawn = canvas.text(
+                output.displayName, x: area.x, y: area.y, style: look.style(unit * 0.05, look.secondary),
+                box: .singleLine(maxWidth: Int(area.width)))
+            let used = Float(drawn.height) + unit * 0.03
+            area = Rect(x: area.x, y: area.y + used, width: area.width, height: max(area.height - used, 0))
+        }
+        return area
+    }
+
+    /// `messages`: the newest message large with its time, then older ones a line each, as many as fit.
+    static func drawMessages(
+        on canvas: Canvas, geometry: SurfaceGeometry, output: OutputInfo, look: Look, messages: [LoggedMessage]
     ) {
         let width = Float(geometry.bufferWidth)
         let height = Float(geometry.bufferHeight)
-        canvas.begin(width: geometry.bufferWidth, height: geometry.bufferHeight, background: background)
+        canvas.begin(width: geometry.bufferWidth, height: geometry.bufferHeight, background: look.background)
         let unit = max(min(height, width * 9 / 16), 90)
-        let panel = Rect(x: 0, y: 0, width: width, height: height).inset(by: unit * 0.06)
+        let area = contentArea(on: canvas, width: width, height: height, unit: unit, output: output, look: look)
+        guard let newest = messages.first, area.height > 0 else { return }
+        let bottom = area.y + area.height
+        let timeStyle = look.style(unit * 0.04, look.secondary)
+        let timeLine = look.theme.showsTime ? Float(timeStyle.pixelSize) * 1.5 : 0
+        let share: Float = messages.count > 1 ? 0.6 : 1
+        let newestBox = TextBox(
+            maxWidth: Int(area.width), maxHeight: max(Int(area.height * share - timeLine), timeStyle.pixelSize))
+        let drawn = canvas.text(
+            newest.text, x: area.x, y: area.y, style: look.style(unit * 0.11, look.text), box: newestBox)
+        var y = area.y + Float(drawn.height) + unit * 0.01
+        if look.theme.showsTime, y + Float(timeStyle.pixelSize) <= bottom {
+            // The time goes on the side the message starts from: the right for right-to-left text.
+            var style = timeStyle
+            if look.theme.alignment == .start, TextRasterizer.isRightToLeft(newest.text) { style.alignment = .end }
+            canvas.text(
+                SceneStyle.clock(newest.receivedAt.timeIntervalSince1970), x: area.x, y: y, style: style,
+                box: .singleLine(maxWidth: Int(area.width)))
+            y += timeLine
+        }
+        y += unit * 0.03
+        let lineStyle = look.style(unit * 0.045, look.text)
+        let lineTimeStyle = look.style(unit * 0.045, look.secondary, alignment: .start)
+        let lineHeight = Float(lineStyle.pixelSize) * 1.45
+        for message in messages.dropFirst() {
+            guard y + lineHeight <= bottom else { break }
+            var x = area.x
+            var time: (text: String, box: TextBox, extent: Canvas.TextExtent)?
+            if look.theme.showsTime {
+                let text = SceneStyle.clock(message.receivedAt.timeIntervalSince1970)
+                let box = TextBox.singleLine(maxWidth: Int(area.width / 3))
+                let extent = canvas.extent(of: text, style: lineTimeStyle, box: box)
+                time = (text, box, extent)
+                x += Float(extent.width) + unit * 0.03
+            }
+            // Its own block, so that the time stays in place whatever the message's direction; both on one
+            // baseline, whichever font (a CJK or emoji fallback is taller) the message uses.
+            let box = TextBox.singleLine(maxWidth: Int(area.x + area.width - x))
+            let extent = canvas.extent(of: message.text, style: lineStyle, box: box)
+            let baseline = max(extent.baseline, time?.extent.baseline ?? 0)
+            if let time {
+                canvas.text(
+                    time.text, x: area.x, y: y + Float(baseline - time.extent.baseline), style: lineTimeStyle,
+                    box: time.box)
+            }
+            canvas.text(message.text, x: x, y: y + Float(baseline - extent.baseline), style: lineStyle, box: box)
+            y += lineHeight
+        }
+    }
+
+    /// `card`: one card of content, large, on a light panel, ellipsised within it.
+    static func drawCard(on canvas: Canvas, geometry: SurfaceGeometry, output: OutputInfo, look: Look, card: Card) {
+        let width = Float(geometry.bufferWidth)
+        let height = Float(geometry.bufferHeight)
+        canvas.begin(width: geometry.bufferWidth, height: geometry.bufferHeight, background: look.background)
+        let unit = max(min(height, width * 9 / 16), 90)
+        let area = contentArea(on: canvas, width: width, height: height, unit: unit, output: output, look: look)
+        let panel = area.inset(by: unit * 0.01)
+        guard panel.width > 0, panel.height > 0 else { return }
         canvas.fill(x: panel.x, y: panel.y, width: panel.width, height: panel.height, color: SceneStyle.card)
         let inner = panel.inset(by: unit * 0.05)
+        guard inner.width > 0, inner.height > 0 else { return }
         canvas.text(
-            "#\(card.id) · \(summary.title)", x: inner.x, y: inner.y, pixelSize: Int(unit * 0.035),
-            color: SceneStyle.cardText)
-        canvas.text(
-            card.text, x: inner.x, y: inner.y + unit * 0.08, pixelSize: Int(unit * 0.09), color: SceneStyle.cardText,
-            maxWidth: Int(inner.width))
+            card.text, x: inner.x, y: inner.y, style: look.style(unit * 0.09, SceneStyle.cardText),
+            box: TextBox(maxWidth: Int(inner.width), maxHeight: Int(inner.height)))
     }
 
     /// `mirror`: the controller UI's texture, aspect ratio kept, letterboxed in black.

@@ -267,7 +267,7 @@ final class Screen {
                 pendingMessage = nil
                 let now = MonotonicClock.nanoseconds()
                 logger.debug(
-                    "latency: message #\(message.id) on \(output.displayName) enqueue→commit \(Self.milliseconds(now - message.enqueuedAt)) ms, drain→commit \(Self.milliseconds(now - message.drainedAt)) ms"
+                    "latency: message #\(message.id) on \(output.displayName) committed at \(now) ns, enqueue→commit \(Self.milliseconds(now - message.enqueuedAt)) ms, drain→commit \(Self.milliseconds(now - message.drainedAt)) ms"
                 )
             }
             if geometry != committedGeometry {

@@ -39,7 +39,7 @@ struct ScreenPainter {
         case .external(.card):
             if let card = product.model.cards.card(onScreen: screen.output.displayName) {
                 ExternalScene.drawCard(
-                    on: canvas, geometry: geometry, summary: screen.summary, background: screen.background, card: card)
+                    on: canvas, geometry: geometry, output: screen.output, look: look(screen), card: card)
             } else {
                 drawMessages(screen, on: canvas, geometry: geometry)
             }
@@ -52,16 +52,20 @@ struct ScreenPainter {
 
     private func drawMessages(_ screen: Screen, on canvas: Canvas, geometry: SurfaceGeometry) {
         ExternalScene.drawMessages(
-            on: canvas, geometry: geometry, summary: screen.summary, background: screen.background,
+            on: canvas, geometry: geometry, output: screen.output, look: look(screen),
             messages: product.model.log.messages(for: screen.output.displayName))
+    }
+
+    /// The config's theme for an external screen.
+    private func look(_ screen: Screen) -> ExternalScene.Look {
+        ExternalScene.Look(theme: product.model.roles.config.theme, screenBackground: screen.background)
     }
 
     private func drawController(_ screen: Screen, on canvas: Canvas, geometry: SurfaceGeometry) {
         let rows = screens.ordered.map(row)
         var panel = product.panel
         panel.clampFocus(rows: rows.count)
-        let layout = ControllerLayout(
-            width: Float(geometry.bufferWidth), height: Float(geometry.bufferHeight), rowCount: rows.count)
+        let layout = product.controllerLayout(width: Float(geometry.bufferWidth), height: Float(geometry.bufferHeight))
         let content = ControllerScene.Content(
             title: screen.summary.title, rows: rows, panel: panel, log: product.model.log.newestFirst,
             waitingCards: product.model.cards.waiting, status: statusLine, background: screen.background)
@@ -81,6 +85,9 @@ struct ScreenPainter {
         let role: String
         switch kind {
         case .controller: role = "controller"
+        case .external(.card) where product.model.cards.card(onScreen: info.displayName) == nil:
+            // `card` with no card open shows the messages: say what the screen shows.
+            role = "external · messages (no card open)"
         case .external(let mode): role = "external · \(mode.rawValue)"
         }
         let scale = info.scale > 1 ? " @\(info.scale)x" : ""

@@ -8,7 +8,7 @@ public struct Changes: Equatable, Sendable {
     /// A message was logged: every screen showing messages for its screen redraws (and the frame that first shows
     /// it reports its latency).
     public var message: LoggedMessage?
-    /// Every screen showing messages redraws: messages were cleared or expired.
+    /// Every screen redraws: messages were cleared or expired, or the theme changed.
     public var messagesRemoved = false
     /// Screens (output names) whose own content changed: a card opened or closed on them.
     public var screens: Set<String> = []

@@ -19,6 +19,9 @@ public struct ProductController {
     private var configSource: (path: String, mustExist: Bool)?
     /// The persistent state changed since it was last written.
     public private(set) var hasUnsavedState = false
+    /// Writes of the state file so far, and how the last one went, for `status`: a full or read-only disk must
+    /// show, not only in the log.
+    public private(set) var saves = (written: 0, failed: 0, lastError: String?.none)
     private let logger: Logger
 
     public init(model: ScreenModel, store: StateStore, logger: Logger = Logger(label: "multiscreen")) {
@@ -64,9 +67,24 @@ public struct ProductController {
             logger.error("the previous config stays in force")
             return Outcome()
         }
+        let themeChanged = config.theme != model.roles.config.theme
         var outcome = Outcome()
         absorb(model.replace(config: config), into: &outcome)
+        // A new look redraws every screen, even when no role changed.
+        if themeChanged { outcome.changes.messagesRemoved = true }
         return outcome
+    }
+
+    /// Where the controller UI's parts are for a buffer of this size, as drawn and as hit-tested: one place, so a
+    /// click lands on what is shown (the screens list scrolls to the focused row; waiting cards take room).
+    public func controllerLayout(width: Float, height: Float) -> ControllerLayout {
+        var panel = panel
+        panel.clampFocus(rows: outputs.count)
+        var focusedRow: Int?
+        if case .screen(let index) = panel.focus { focusedRow = index }
+        return ControllerLayout(
+            width: width, height: height, rowCount: outputs.count, focusedRow: focusedRow,
+            waitingCardCount: model.cards.waiting.count)
     }
 
     /// The connected outputs, in natural name order (the order of the controller's screens list).
@@ -125,6 +143,33 @@ public struct ProductController {
             var outcome = Outcome(reply: .cardClosed(id: card.id, screen: screen))
             outcome.events = [.cardClosed(id: card.id, screen: screen)]
             outcome.changes.screens = [screen]
+            outcome.changes.controllerUI = true
+            return saving(outcome)
+        case .reopenCard(let id, let screen):
+            try refuseController(screen, for: "cards")
+            let card: Card
+            do {
+                card = try model.reopenCard(id: UInt64(id), onScreen: screen)
+            } catch {
+                throw MessageError(.invalidParams, error.description)
+            }
+            logger.info("card #\(card.id) opened again on \(screen)")
+            var outcome = Outcome(reply: .cardReopened(id: card.id, screen: screen))
+            outcome.events = [.cardOpened(id: card.id, screen: screen, text: card.text)]
+            absorb(model.assignment, into: &outcome)
+            outcome.changes.screens = [screen]
+            return saving(outcome)
+        case .discardCard(let id):
+            let card: Card
+            do {
+                card = try model.discardCard(id: UInt64(id))
+            } catch {
+                throw MessageError(.invalidParams, error.description)
+            }
+            logger.info("card #\(card.id) discarded")
+            var outcome = Outcome(reply: .cardDiscarded(id: card.id))
+            outcome.events = [.cardDiscarded(id: card.id)]
+            if let screen = card.screen { outcome.changes.screens = [screen] }
             outcome.changes.controllerUI = true
             return saving(outcome)
         case .setRole(let screen, let roleName, let force):
@@ -255,14 +300,25 @@ public struct ProductController {
 
     // MARK: - State
 
-    /// Writes the state file if anything changed since it was last written (atomic: write, fsync, rename).
-    public mutating func saveIfChanged() {
-        guard hasUnsavedState else { return }
-        hasUnsavedState = false
+    /// Writes the state file if anything changed since it was last written (atomic: write, fsync, rename; the
+    /// previous file stays whole until the rename). - Returns: false when the write failed: the state stays
+    /// unsaved, and the caller tries again later.
+    @discardableResult
+    public mutating func saveIfChanged() -> Bool {
+        guard hasUnsavedState else { return true }
         do {
             try store.save(model.persistentState)
+            hasUnsavedState = false
+            saves.written += 1
+            if saves.lastError != nil { logger.notice("state saved again to \(store.path)") }
+            saves.lastError = nil
+            return true
         } catch {
-            logger.error("\(error)")
+            // Logged once per failure kind, not once per retry.
+            if saves.lastError != error.description { logger.error("\(error); kept in memory, retrying") }
+            saves.failed += 1
+            saves.lastError = error.description
+            return false
         }
     }
 
@@ -270,10 +326,11 @@ public struct ProductController {
 
     /// The assignment's changes as events and log lines, its warnings logged.
     private func absorb(_ assignment: Assignment, into outcome: inout Outcome) {
+        // Not a change of the persistent state by itself: what was set at run time (and is saved) changes only
+        // through a request, which marks the state itself; an output coming or going reassigns without it.
         for change in assignment.changes {
             logger.info("role change: \(change)")
             outcome.events.append(Self.event(for: change))
-            outcome.changes.state = true
         }
         for warning in assignment.warnings { logger.warning("\(warning)") }
         if !assignment.changes.isEmpty {
@@ -295,7 +352,9 @@ public struct ProductController {
     private static func mutates(_ reply: Reply?) -> Bool {
         guard case .result(let method, _)? = reply else { return false }
         switch method {
-        case .send, .openCard, .closeCard, .setRole, .resetRole, .setContent, .clearMessages: return true
+        case .send, .openCard, .closeCard, .reopenCard, .discardCard, .setRole, .resetRole, .setContent,
+            .clearMessages:
+            return true
         case .status, .outputs, .subscribeEvents: return false
         }
     }

@@ -62,8 +62,18 @@ struct StatusReport {
                 "wakeups": .integer(vitals.wakeups), "applied": .integer(vitals.applied),
             ]),
         ]
+        json["state"] = .object([
+            "path": .string(product.store.path), "saves": .integer(product.saves.written),
+            "failures": .integer(product.saves.failed), "lastError": .optional(product.saves.lastError),
+            "unsaved": .bool(product.hasUnsavedState),
+        ])
         for (name, counters) in vitals.sources {
             json[name] = .object(counters.mapValues { .integer($0) })
+        }
+        for (name, notes) in vitals.sourceNotes where !notes.isEmpty {
+            var members = json[name]?.objectValue ?? [:]
+            for (key, text) in notes { members[key] = .string(text) }
+            json[name] = .object(members)
         }
         self.json = json
     }

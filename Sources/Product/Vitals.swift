@@ -24,6 +24,8 @@ public struct Vitals: Sendable {
     /// against this Multiscreen measures.
     public var pacing = "frame"
     public var flash = false
+    /// Each message source's notes (``MessageSource/notes``), by the source's name, beside its counters.
+    public var sourceNotes: [String: [String: String]] = [:]
 
     public init(
         frames: [UInt32: FrameStatistics] = [:], latency: [UInt32: ScreenLatency] = [:], now: UInt64 = 0,

@@ -15,6 +15,8 @@ public enum ControlError: Error, Equatable, Sendable, CustomStringConvertible {
     case alreadyListening(path: String)
     /// `path` exists and is not a socket; it is someone's file, not ours to remove.
     case notASocket(path: String)
+    /// The default socket's directory exists and is not private to us (``ControlSocket/makePrivateDirectory(of:)``).
+    case directoryNotPrivate(path: String, reason: String)
     /// A system call failed; `errno` as it was.
     case system(operation: String, path: String, errno: Int32)
     /// Client: nothing accepts connections at `path`.
@@ -36,6 +38,8 @@ public enum ControlError: Error, Equatable, Sendable, CustomStringConvertible {
             "another Multiscreen is listening at \(path)"
         case .notASocket(let path):
             "\(path) exists and is not a socket; not removing it"
+        case .directoryNotPrivate(let path, let reason):
+            "\(path) \(reason): the control socket's directory must be private (chmod 700 it, or remove it and let Multiscreen create it)"
         case .system(let operation, let path, let errno):
             "\(operation) \(path): \(String(cString: strerror(errno)))"
         case .notListening(let path):

@@ -30,6 +30,36 @@ public enum ControlSocket {
         return "\(directory)/multiscreen/\(display).sock"
     }
 
+    /// Creates the default socket's directory (`$XDG_RUNTIME_DIR/multiscreen`) 0700 if it is missing, then checks that
+    /// what is there is private: a directory, not a symlink, owned by us, with no permission for group or others.
+    /// Otherwise the socket's mode 0600 would be all that keeps others out, and someone else's directory is not
+    /// ours to use. Not applied to an explicit `--socket` or `$MULTISCREEN_SOCKET`, whose directory is the user's
+    /// choice.
+    /// - Throws: ``ControlError/directoryNotPrivate(path:reason:)``, or ``ControlError/system(operation:path:errno:)``.
+    public static func makePrivateDirectory(of socketPath: String) throws(ControlError) {
+        guard let slash = socketPath.lastIndex(of: "/"), slash != socketPath.startIndex else { return }
+        let directory = String(socketPath[..<slash])
+        do {
+            try systemCall("mkdir") { mkdir(directory, 0o700) }
+        } catch  where error.errno == EEXIST {
+        } catch {
+            throw .system(operation: "mkdir", path: directory, errno: error.errno)
+        }
+        var status = stat()
+        try ControlError.call("lstat", directory) { lstat(directory, &status) }
+        let reason: String? =
+            if (status.st_mode & S_IFMT) != S_IFDIR {
+                "is not a directory (or is a symbolic link)"
+            } else if status.st_uid != geteuid() {
+                "belongs to uid \(status.st_uid), not to us (uid \(geteuid()))"
+            } else if status.st_mode & 0o077 != 0 {
+                "has mode 0\(String(status.st_mode & 0o777, radix: 8)), not 0700"
+            } else {
+                nil
+            }
+        if let reason { throw .directoryNotPrivate(path: directory, reason: reason) }
+    }
+
     /// Fills a `sockaddr_un` for `path` and calls `body` with it as a `sockaddr`.
     static func withAddress<R>(
         _ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> R

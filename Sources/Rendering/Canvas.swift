@@ -4,21 +4,51 @@ import TextRendering
 
 /// Draws rectangles and text in buffer pixels (origin top-left) with the programs from `shaders/`.
 ///
-/// Text is rasterised once per distinct (string, size, wrap width) and kept as a GL texture; a screen that
-/// redraws the same labels costs no FreeType work. The cache is bounded (least recently used textures are
-/// deleted) so a long-running signage wall with ever-changing messages does not grow without limit.
+/// Text is laid out and rasterised once per distinct (string, style, box) and kept as a GL texture; a screen that
+/// redraws the same labels costs no Pango work. Every text has a box (``TextBox``) and no texture side exceeds
+/// `GL_MAX_TEXTURE_SIZE`. The cache is bounded by bytes (``textCacheBudget``, least recently used textures deleted
+/// first), so a long-running signage wall with ever-changing messages does not grow without limit.
 public final class Canvas {
     private struct TextKey: Hashable {
         var text: String
-        var pixelSize: Int
-        var maxWidth: Int?
+        var style: TextStyle
+        var box: TextBox
     }
 
     private struct TextTexture {
         var texture: GLuint
-        var width: Int
-        var height: Int
-        var lastUsed: UInt64
+        var extent: TextExtent
+    }
+
+    /// What a text covers, relative to the point it was drawn at.
+    public struct TextExtent: Sendable, Equatable {
+        /// Offset of the ink's box from the x it was drawn at (right-aligned or centred lines).
+        public var originX: Int
+        public var width: Int
+        public var height: Int
+        /// From the top to the first line's baseline, for lining up texts drawn side by side.
+        public var baseline: Int
+        public var lineCount: Int
+        public var isEllipsized: Bool
+
+        public static let zero = TextExtent(
+            originX: 0, width: 0, height: 0, baseline: 0, lineCount: 0, isEllipsized: false)
+    }
+
+    /// Text texture counters, for diagnostics.
+    public struct TextCacheStatistics: Sendable, Equatable {
+        public var textures: Int
+        public var bytes: Int
+        public var peakBytes: Int
+        public var evicted: Int
+        /// `glTexImage2D` reported an error (out of memory): the text was not drawn.
+        public var uploadFailures: Int
+    }
+
+    public var textCache: TextCacheStatistics {
+        TextCacheStatistics(
+            textures: budget.count, bytes: budget.bytes, peakBytes: budget.peakBytes, evicted: budget.evicted,
+            uploadFailures: uploadFailures)
     }
 
     private let solid: ShaderProgram
@@ -26,11 +56,15 @@ public final class Canvas {
     private let textureProgram: ShaderProgram
     private let rasterizer: TextRasterizer
     private var textures: [TextKey: TextTexture] = [:]
-    private var useCounter: UInt64 = 0
+    private var budget = ByteBudgetCache<TextKey>(budget: Canvas.textCacheBudget)
     private var viewportWidth: Float = 1
     private var viewportHeight: Float = 1
+    private var uploadFailures = 0
+    /// `GL_MAX_TEXTURE_SIZE` of the context the canvas was made in.
+    public let maxTextureSize: Int
 
-    public static let textCacheLimit = 256
+    /// Bytes of text textures kept (4 per pixel): 32 MiB is four full 1920×1080 screens of text.
+    public static let textCacheBudget = 32 << 20
 
     /// Where the next ``begin(width:height:background:)`` draws: the whole framebuffer (nil), or a region of it
     /// whose top-left corner is at (x, y) in a framebuffer `framebufferHeight` pixels high. Scenes keep drawing in
@@ -43,6 +77,10 @@ public final class Canvas {
         textProgram = try ShaderProgram(library: library, vertex: "quad.vert", fragment: "text.frag")
         textureProgram = try ShaderProgram(library: library, vertex: "quad.vert", fragment: "texture.frag")
         self.rasterizer = rasterizer
+        var size: GLint = 0
+        glGetIntegerv(GLenum(GL_MAX_TEXTURE_SIZE), &size)
+        // GLES2 guarantees at least 64; a context that reports nothing is treated as the minimum.
+        maxTextureSize = Int(max(size, 64))
     }
 
     /// Copies what was just drawn since ``begin(width:height:background:)`` into `target` (see ``MirrorTexture``).
@@ -86,31 +124,48 @@ public final class Canvas {
         drawQuad(x: x, y: y, width: width, height: height)
     }
 
-    /// Draws `text` with its top-left corner at (x, y). Returns the size it covers.
+    /// Draws `text` in `box` with the box's top-left corner at (x, y). Returns what it covers.
     @discardableResult
-    public func text(
-        _ text: String, x: Float, y: Float, pixelSize: Int, color: RGBColor, maxWidth: Int? = nil
-    ) -> (width: Int, height: Int) {
-        guard let entry = texture(for: TextKey(text: text, pixelSize: pixelSize, maxWidth: maxWidth)) else {
-            return (0, 0)
-        }
+    public func text(_ text: String, x: Float, y: Float, style: TextStyle, box: TextBox) -> TextExtent {
+        guard let entry = texture(for: TextKey(text: text, style: style, box: box)) else { return .zero }
+        let extent = entry.extent
         textProgram.use()
         glUniform2f(textProgram.uniform("u_viewport"), viewportWidth, viewportHeight)
-        let (r, g, b) = color.floats
-        glUniform4f(textProgram.uniform("u_color"), r, g, b, 1)
         glActiveTexture(GLenum(GL_TEXTURE0))
         glBindTexture(GLenum(GL_TEXTURE_2D), entry.texture)
         glUniform1i(textProgram.uniform("u_texture"), 0)
-        drawQuad(x: x.rounded(), y: y.rounded(), width: Float(entry.width), height: Float(entry.height))
-        return (entry.width, entry.height)
+        // The texture is premultiplied (cairo's ARGB32).
+        glBlendFuncSeparate(GLenum(GL_ONE), GLenum(GL_ONE_MINUS_SRC_ALPHA), GLenum(GL_ZERO), GLenum(GL_ONE))
+        drawQuad(
+            x: (x + Float(extent.originX)).rounded(), y: y.rounded(), width: Float(extent.width),
+            height: Float(extent.height))
+        glBlendFuncSeparate(
+            GLenum(GL_SRC_ALPHA), GLenum(GL_ONE_MINUS_SRC_ALPHA), GLenum(GL_ZERO), GLenum(GL_ONE))
+        return extent
     }
 
-    /// The size `text` would cover, without drawing it.
+    /// What `text` in `box` will cover when drawn (rasterised and cached now, so drawing it next costs nothing).
+    public func extent(of text: String, style: TextStyle, box: TextBox) -> TextExtent {
+        texture(for: TextKey(text: text, style: style, box: box))?.extent ?? .zero
+    }
+
+    /// Draws one line of `text` (line breaks shown as spaces), ellipsised at `maxWidth`.
+    @discardableResult
+    public func text(
+        _ text: String, x: Float, y: Float, pixelSize: Int, color: RGBColor, maxWidth: Int? = nil,
+        alignment: TextStyle.Alignment = .start
+    ) -> TextExtent {
+        self.text(
+            text, x: x, y: y, style: TextStyle(pixelSize: pixelSize, color: color.textColor, alignment: alignment),
+            box: .singleLine(maxWidth: maxWidth))
+    }
+
+    /// The size one line of `text` would cover, without drawing it.
     public func measure(_ text: String, pixelSize: Int) -> (width: Int, height: Int) {
-        if let entry = textures[TextKey(text: text, pixelSize: pixelSize, maxWidth: nil)] {
-            return (entry.width, entry.height)
-        }
-        return rasterizer.measure(text, pixelSize: pixelSize)
+        let style = TextStyle(pixelSize: pixelSize)
+        let key = TextKey(text: text, style: style, box: .singleLine(maxWidth: nil))
+        if let entry = textures[key] { return (entry.extent.width, entry.extent.height) }
+        return rasterizer.measure(text, style: style, box: key.box, maxTextureSize: maxTextureSize)
     }
 
     /// Draws a ``MirrorTexture`` into `rect`. Textures copied from a framebuffer have their origin at the bottom
@@ -129,49 +184,53 @@ public final class Canvas {
     public func delete() {
         for entry in textures.values { deleteTexture(entry.texture) }
         textures.removeAll()
+        budget.removeAll()
         textureProgram.delete()
         textProgram.delete()
         solid.delete()
     }
 
     private func texture(for key: TextKey) -> TextTexture? {
-        useCounter += 1
-        if var entry = textures[key] {
-            entry.lastUsed = useCounter
-            textures[key] = entry
+        if let entry = textures[key] {
+            budget.touch(key)
             return entry
         }
-        let bitmap = rasterizer.render(key.text, pixelSize: key.pixelSize, maxWidth: key.maxWidth)
+        let bitmap = rasterizer.render(key.text, style: key.style, box: key.box, maxTextureSize: maxTextureSize)
         guard bitmap.width > 0, bitmap.height > 0 else { return nil }
-        if textures.count >= Self.textCacheLimit { evictOldest() }
+        precondition(bitmap.width <= maxTextureSize && bitmap.height <= maxTextureSize)
+        for victim in budget.evictions(toFit: bitmap.byteCount) {
+            if let entry = textures.removeValue(forKey: victim) { deleteTexture(entry.texture) }
+        }
+        _ = glGetError()  // Clear an earlier error so the check below is about this upload.
         var texture: GLuint = 0
         glGenTextures(1, &texture)
         glBindTexture(GLenum(GL_TEXTURE_2D), texture)
-        glPixelStorei(GLenum(GL_UNPACK_ALIGNMENT), 1)
+        glPixelStorei(GLenum(GL_UNPACK_ALIGNMENT), 4)
+        // cairo's ARGB32 is B, G, R, A in memory on little-endian machines; text.frag swizzles it back.
         bitmap.pixels.withUnsafeBytes { bytes in
             glTexImage2D(
-                GLenum(GL_TEXTURE_2D), 0, GL_ALPHA, GLsizei(bitmap.width), GLsizei(bitmap.height), 0,
-                GLenum(GL_ALPHA), GLenum(GL_UNSIGNED_BYTE), bytes.baseAddress)
+                GLenum(GL_TEXTURE_2D), 0, GL_RGBA, GLsizei(bitmap.width), GLsizei(bitmap.height), 0,
+                GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), bytes.baseAddress)
         }
-        // Text is drawn at integer positions, 1:1: nearest sampling keeps glyph edges exactly as FreeType made them.
+        guard glGetError() == GLenum(GL_NO_ERROR) else {
+            deleteTexture(texture)
+            uploadFailures += 1
+            return nil
+        }
+        // Text is drawn at integer positions, 1:1: nearest sampling keeps glyph edges exactly as cairo made them.
         for (parameter, value) in [
             (GL_TEXTURE_MIN_FILTER, GL_NEAREST), (GL_TEXTURE_MAG_FILTER, GL_NEAREST),
             (GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE), (GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE),
         ] {
             glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(parameter), value)
         }
-        let entry = TextTexture(texture: texture, width: bitmap.width, height: bitmap.height, lastUsed: useCounter)
+        let extent = TextExtent(
+            originX: bitmap.originX, width: bitmap.width, height: bitmap.height, baseline: bitmap.baseline,
+            lineCount: bitmap.lineCount, isEllipsized: bitmap.isEllipsized)
+        let entry = TextTexture(texture: texture, extent: extent)
         textures[key] = entry
+        budget.insert(key, bytes: bitmap.byteCount)
         return entry
-    }
-
-    private func evictOldest() {
-        // Drop the older half in one go so eviction is rare (amortised O(1) per insert).
-        let sorted = textures.sorted { $0.value.lastUsed < $1.value.lastUsed }
-        for (key, entry) in sorted.prefix(textures.count / 2) {
-            deleteTexture(entry.texture)
-            textures[key] = nil
-        }
     }
 
     private func deleteTexture(_ texture: GLuint) {
@@ -199,5 +258,12 @@ public final class Canvas {
                 base + 2 * MemoryLayout<Float>.size)
             glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
         }
+    }
+}
+
+extension RGBColor {
+    /// The same colour for ``TextStyle``.
+    public var textColor: TextStyle.Color {
+        TextStyle.Color(red: Double(red) / 255, green: Double(green) / 255, blue: Double(blue) / 255)
     }
 }

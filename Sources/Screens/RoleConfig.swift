@@ -23,6 +23,9 @@ import TOMLKit
 /// match = { make = "Dell*" }
 /// role = "external"
 /// content = "mirror"              # messages | mirror | card | blank (default messages)
+///
+/// [theme]                         # how external screens look: see ``ScreenTheme``
+/// align = "center"
 /// ```
 public struct RoleConfig: Equatable, Sendable {
     /// What shows the controller UI while the preferred controller's output is gone.
@@ -52,11 +55,17 @@ public struct RoleConfig: Equatable, Sendable {
     public var returnsToPreferred: Bool
     /// In file order: the first rule that matches an output decides.
     public var rules: [Rule]
+    /// The `[theme]` section.
+    public var theme: ScreenTheme
 
-    public init(fallback: Fallback = .first, returnsToPreferred: Bool = true, rules: [Rule] = []) {
+    public init(
+        fallback: Fallback = .first, returnsToPreferred: Bool = true, rules: [Rule] = [],
+        theme: ScreenTheme = ScreenTheme()
+    ) {
         self.fallback = fallback
         self.returnsToPreferred = returnsToPreferred
         self.rules = rules
+        self.theme = theme
     }
 
     /// The first rule matching `output`, if any.
@@ -115,7 +124,8 @@ public struct RoleConfig: Equatable, Sendable {
             throw .syntax(file: nil, line: 0, column: 0, message: "\(error)")
         }
         var config = RoleConfig()
-        try checkKeys(root, path: nil, allowed: ["controller", "rule"])
+        // `[fleet]` belongs to the fleet link (the Fleet module's `FleetConfig` reads it from the same file).
+        try checkKeys(root, path: nil, allowed: ["controller", "rule", "theme", "fleet"])
         if let controller = root["controller"] {
             guard let table = controller.table else {
                 throw .wrongType(file: nil, key: "controller", expected: "a table")
@@ -143,6 +153,10 @@ public struct RoleConfig: Equatable, Sendable {
             for index in 0..<array.count {
                 config.rules.append(try rule(array[index].table!, path: "rule[\(index + 1)]"))
             }
+        }
+        if let theme = root["theme"] {
+            guard let table = theme.table else { throw .wrongType(file: nil, key: "theme", expected: "a table") }
+            config.theme = try ScreenTheme.parse(table)
         }
         return config
     }

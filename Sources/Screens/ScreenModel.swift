@@ -80,6 +80,10 @@ public struct ScreenModel: Sendable {
         return card
     }
 
+    /// Removes a card for good, waiting or open.
+    @discardableResult
+    public mutating func discardCard(id: UInt64) throws(CardError) -> Card { try cards.discard(id: id) }
+
     /// Closes the card open on `screen`.
     @discardableResult
     public mutating func closeCard(onScreen screen: String) throws(CardError) -> Card {

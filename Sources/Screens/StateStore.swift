@@ -40,6 +40,7 @@ public struct StateStore: Sendable {
     /// The saved state; a fresh one when there is none yet, or when the file was bad (then set aside, see
     /// ``Loaded/warning``).
     public func load(now: Date = Date()) -> Loaded {
+        removeLeftoverTemporaryFiles()
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -130,6 +131,18 @@ public struct StateStore: Sendable {
         case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
             return "\(context.debugDescription) at \(path(context))"
         @unknown default: return "\(error)"
+        }
+    }
+
+    /// A power cut between writing the temporary file and renaming it leaves the temporary file behind (the state
+    /// file itself is still the previous good one): remove such leftovers, of any process.
+    private func removeLeftoverTemporaryFiles() {
+        let directory = (path as NSString).deletingLastPathComponent
+        let prefix = ".\((path as NSString).lastPathComponent).tmp-"
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.isEmpty ? "." : directory)
+        else { return }
+        for name in names where name.hasPrefix(prefix) {
+            unlink((directory.isEmpty ? "" : directory + "/") + name)
         }
     }
 

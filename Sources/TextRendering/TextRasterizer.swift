@@ -1,354 +1,239 @@
-import CFreeType
-import CHarfBuzz
+import CPangoCairo
 
-/// Turns strings into coverage bitmaps: fontconfig picks a font per character, HarfBuzz shapes each run of
-/// characters one font covers, FreeType rasterises the glyphs.
+/// Lays text out with Pango and draws it with cairo into premultiplied ARGB bitmaps.
 ///
-/// Font fallback: fontconfig's sorted list for the family (`FcFontSort`) is searched for the first font whose
-/// charset covers each grapheme cluster, so Latin, Hangul, kana and kanji, Arabic and (if a colour emoji font is
-/// installed) emoji all render; characters no font covers come out as the primary font's `.notdef` box.
-/// Whitespace stays in the current run's font when that font has it, so "Hello 안녕" breaks runs only once, but
-/// never goes to a colour (emoji) font, whose space is as wide as an emoji.
+/// Pango does what a text renderer must not hand-write: the bidirectional algorithm (UAX #9, through FriBidi), line
+/// breaking (UAX #14), itemisation by script and font with fontconfig's fallback, shaping with HarfBuzz, and
+/// ellipsis. cairo draws colour glyphs (emoji) in their own colours and everything else in the style's colour.
 ///
-/// Long lines wrap at spaces when `maxWidth` is given (never ellipsised); a word wider than `maxWidth` breaks
-/// between characters, which also wraps text written without spaces (Japanese, Chinese).
+/// Every call takes a ``TextBox`` and a texture size limit: the result is never wider or taller than the box or
+/// the limit, text that does not fit ends in "…", and input longer than the box could ever show is cut before
+/// layout (``VisibleText/characterBudget(pixelSize:box:maxTextureSize:)``), so the cost of a call is bounded by
+/// the box, not by the text.
 ///
-/// Lines are laid out left to right, each starting at x = 0; right-to-left runs are shaped with HarfBuzz's guessed
-/// direction and come out in visual order, but there is no bidirectional reordering between runs.
-///
-/// Not thread-safe: it caches faces and glyphs without locks, and is meant to live on the display thread.
-/// Create one per thread if several need text.
+/// Not thread-safe (Pango contexts are not): create it anywhere, then use it from one thread at a time.
 public final class TextRasterizer {
     /// Counters for tests and diagnostics.
     public struct Statistics: Sendable, Equatable {
-        /// Faces opened with FreeType (one per file, face index and pixel size).
-        public var facesLoaded = 0
-        /// Glyphs loaded and rendered by FreeType (glyph cache misses).
-        public var glyphsRasterized = 0
-        /// Glyphs taken from the glyph cache.
-        public var glyphCacheHits = 0
-        /// Colour (BGRA) glyphs, such as emoji strikes, reduced to their alpha channel.
-        public var colorGlyphsConverted = 0
-        /// Glyphs drawn as blank because FreeType failed or produced a pixel mode we do not convert.
-        public var glyphsSkipped = 0
+        /// Layouts rendered into bitmaps.
+        public var rendered = 0
+        /// Layouts only measured.
+        public var measured = 0
+        /// Inputs cut to the character budget before layout.
+        public var inputsCut = 0
+        /// Largest bitmap made, in bytes.
+        public var largestBitmapBytes = 0
     }
 
-    /// A shaped run together with the face that shaped it, for rasterising.
-    private struct Run {
-        let face: LoadedFace
-        let shaped: ShapedRun
-    }
-
-    private struct GlyphKey: Hashable {
-        let face: Int
-        let glyph: UInt32
-    }
-
-    /// A glyph image placed in the output bitmap's coordinates (before the final shift by the ink bounds).
-    private struct Placement {
-        let image: GlyphImage
-        let x: Int
-        let y: Int
-    }
-
-    private struct Layout {
-        var placements: [Placement] = []
-        var width = 0
-        var height = 0
-        var baseline = 0
-    }
-
-    /// When the glyph cache reaches this many entries it is emptied: a crude bound that is enough for UI text.
-    private static let glyphCacheLimit = 4096
-
+    /// The family used when a ``TextStyle`` names none.
     public let family: String
     public private(set) var statistics = Statistics()
 
-    // Owners, released in reverse order in deinit: glyph images, hb buffer, faces (each holding the FreeType
-    // library), the FreeType library, then the fontconfig catalog.
-    private let catalog: FontCatalog
-    private let library: FreeTypeLibrary
-    private let buffer: OpaquePointer
-    private var faces: [FaceKey: LoadedFace] = [:]
-    private var failedFaces: Set<FaceKey> = []
-    private var glyphs: [GlyphKey: GlyphImage] = [:]
+    private let fontMap: UnsafeMutablePointer<PangoFontMap>
+    private let context: OpaquePointer
 
-    /// Loads the fontconfig configuration and the fallback list for `family` (any fontconfig pattern, e.g.
-    /// "sans-serif", "monospace", "DejaVu Sans:bold"), and opens the primary font to make sure it is usable.
+    /// Creates the font map (fontconfig's configuration is loaded here, ~50 ms the first time) and checks that
+    /// `family` resolves to a font.
     public init(family: String = "sans-serif") throws {
+        guard let fontMap = pango_cairo_font_map_new() else { throw TextRenderingError.pangoUnavailable }
+        guard let context = pango_font_map_create_context(fontMap) else {
+            g_object_unref(fontMap)
+            throw TextRenderingError.pangoUnavailable
+        }
+        self.fontMap = fontMap
+        self.context = context
         self.family = family
-        catalog = try FontCatalog(family: family)
-        library = try FreeTypeLibrary()
-        guard let buffer = hb_buffer_create(), hb_buffer_allocation_successful(buffer) != 0 else {
-            throw TextRenderingError.harfBuzzAllocationFailed
+        // Grey antialiasing (the texture is drawn 1:1, never subpixel), slight hinting, unhinted metrics so that
+        // positions come from HarfBuzz unchanged.
+        let options = cairo_font_options_create()
+        cairo_font_options_set_antialias(options, CAIRO_ANTIALIAS_GRAY)
+        cairo_font_options_set_hint_style(options, CAIRO_HINT_STYLE_SLIGHT)
+        cairo_font_options_set_hint_metrics(options, CAIRO_HINT_METRICS_OFF)
+        pango_cairo_context_set_font_options(context, options)
+        cairo_font_options_destroy(options)
+        guard let description = Self.fontDescription(family: family, pixelSize: 16, bold: false) else {
+            throw TextRenderingError.noFontFound(family: family)
         }
-        self.buffer = buffer
-        let primary = catalog.candidates[0]
-        do {
-            _ = try loadFace(FaceKey(file: primary.file, index: primary.index, pixelSize: 16))
-        } catch {
-            hb_buffer_destroy(buffer)
-            throw error
+        defer { pango_font_description_free(description) }
+        guard let font = pango_font_map_load_font(fontMap, context, description) else {
+            throw TextRenderingError.noFontFound(family: family)
         }
+        g_object_unref(font)
     }
 
     deinit {
-        glyphs.removeAll()
-        hb_buffer_destroy(buffer)
-        // Each face holds the library, so FT_Done_FreeType (when `library` goes) follows the last FT_Done_Face.
-        faces.removeAll()
+        g_object_unref(UnsafeMutableRawPointer(context))
+        g_object_unref(fontMap)
     }
 
-    /// The fonts fontconfig offers for ``family``, best match first: the order fallback searches them in.
-    public var fallbackFamilies: [String] {
-        catalog.candidates.map(\.family)
+    /// Whether `text`'s first strong character is right-to-left (UAX #9 rules P2–P3, as Pango decides a
+    /// paragraph's direction): such text starts at the right, and what belongs with it (its time) goes there too.
+    /// Looks at the first 256 characters.
+    public static func isRightToLeft(_ text: String) -> Bool {
+        let scalars = text.unicodeScalars.prefix(256).map { FriBidiChar($0.value) }
+        return cpango_paragraph_is_rtl(scalars, Int32(scalars.count)) != 0
     }
 
-    /// Shapes `text` without wrapping; "\n" separates lines. Glyph clusters and run ranges are offsets in
-    /// `text.unicodeScalars`.
-    public func shape(_ text: String, pixelSize: Int) -> [ShapedRun] {
-        guard pixelSize > 0 else { return [] }
-        return Paragraph.split(text).flatMap { shape($0, pixelSize: pixelSize).map(\.shaped) }
+    /// The family of the font Pango picks for `text`'s first character in `style` (fallback included), for tests
+    /// and diagnostics.
+    public func fontFamily(for text: String, style: TextStyle) -> String? {
+        guard let layout = makeLayout(text, style: style, box: TextBox(), maxTextureSize: 4096) else { return nil }
+        defer { g_object_unref(UnsafeMutableRawPointer(layout.pointer)) }
+        guard let iterator = pango_layout_get_iter(layout.pointer) else { return nil }
+        defer { pango_layout_iter_free(iterator) }
+        guard let run = pango_layout_iter_get_run_readonly(iterator), let item = run.pointee.item,
+            let font = item.pointee.analysis.font, let description = pango_font_describe(font)
+        else { return nil }
+        defer { pango_font_description_free(description) }
+        return pango_font_description_get_family(description).map { String(cString: $0) }
     }
 
-    /// Shapes and rasterises `text` (may contain "\n" for several lines) at `pixelSize` (the em height in pixels).
-    ///
-    /// With `maxWidth`, lines wrap at spaces (never ellipsised) and the bitmap is at most `maxWidth` wide; ink that
-    /// overhangs it (an italic's tail) is clipped. Empty text, or text drawing nothing at all, gives a 0×0 bitmap.
-    public func render(_ text: String, pixelSize: Int, maxWidth: Int? = nil) -> TextBitmap {
-        let layout = layOut(text, pixelSize: pixelSize, maxWidth: maxWidth)
-        guard layout.width > 0, layout.height > 0 else { return .empty }
-        let width = layout.width
-        var pixels = [UInt8](repeating: 0, count: width * layout.height)
-        for placement in layout.placements {
-            let image = placement.image
-            for row in 0..<image.height {
-                let y = placement.y + row
-                guard y >= 0, y < layout.height else { continue }
-                for column in 0..<image.width {
-                    let x = placement.x + column
-                    guard x >= 0, x < width else { continue }
-                    let value = image.pixels[row * image.width + column]
-                    if value == 0 { continue }
-                    // Saturating add rather than max, so that touching glyphs (joined scripts) show no seam.
-                    let sum = Int(pixels[y * width + x]) + Int(value)
-                    pixels[y * width + x] = UInt8(min(sum, 255))
+    /// The text of each line as laid out in `box` (logical order, before ellipsis), for tests of line breaking.
+    public func lines(_ text: String, style: TextStyle, box: TextBox = TextBox(), maxTextureSize: Int = 4096)
+        -> [String]
+    {
+        guard let layout = makeLayout(text, style: style, box: box, maxTextureSize: maxTextureSize) else { return [] }
+        defer { g_object_unref(UnsafeMutableRawPointer(layout.pointer)) }
+        guard let base = pango_layout_get_text(layout.pointer) else { return [] }
+        let bytes = UnsafeBufferPointer(
+            start: UnsafeRawPointer(base).assumingMemoryBound(to: UInt8.self), count: strlen(base))
+        return (0..<pango_layout_get_line_count(layout.pointer)).compactMap { index in
+            guard let line = pango_layout_get_line_readonly(layout.pointer, index) else { return nil }
+            let start = Int(line.pointee.start_index)
+            let end = min(start + Int(line.pointee.length), bytes.count)
+            return String(decoding: bytes[start..<end], as: UTF8.self)
+        }
+    }
+
+    /// Lays out and draws `text` within `box`, no side longer than `maxTextureSize`. Empty text (or text drawing
+    /// nothing) gives a 0×0 bitmap.
+    public func render(_ text: String, style: TextStyle, box: TextBox = TextBox(), maxTextureSize: Int = 4096)
+        -> TextBitmap
+    {
+        guard let layout = makeLayout(text, style: style, box: box, maxTextureSize: maxTextureSize) else {
+            return .empty
+        }
+        defer { g_object_unref(UnsafeMutableRawPointer(layout.pointer)) }
+        let frame = layout.frame
+        guard frame.width > 0, frame.height > 0 else { return .empty }
+        guard let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(frame.width), Int32(frame.height))
+        else { return .empty }
+        defer { cairo_surface_destroy(surface) }
+        guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS, let cairo = cairo_create(surface) else {
+            return .empty
+        }
+        cairo_set_source_rgb(cairo, style.color.red, style.color.green, style.color.blue)
+        cairo_move_to(cairo, Double(-frame.x), Double(-frame.y))
+        pango_cairo_show_layout(cairo, layout.pointer)
+        cairo_destroy(cairo)
+        cairo_surface_flush(surface)
+        let stride = Int(cairo_image_surface_get_stride(surface))
+        var pixels = [UInt32](repeating: 0, count: frame.width * frame.height)
+        if let data = cairo_image_surface_get_data(surface) {
+            pixels.withUnsafeMutableBytes { target in
+                for row in 0..<frame.height {
+                    (target.baseAddress! + row * frame.width * 4).copyMemory(
+                        from: data + row * stride, byteCount: frame.width * 4)
                 }
             }
         }
-        return TextBitmap(width: width, height: layout.height, baseline: layout.baseline, pixels: pixels)
+        statistics.rendered += 1
+        statistics.largestBitmapBytes = max(statistics.largestBitmapBytes, frame.width * frame.height * 4)
+        return TextBitmap(
+            width: frame.width, height: frame.height, originX: frame.x, baseline: layout.baseline,
+            lineCount: layout.lineCount, isEllipsized: layout.isEllipsized, pixels: pixels)
     }
 
-    /// The size ``render(_:pixelSize:maxWidth:)`` would return, without filling a bitmap.
-    public func measure(_ text: String, pixelSize: Int, maxWidth: Int? = nil) -> (width: Int, height: Int) {
-        let layout = layOut(text, pixelSize: pixelSize, maxWidth: maxWidth)
-        guard layout.width > 0, layout.height > 0 else { return (0, 0) }
-        return (layout.width, layout.height)
+    /// The size ``render(_:style:box:maxTextureSize:)`` would return, without drawing.
+    public func measure(_ text: String, style: TextStyle, box: TextBox = TextBox(), maxTextureSize: Int = 4096)
+        -> (width: Int, height: Int)
+    {
+        guard let layout = makeLayout(text, style: style, box: box, maxTextureSize: maxTextureSize) else {
+            return (0, 0)
+        }
+        defer { g_object_unref(UnsafeMutableRawPointer(layout.pointer)) }
+        statistics.measured += 1
+        return (layout.frame.width, layout.frame.height)
     }
 
     // MARK: - Layout
 
-    private func layOut(_ text: String, pixelSize: Int, maxWidth: Int?) -> Layout {
-        guard pixelSize > 0, !text.isEmpty else { return Layout() }
-        var placements: [Placement] = []
-        var minX = 0
-        var maxX = 0
-        var minY = 0
-        var maxY = 0
-        var lineTop = 0
-        var firstBaseline: Int?
-        for paragraph in Paragraph.split(text) {
-            let runs = shape(paragraph, pixelSize: pixelSize)
-            let lines: [Range<Int>]
-            if let maxWidth {
-                lines = Paragraph.wrap(
-                    characters: paragraph.characters, advances: characterAdvances(paragraph, runs),
-                    maxWidth: maxWidth * 64)
-            } else {
-                lines = [0..<paragraph.characters.count]
-            }
-            for line in lines {
-                let first = paragraph.textOffset + paragraph.characterStarts[line.lowerBound]
-                let last = paragraph.textOffset + paragraph.characterStarts[line.upperBound]
-                let scalarRange = first..<last
-                let used = runs.filter { $0.shaped.scalarRange.overlaps(scalarRange) }.map(\.face)
-                let metricsFaces = used.isEmpty ? primaryFace(pixelSize: pixelSize).map { [$0] } ?? [] : used
-                let ascent = metricsFaces.map(\.ascent).max() ?? pixelSize
-                let descent = metricsFaces.map(\.descent).max() ?? 0
-                let height = max(metricsFaces.map(\.lineHeight).max() ?? pixelSize, ascent + descent)
-                let baseline = lineTop + ascent
-                if firstBaseline == nil { firstBaseline = baseline }
+    private struct Layout {
+        let pointer: OpaquePointer
+        /// The part of the layout's coordinates the bitmap covers.
+        var frame: (x: Int, y: Int, width: Int, height: Int)
+        var baseline: Int
+        var lineCount: Int
+        var isEllipsized: Bool
+    }
 
-                var pen = 0  // 26.6
-                for run in runs {
-                    for glyph in run.shaped.glyphs where scalarRange.contains(glyph.cluster) {
-                        let image = glyphImage(glyph.id, face: run.face)
-                        if image.width > 0 {
-                            let x = Int((Double(pen + Int(glyph.xOffset)) / 64).rounded()) + image.left
-                            let y = baseline - Int((Double(glyph.yOffset) / 64).rounded()) - image.top
-                            placements.append(Placement(image: image, x: x, y: y))
-                            minX = min(minX, x)
-                            maxX = max(maxX, x + image.width)
-                            minY = min(minY, y)
-                            maxY = max(maxY, y + image.height)
-                        }
-                        pen += Int(glyph.xAdvance)
-                    }
-                }
-                maxX = max(maxX, (pen + 63) >> 6)
-                lineTop += height
-            }
+    private static func fontDescription(family: String, pixelSize: Int, bold: Bool) -> OpaquePointer? {
+        guard let description = pango_font_description_new() else { return nil }
+        pango_font_description_set_family(description, family)
+        pango_font_description_set_absolute_size(description, Double(cpango_units_from_pixels(Int32(pixelSize))))
+        if bold { pango_font_description_set_weight(description, PANGO_WEIGHT_BOLD) }
+        return description
+    }
+
+    /// A laid-out PangoLayout the caller releases, or nil for empty text.
+    private func makeLayout(_ text: String, style: TextStyle, box: TextBox, maxTextureSize: Int) -> Layout? {
+        let limit = max(maxTextureSize, 1)
+        let pixelSize = min(max(style.pixelSize, 1), limit)
+        let singleLine = box.maxLines == 1
+        let budget = VisibleText.characterBudget(pixelSize: pixelSize, box: box, maxTextureSize: limit)
+        let (cut, wasCut) = VisibleText.prefix(text, characters: budget)
+        if wasCut { statistics.inputsCut += 1 }
+        let visible = VisibleText.sanitized(cut, keepsLineBreaks: !singleLine)
+        guard !visible.isEmpty, let layout = pango_layout_new(context) else { return nil }
+        if let description = Self.fontDescription(
+            family: style.family ?? family, pixelSize: pixelSize, bold: style.bold)
+        {
+            pango_layout_set_font_description(layout, description)
+            pango_font_description_free(description)
         }
-        var width = maxX - minX
-        if let maxWidth { width = min(width, max(maxWidth, 0)) }
-        let shifted = placements.map { Placement(image: $0.image, x: $0.x - minX, y: $0.y - minY) }
+        pango_layout_set_text(layout, visible, -1)
+        pango_layout_set_auto_dir(layout, 1)
+        pango_layout_set_wrap(layout, PANGO_WRAP_WORD_CHAR)
+        switch style.alignment {
+        case .start: pango_layout_set_alignment(layout, PANGO_ALIGN_LEFT)
+        case .center: pango_layout_set_alignment(layout, PANGO_ALIGN_CENTER)
+        case .end: pango_layout_set_alignment(layout, PANGO_ALIGN_RIGHT)
+        }
+        let maxHeight = min(box.maxHeight ?? limit, limit)
+        if let maxWidth = box.maxWidth {
+            pango_layout_set_width(layout, cpango_units_from_pixels(Int32(min(max(maxWidth, 1), limit))))
+        }
+        pango_layout_set_ellipsize(layout, PANGO_ELLIPSIZE_END)
+        if let maxLines = box.maxLines {
+            pango_layout_set_height(layout, -Int32(max(maxLines, 1)))
+        } else {
+            pango_layout_set_height(layout, cpango_units_from_pixels(Int32(maxHeight)))
+        }
+        var ink = PangoRectangle()
+        var logical = PangoRectangle()
+        pango_layout_get_pixel_extents(layout, &ink, &logical)
+        if box.maxWidth == nil, logical.width > limit {
+            // Wider than a texture may be: wrap at the limit instead.
+            pango_layout_set_width(layout, cpango_units_from_pixels(Int32(limit)))
+            pango_layout_get_pixel_extents(layout, &ink, &logical)
+        }
+        if box.maxLines != nil, logical.height > maxHeight {
+            pango_layout_set_height(layout, cpango_units_from_pixels(Int32(maxHeight)))
+            pango_layout_get_pixel_extents(layout, &ink, &logical)
+        }
+        var frame = (
+            x: Int(logical.x), y: Int(logical.y), width: Int(logical.width), height: Int(logical.height)
+        )
+        // Whatever Pango allowed (it keeps at least one line), the bitmap stays inside the box and the limit.
+        if let maxWidth = box.maxWidth {
+            frame.x = min(max(frame.x, 0), max(maxWidth - 1, 0))
+            frame.width = min(frame.width, max(maxWidth - frame.x, 0))
+        }
+        frame.width = min(frame.width, limit)
+        frame.height = min(frame.height, maxHeight)
         return Layout(
-            placements: shifted, width: width, height: max(lineTop, maxY) - minY, baseline: (firstBaseline ?? 0) - minY)
-    }
-
-    /// Width of each character of `paragraph` in 26.6 units: the advances of the glyphs whose cluster starts in
-    /// it (a ligature's whole advance goes to its first character).
-    private func characterAdvances(_ paragraph: Paragraph, _ runs: [Run]) -> [Int] {
-        var characterOfScalar = [Int](repeating: 0, count: paragraph.scalars.count)
-        for index in paragraph.characters.indices {
-            for scalar in paragraph.characterStarts[index]..<paragraph.characterStarts[index + 1] {
-                characterOfScalar[scalar] = index
-            }
-        }
-        var advances = [Int](repeating: 0, count: paragraph.characters.count)
-        for run in runs {
-            for glyph in run.shaped.glyphs {
-                advances[characterOfScalar[glyph.cluster - paragraph.textOffset]] += Int(glyph.xAdvance)
-            }
-        }
-        return advances
-    }
-
-    // MARK: - Shaping
-
-    /// Splits the paragraph into runs of characters that one font covers, and shapes each with HarfBuzz.
-    private func shape(_ paragraph: Paragraph, pixelSize: Int) -> [Run] {
-        var items: [(font: Int, characters: Range<Int>)] = []
-        for (index, character) in paragraph.characters.enumerated() {
-            if let current = items.last {
-                let stays = character.isWhitespace && catalog.font(current.font, canShow: character)
-                let font = stays ? current.font : catalog.fontIndex(for: character)
-                if font == current.font {
-                    items[items.count - 1].characters = current.characters.lowerBound..<(index + 1)
-                    continue
-                }
-                items.append((font, index..<(index + 1)))
-            } else {
-                items.append((catalog.fontIndex(for: character), index..<(index + 1)))
-            }
-        }
-        let starts = paragraph.characterStarts
-        return items.compactMap { item in
-            let scalars = starts[item.characters.lowerBound]..<starts[item.characters.upperBound]
-            return shapeRun(paragraph, scalars: scalars, font: item.font, pixelSize: pixelSize)
-        }
-    }
-
-    private func shapeRun(_ paragraph: Paragraph, scalars: Range<Int>, font: Int, pixelSize: Int) -> Run? {
-        var candidate = catalog.candidates[font]
-        var loaded = face(for: candidate, pixelSize: pixelSize)
-        if loaded == nil {
-            candidate = catalog.candidates[0]
-            loaded = face(for: candidate, pixelSize: pixelSize)
-        }
-        guard let face = loaded else { return nil }
-
-        hb_buffer_clear_contents(buffer)
-        // The whole paragraph goes in as context so that joining scripts shape correctly at run edges.
-        paragraph.scalars.withUnsafeBufferPointer { all in
-            hb_buffer_add_utf32(
-                buffer, all.baseAddress, Int32(all.count), UInt32(scalars.lowerBound), Int32(scalars.count))
-        }
-        hb_buffer_guess_segment_properties(buffer)
-        hb_shape(face.hbFont, buffer, nil, 0)
-
-        var count: UInt32 = 0
-        let infos = hb_buffer_get_glyph_infos(buffer, &count)
-        let positions = hb_buffer_get_glyph_positions(buffer, &count)
-        var shaped: [ShapedGlyph] = []
-        if let infos, let positions {
-            shaped.reserveCapacity(Int(count))
-            func scaled(_ value: hb_position_t) -> Int32 {
-                face.scale == 1 ? value : Int32((Double(value) * face.scale).rounded())
-            }
-            for index in 0..<Int(count) {
-                let info = infos[index]
-                let position = positions[index]
-                shaped.append(
-                    ShapedGlyph(
-                        id: info.codepoint, cluster: paragraph.textOffset + Int(info.cluster),
-                        xAdvance: scaled(position.x_advance), yAdvance: scaled(position.y_advance),
-                        xOffset: scaled(position.x_offset), yOffset: scaled(position.y_offset)))
-            }
-        }
-        let range = (paragraph.textOffset + scalars.lowerBound)..<(paragraph.textOffset + scalars.upperBound)
-        return Run(
-            face: face,
-            shaped: ShapedRun(
-                fontFamily: candidate.family, fontFile: candidate.file, faceIndex: candidate.index,
-                scalarRange: range, glyphs: shaped))
-    }
-
-    // MARK: - Faces and glyphs
-
-    private func primaryFace(pixelSize: Int) -> LoadedFace? {
-        face(for: catalog.candidates[0], pixelSize: pixelSize)
-    }
-
-    /// The cached face, opening it on first use; nil (remembered, so it is not retried) if FreeType cannot.
-    private func face(for candidate: FontCandidate, pixelSize: Int) -> LoadedFace? {
-        let key = FaceKey(file: candidate.file, index: candidate.index, pixelSize: pixelSize)
-        if let face = faces[key] { return face }
-        guard !failedFaces.contains(key), let face = try? loadFace(key) else {
-            failedFaces.insert(key)
-            return nil
-        }
-        return face
-    }
-
-    private func loadFace(_ key: FaceKey) throws -> LoadedFace {
-        let face = try LoadedFace(library: library, key: key, serial: faces.count)
-        faces[key] = face
-        statistics.facesLoaded += 1
-        return face
-    }
-
-    private func glyphImage(_ glyph: UInt32, face: LoadedFace) -> GlyphImage {
-        let key = GlyphKey(face: face.serial, glyph: glyph)
-        if let image = glyphs[key] {
-            statistics.glyphCacheHits += 1
-            return image
-        }
-        if glyphs.count >= Self.glyphCacheLimit { glyphs.removeAll(keepingCapacity: true) }
-        let image = rasterize(glyph, face: face)
-        glyphs[key] = image
-        return image
-    }
-
-    private func rasterize(_ glyph: UInt32, face: LoadedFace) -> GlyphImage {
-        statistics.glyphsRasterized += 1
-        // Light hinting: sharper stems vertically, horizontal positions untouched (they come from HarfBuzz).
-        let lightTarget = (Int32(FT_RENDER_MODE_LIGHT.rawValue) & 15) << 16
-        let flags = Int32(FT_LOAD_DEFAULT) | lightTarget | (face.hasColor ? Int32(FT_LOAD_COLOR) : 0)
-        guard FT_Load_Glyph(face.face, glyph, flags) == 0, let slot = face.face.pointee.glyph else {
-            statistics.glyphsSkipped += 1
-            return .blank
-        }
-        if slot.pointee.format != FT_GLYPH_FORMAT_BITMAP, FT_Render_Glyph(slot, FT_RENDER_MODE_NORMAL) != 0 {
-            statistics.glyphsSkipped += 1
-            return .blank
-        }
-        let (image, conversion) = GlyphImage.from(slot: slot)
-        switch conversion {
-        case .coverage: break
-        case .colorToCoverage: statistics.colorGlyphsConverted += 1
-        case .unsupported: statistics.glyphsSkipped += 1
-        }
-        return image.scaled(by: face.scale)
+            pointer: layout, frame: frame, baseline: Int(pango_layout_get_baseline(layout)) / Int(PANGO_SCALE),
+            lineCount: Int(pango_layout_get_line_count(layout)),
+            isEllipsized: wasCut || pango_layout_is_ellipsized(layout) != 0)
     }
 }

@@ -10,7 +10,8 @@ struct Bench: ParsableCommand {
         abstract: "Benchmarks: start-up, hotplug latency, idle wakeups, memory per output, the message ring.",
         subcommands: [
             BenchStartup.self, BenchHotplug.self, BenchIdle.self, BenchMemory.self, BenchMessages.self,
-            BenchMirror.self, BenchRingCommand.self,
+            BenchMirror.self, BenchRingCommand.self, BenchFleetLatency.self, BenchFleetLoad.self,
+            BenchFleetKiosks.self,
         ])
 }
 

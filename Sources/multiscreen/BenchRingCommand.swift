@@ -3,7 +3,8 @@ import Benchmarks
 
 /// `multiscreen bench ring`: the lock-free message ring against `Mutex<Deque>` and `AsyncStream`, by the method of
 /// rigtorp/SPSCQueue's benchmark, plus the eventfd wakeup latency and syscalls per message (issue 3;
-/// docs/benchmarks.md, "Message ring"). Build in release first.
+/// docs/benchmarks.md, "Message ring"). With `--pass`, one measurement of the ring alone (issue 14), to be
+/// alternated with another binary run for run. Build in release first.
 struct BenchRingCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ring",
@@ -17,8 +18,14 @@ struct BenchRingCommand: ParsableCommand {
     @Option(help: "Pin the consumer/echo thread to the first CPU and the producer to the second, e.g. 0,1.")
     var cpus: String?
 
-    @Option(help: "Repetitions of each measurement; medians are reported.")
-    var runs = 5
+    @Option(help: "Repetitions of each measurement; medians are reported (default 5, or 1 with --pass).")
+    var runs: Int?
+
+    @Option(
+        help: ArgumentHelp(
+            "Run one measurement of the ring alone and print its line: throughput-1024, throughput-large (capacity = --items) or round-trip.",
+            valueName: "pass"))
+    var pass: RingBenchmark.Pass?
 
     @Option(help: "Items per throughput run (rigtorp: 10000000).")
     var items = 10_000_000
@@ -30,7 +37,7 @@ struct BenchRingCommand: ParsableCommand {
         if let cpus, parsedCPUs(cpus) == nil {
             throw ValidationError("--cpus takes two CPU numbers, e.g. 0,1")
         }
-        if runs < 1 || items < 1024 || roundTrips < 100 {
+        if (runs ?? 1) < 1 || items < 1024 || roundTrips < 100 {
             throw ValidationError("--runs ≥ 1, --items ≥ 1024, --round-trips ≥ 100")
         }
     }
@@ -38,9 +45,14 @@ struct BenchRingCommand: ParsableCommand {
     func run() throws {
         var options = RingBenchmark.Options()
         options.cpus = cpus.flatMap(parsedCPUs)
-        options.runs = runs
+        options.runs = runs ?? (pass == nil ? 5 : 1)
         options.items = items
         options.roundTrips = roundTrips
+        if let pass {
+            let result = RingBenchmark.runPass(pass, options)
+            print(json ? RingBenchmark.json([result], options: options) : result.line)
+            return
+        }
         let results = RingBenchmark.run(options) { result in
             if !json { print(result.line) }
         }
@@ -52,3 +64,5 @@ struct BenchRingCommand: ParsableCommand {
         return cpus.count == 2 && cpus.allSatisfy { $0 >= 0 && $0 < 1024 } ? cpus : nil
     }
 }
+
+extension RingBenchmark.Pass: ExpressibleByArgument {}

@@ -1,12 +1,12 @@
 import ArgumentParser
 import Messaging
 
-/// `multiscreen card open|close`: one card of content on a chosen screen.
+/// `multiscreen card open|close|reopen|discard`: one card of content on a chosen screen.
 struct CardCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "card",
-        abstract: "Open or close a card on a screen of a running Multiscreen.",
-        subcommands: [Open.self, Close.self])
+        abstract: "Open, close, reopen or discard a card on a screen of a running Multiscreen.",
+        subcommands: [Open.self, Close.self, Reopen.self, Discard.self])
 
     struct Open: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -37,6 +37,39 @@ struct CardCommand: ParsableCommand {
         func run() throws {
             let result = try control.request(.closeCard(screen: screen))
             print("card closed on \(screen)")
+            for line in ResultText.lines(of: result, indent: "  ") { print(line) }
+        }
+    }
+
+    struct Reopen: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Open card ID again on a screen (a card waiting for a screen, or one open elsewhere).",
+            discussion: ControlExit.discussion)
+
+        @OptionGroup var control: ControlOptions
+        @Option(help: ArgumentHelp("The screen.", valueName: "name"))
+        var screen: String
+        @Argument(help: "The card's id (see `multiscreen status`).")
+        var id: UInt32
+
+        func run() throws {
+            let result = try control.request(.reopenCard(id: id, screen: screen))
+            print("card #\(id) open on \(screen)")
+            for line in ResultText.lines(of: result, indent: "  ") { print(line) }
+        }
+    }
+
+    struct Discard: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove card ID for good, waiting or open.", discussion: ControlExit.discussion)
+
+        @OptionGroup var control: ControlOptions
+        @Argument(help: "The card's id (see `multiscreen status`).")
+        var id: UInt32
+
+        func run() throws {
+            let result = try control.request(.discardCard(id: id))
+            print("card #\(id) discarded")
             for line in ResultText.lines(of: result, indent: "  ") { print(line) }
         }
     }

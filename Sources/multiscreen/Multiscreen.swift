@@ -4,6 +4,9 @@ import Logging
 
 /// `multiscreen`: one application across every screen of a Wayland session.
 struct Multiscreen: ParsableCommand {
+    /// Reported by `--version` and in each kiosk's retained fleet status.
+    static let version = "0.1.0-dev"
+
     static let configuration = CommandConfiguration(
         commandName: "multiscreen",
         abstract: "A fullscreen window on every Wayland output, followed live as screens come, go and change.",
@@ -13,7 +16,8 @@ struct Multiscreen: ParsableCommand {
             """,
         subcommands: [
             Run.self, Outputs.self, Demo.self, Bench.self, SendCommand.self, CardCommand.self, RoleCommand.self,
-            ContentCommand.self, MessagesCommand.self, StatusCommand.self, EventsCommand.self, LatencyCommand.self,
+            ContentCommand.self, MessagesCommand.self, StatusCommand.self, EventsCommand.self, FleetCommand.self,
+            LatencyCommand.self,
         ],
         defaultSubcommand: nil)
 

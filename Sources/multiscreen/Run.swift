@@ -1,9 +1,12 @@
 import ArgumentParser
+import Fleet
 import Foundation
 import Logging
+import Messaging
 import MultiscreenApp
 import Outputs
 import Remote
+import Screens
 
 /// `multiscreen run`: attach to the Wayland session and put a screen on every output until stopped.
 struct Run: ParsableCommand {
@@ -26,6 +29,11 @@ struct Run: ParsableCommand {
     var config: String?
     @Option(help: "State file (default: $XDG_STATE_HOME/multiscreen/state.json).")
     var state: String?
+    @Option(
+        help: ArgumentHelp(
+            "Join the fleet through this MQTT broker (mqtt://host[:port] or mqtts://…); the rest of [fleet] in the config applies.",
+            valueName: "url"))
+    var fleet: String?
     @Flag(
         help:
             "Photodiode / camera mode: a patch on every screen turns white or black with each frame that shows new messages (frame.shown says which, with its presented time)."
@@ -61,15 +69,50 @@ struct Run: ParsableCommand {
             options.statePath = state
             options.pacing = FramePacing(rawValue: pacing)!
             if flash { options.flash = FlashPatch(size: flashSize, corner: FlashPatch.Corner(rawValue: flashCorner)!) }
-            let socketPath =
-                try socket
-                ?? ControlSocket.defaultPath(display: display, environment: ProcessInfo.processInfo.environment)
-            app = try Application(options: options) { bus in [try ControlServer(path: socketPath, bus: bus)] }
+            let environment = ProcessInfo.processInfo.environment
+            let socketPath = try socket ?? ControlSocket.defaultPath(display: display, environment: environment)
+            if socket == nil && (environment["MULTISCREEN_SOCKET"] ?? "").isEmpty {
+                // The default, inside $XDG_RUNTIME_DIR: its `multiscreen` directory must be private.
+                try ControlSocket.makePrivateDirectory(of: socketPath)
+            }
+            let fleetConfig = fleetConfiguration(logger: logger)
+            app = try Application(options: options) { bus in
+                var sources: [any MessageSource] = [try ControlServer(path: socketPath, bus: bus)]
+                if let fleetConfig {
+                    do {
+                        var fleetOptions = FleetLink.Options()
+                        fleetOptions.version = Multiscreen.version
+                        sources.append(try FleetLink(config: fleetConfig, bus: bus, options: fleetOptions))
+                    } catch {
+                        logger.error("fleet link not started: \(error); the screens run without it")
+                    }
+                }
+                return sources
+            }
         } catch {
             logger.critical("cannot start: \(error)")
             throw ExitCode(ExitStatus.startupFailure.rawValue)
         }
         let status = app.run()
         if status != .success { throw ExitCode(status.rawValue) }
+    }
+
+    /// `[fleet]` from the config, with `--fleet` as its broker; nil for no fleet link. A broken section is logged
+    /// and leaves the kiosk without a fleet link (its screens never depend on it).
+    private func fleetConfiguration(logger: Logger) -> FleetConfig? {
+        let path = config ?? RoleConfig.defaultPath()
+        do throws(FleetConfigError) {
+            var section = try FleetConfig.load(path: path)
+            if let fleet {
+                let broker = try BrokerAddress(fleet)
+                section?.broker = broker
+                if section == nil { section = FleetConfig(broker: broker) }
+            }
+            try section?.validate()
+            return section
+        } catch {
+            logger.error("fleet link not started: \(error)")
+            return nil
+        }
     }
 }

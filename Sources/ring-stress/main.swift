@@ -4,6 +4,9 @@
 //                                MessageBus (three producers, text slabs, the eventfd sleep protocol); exits 0
 //   ring-stress canary [items]   the same ring over deliberately broken atomics (relaxed where release/acquire
 //                                is needed); under TSAN with halt_on_error=1 this must die with a data race report
+//   ring-stress instructions push-then-pop|batch-512 PAIRS
+//                                single-threaded loops for scripts/ring-instructions (callgrind); see
+//                                InstructionDriver.swift
 //
 // Both modes also check order and completeness themselves and exit 1 on a lost, duplicated or reordered item.
 import Atomics
@@ -59,14 +62,23 @@ func fail(_ message: String) -> Never {
     exit(1)
 }
 
-/// Moves `items` integers through `ring`, alternately one at a time and in batches, and checks them.
+/// Moves `items` integers through `ring`, one at a time (through the ring and through its ends) and in batches,
+/// and checks them.
 func transfer<Atomics: RingIndexAtomics>(_ ring: SPSCRing<Int, Atomics>, items: Int) {
     let producer = JoinableThread {
         var backoff = Backoff(spins: 16, yields: 4, maximumSleepNanoseconds: 50_000)
         var next = 0
         var batch = [Int](repeating: 0, count: 5)
+        let end = ring.producer
         while next < items {
-            if next % 2 == 0 {
+            if next % 4 == 2 {
+                if end.tryPush(next) {
+                    next += 1
+                    backoff.reset()
+                } else {
+                    backoff.wait()
+                }
+            } else if next % 2 == 0 {
                 if ring.tryPush(next) {
                     next += 1
                     backoff.reset()
@@ -86,9 +98,16 @@ func transfer<Atomics: RingIndexAtomics>(_ ring: SPSCRing<Int, Atomics>, items: 
     }
     var expected = 0
     var backoff = Backoff(spins: 16, yields: 4, maximumSleepNanoseconds: 50_000)
+    let end = ring.consumer
     while expected < items {
         var got = 0
-        if expected % 3 == 0 {
+        if expected % 5 == 1 {
+            if let value = end.tryPop() {
+                if value != expected { fail("expected \(expected), got \(value)") }
+                expected += 1
+                got = 1
+            }
+        } else if expected % 3 == 0 {
             if let value = ring.tryPop() {
                 if value != expected { fail("expected \(expected), got \(value)") }
                 expected += 1
@@ -152,6 +171,9 @@ case "ring":
 case "canary":
     transfer(SPSCRing<Int, RelaxedPublishAtomics>(capacity: 8, makeAtomics: RelaxedPublishAtomics.init), items: items)
     print("ring-stress: canary ran to completion (expected under TSAN: a data race report instead)")
+case "instructions":
+    InstructionDriver.run(
+        pattern: arguments.count > 2 ? arguments[2] : "", pairs: arguments.count > 3 ? Int(arguments[3]) ?? 0 : 0)
 default:
-    fail("usage: ring-stress ring|canary [items]")
+    fail("usage: ring-stress ring|canary [items] | instructions push-then-pop|batch-512 PAIRS")
 }

@@ -85,6 +85,60 @@ import Testing
         #expect(!cage.log.contains("protocol error"))
     }
 
+    /// cage nested in a headless sway (wlroots' wayland backend), so that its outputs are windows of the outer sway
+    /// and can go away: when the output whose screen hosts the spanning window goes, the first remaining screen's
+    /// window hosts what is left, and the controller UI shows there. Seen failing: with `SpanningWindow.adjusted`
+    /// keeping the gone host, nothing was drawn on the remaining output (black) and no window was opened for it.
+    @Test func theHostingOutputGoingAwayMovesTheWindow() throws {
+        let binary = try Self.binaryRunnableByCageUser()
+        defer { if binary.isCopy { try? FileManager.default.removeItem(atPath: binary.directory) } }
+        let outer = try HeadlessSway(outputs: 1, width: 960, height: 540)
+        let cage = try Cage(
+            outputs: 2, application: [binary.path, "run"],
+            environment: [
+                "MULTISCREEN_LOG_LEVEL": "debug", "WLR_BACKENDS": "wayland", "WLR_WL_OUTPUTS": "2",
+                "WAYLAND_DISPLAY": outer.waylandSocketPath,
+            ])
+        let spanning: String
+        do {
+            spanning = try cage.waitForLine(containing: "one window spans every output", timeout: 30)
+        } catch {
+            throw HarnessError("\(error)\n--- cage and multiscreen log ---\n\(cage.log)")
+        }
+        let host = try #require(spanning.split(separator: " ").last.map(String.init), "\(spanning)")
+        let other = host == "WL-1" ? "WL-2" : "WL-1"
+        // cage titles both outer windows after Multiscreen's window, so tell them apart by size: the first one is
+        // made 400×300, and the cage output that takes that mode is the one it carries.
+        var windows: [WindowInfo] = []
+        try waitUntil(timeout: 10, "cage's two outputs as windows of the outer sway") {
+            windows = try outer.windows().filter { $0.appID == "wlroots" }.sorted { $0.id < $1.id }
+            return windows.count == 2
+        }
+        try outer.swaymsg("[con_id=\(windows[0].id)] floating enable, resize set 400 300, move position 0 0")
+        var resized = ""
+        try waitUntil(timeout: 10, "a cage output of 400×300") {
+            resized = try cage.outputs().first { $0.mode.width == 400 && $0.mode.height == 300 }?.name ?? ""
+            return !resized.isEmpty
+        }
+        let hostWindow = resized == host ? windows[0] : windows[1]
+        try outer.swaymsg("[con_id=\(hostWindow.id)] kill")
+        do {
+            try cage.waitForLine(containing: "screen closed: \(host)", timeout: 10)
+            // Opened at start too (before cage's configure showed one window spans all), then again as the host.
+            try waitUntil(timeout: 10, "\(other)'s window opened again") {
+                cage.log.components(separatedBy: "screen opened: \(other)").count - 1 >= 2
+            }
+        } catch {
+            throw HarnessError("\(error)\n--- cage and multiscreen log ---\n\(cage.log)")
+        }
+        let focusRing = RGB(hex: 0xFA_CC_15)
+        try cage.waitForScreenshot(other, timeout: 15, "the controller UI on \(other)") { shot in
+            shot.count { $0.distance(to: focusRing) <= 2 } >= 20
+        }
+        #expect(cage.isRunning)
+        #expect(!cage.log.contains("protocol error"))
+    }
+
     // MARK: - Helpers
 
     /// `/proc/PID/comm` (at most 15 characters), or "" once the process is gone.

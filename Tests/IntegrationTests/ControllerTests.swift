@@ -116,9 +116,10 @@ import Testing
         try app.waitForLog("card #1 returned to the controller's list")
         let status = try request(app, #"{"method": "status"}"#)
         #expect(status.contains(#"{"id":1,"screen":null,"text":"Gate 7"}"#), "\(status)")
-        // The controller lists it under "Cards waiting for a screen", below its one remaining row, where WL-2's
-        // row was. Checked in that region: its row gone (background only, no row panel), the heading's text and,
-        // below it, the card's line in the dimmer text colour. With two rows (before) the check does not hold.
+        // The controller lists it under "Cards waiting for a screen", below the screen list (which gives up room at
+        // the bottom of its column for it). Checked in that region: background with no row panel, the heading's
+        // text and, below it, the card's line in the dimmer text colour. Before, with no card waiting, the region
+        // has no ink and the check does not hold.
         let waiting = WaitingCards(width: 480, height: 270, rows: 1)
         #expect(!waiting.areShown(on: before), "\(waiting.describe(before))")
         try nested.waitForScreenshot("WL-1", "the waiting card on the controller") {
@@ -330,19 +331,18 @@ import Testing
     }
 }
 
-/// Where the controller draws "Cards waiting for a screen" and one waiting card (``ControllerLayout``: below the last
-/// screen row, the heading on one line, each card on the next), and a check of those pixels.
+/// Where the controller draws "Cards waiting for a screen" and one waiting card (``ControllerLayout/waitingCards``:
+/// below the screen list, the heading on one line, each card on the next), and a check of those pixels.
 private struct WaitingCards {
     let heading: (x: Int, y: Int, width: Int, height: Int)
     let card: (x: Int, y: Int, width: Int, height: Int)
     let background = expectedBackground(0)
 
     init(width: Int, height: Int, rows: Int) {
-        let layout = ControllerLayout(width: Float(width), height: Float(height), rowCount: rows)
-        let last = layout.rows.last ?? layout.screensTitle
+        let layout = ControllerLayout(width: Float(width), height: Float(height), rowCount: rows, waitingCardCount: 1)
         let small = Float(layout.smallSize)
-        let x = Int(layout.screensTitle.x)
-        let top = last.y + last.height + layout.padding
+        let x = Int(layout.waitingCards.x)
+        let top = layout.waitingCards.y
         heading = (x, Int(top.rounded()), Int(layout.screensTitle.width), Int((small * 1.5).rounded()))
         card = (x, Int((top + small * 1.5).rounded()), Int(layout.screensTitle.width), Int((small * 1.4).rounded()))
     }
@@ -377,8 +377,8 @@ private struct WaitingCards {
     }
 
     /// The row is gone (mostly background, no row panel), the heading's ink spans a long line ("Cards waiting for a
-    /// screen", 105 px at this size) and the card's a short one ("#1 Gate 7", 39 px). Measured: with two rows
-    /// (before) the background fraction is 0; with the heading and cards not drawn, the heading has no ink.
+    /// screen", 105 px at this size) and the card's a short one ("#1 Gate 7", 39 px). With the heading and cards not
+    /// drawn, the heading has no ink.
     func areShown(on shot: Screenshot) -> Bool {
         let m = measure(shot)
         return m.background > 0.7 && m.heading >= 150 && (80...140).contains(m.headingWidth) && m.card >= 40

@@ -84,10 +84,15 @@ func expectedBackground(_ index: Int) -> RGB {
     return RGB(red: c.red, green: c.green, blue: c.blue)
 }
 
-/// A screen shows "its own content": mostly its own background colour, with text drawn in the text colour.
+/// A screen shows "its own content": mostly its own background colour, with text drawn in the text colour (the
+/// controller, a screen with messages), or nothing but its background edge to edge (an idle external screen).
+///
+/// External screens have no chrome any more: the 14 px white bar that used to supply most of the text-colour
+/// pixels is gone, so the threshold is the content's own ink: 0.1% of the pixels exactly in the text colour ("still
+/// here" at 320×240 measured 0.2%, about 150 pixels; a screen without text has none).
 func showsScreen(_ shot: Screenshot, index: Int) -> Bool {
     let text = ScreenPalette.text
     let textColour = RGB(red: text.red, green: text.green, blue: text.blue)
-    return shot.fraction(of: expectedBackground(index), tolerance: 2) > 0.6
-        && shot.fraction(of: textColour, tolerance: 8) > 0.01
+    let background = shot.fraction(of: expectedBackground(index), tolerance: 2)
+    return background > 0.995 || (background > 0.6 && shot.fraction(of: textColour, tolerance: 8) > 0.001)
 }

@@ -118,26 +118,24 @@ import Testing
         #expect(app.process.isRunning)
     }
 
-    /// README: after SIGTERM, exit 0 with windows, EGL, outputs and the connection torn down in reverse order of
-    /// creation and the state saved. Checked on the client's own protocol trace (`WAYLAND_DEBUG=1`), in which
-    /// Multiscreen's log lines ("EGL terminated", "shut down") fall in place, being written by the same thread.
-    /// Issue 13, health: a screen whose content the compositor does not show (sway stopped here, as sway 1.7 can
-    /// stop presenting an output after a mode storm) is reported in `status` and events, its window recreated, and
-    /// reported healthy again once frames are shown; the control socket answers throughout.
+    /// Issue 13, health: a screen whose content the compositor does not show (its output's window hidden in the
+    /// outer sway here; sway 1.7 has also been seen to stop presenting an output after a mode storm) is reported in
+    /// `status`, its window recreated, and healthy again once frames are shown.
     @Test func aScreenNotShownIsReportedAndRecovered() throws {
-        let sway = try HeadlessSway(outputs: 2, width: 320, height: 240)
-        let app = try MultiscreenProcess(environment: sway.environment)
+        let outer = try HeadlessSway(outputs: 1, width: 1200, height: 600)
+        let nested = try NestedSway(inside: outer, outputs: 2, width: 320, height: 240)
+        let app = try MultiscreenProcess(environment: nested.environment)
         try app.waitForLogCount("first frame committed on", count: 2)
         let client = ControlClient(path: app.home + "/control.sock")
-        sway.signal(SIGSTOP)
-        defer { sway.signal(SIGCONT) }
-        let sent = try client.exchange(line: #"{"method": "send", "params": {"text": "while stopped"}}"#)
-        #expect(sent.contains("\"result\""), "the control socket answers while the compositor is stopped: \(sent)")
-        try app.waitForLog("HEADLESS-2: nothing shown for 2.0 s although content waits")
-        let stale = try client.exchange(line: #"{"method": "status"}"#)
-        #expect(stale.contains(#""health":"recovering""#) || stale.contains(#""health":"failed""#), "\(stale)")
-        sway.signal(SIGCONT)
-        try app.waitForLog("HEADLESS-2: frames are shown again")
+        try nested.hideOutput("WL-2")
+        let sent = try client.exchange(line: #"{"method": "send", "params": {"text": "nobody sees this yet"}}"#)
+        #expect(sent.contains("\"result\""), "\(sent)")
+        try app.waitForLog("WL-2: nothing shown for 2.0 s although content waits")
+        #expect(!app.log.contains("WL-1: nothing shown"), "the other screen is shown all along")
+        // The recreated window may get a first frame callback from the inner sway even while hidden, or not (then
+        // it is reported failed): either way, once the output shows again, so do its frames.
+        try nested.showOutput("WL-2")
+        try app.waitForLog("WL-2: frames are shown again")
         try waitUntil(timeout: 10, "both screens healthy in status") {
             let status = try client.exchange(line: #"{"method": "status"}"#)
             return status.components(separatedBy: #""health":"ok""#).count == 3
@@ -145,6 +143,9 @@ import Testing
         #expect(app.process.isRunning)
     }
 
+    /// README: after SIGTERM, exit 0 with windows, EGL, outputs and the connection torn down in reverse order of
+    /// creation and the state saved. Checked on the client's own protocol trace (`WAYLAND_DEBUG=1`), in which
+    /// Multiscreen's log lines ("EGL terminated", "shut down") fall in place, being written by the same thread.
     @Test func sigtermShutsDownInOrder() throws {
         let sway = try HeadlessSway(outputs: 2, width: 320, height: 240)
         let app = try MultiscreenProcess(environment: sway.environment.merging(["WAYLAND_DEBUG": "1"]) { $1 })

@@ -130,7 +130,8 @@ struct MessageCodecTests {
         let messages: [Message] = [
             .send(text: "brief", screen: "DP-1", ttl: 2.5), .setRole(screen: "DP-1", role: "external", force: true),
             .resetRole(screen: nil), .resetRole(screen: "DP-1"), .setContent(screen: "DP-1", mode: "mirror"),
-            .clearMessages(screen: nil), .clearMessages(screen: "DP-1"),
+            .clearMessages(screen: nil), .clearMessages(screen: "DP-1"), .reopenCard(id: 3, screen: "DP-2"),
+            .discardCard(id: 4),
         ]
         for message in messages {
             #expect(try MessageCodec.decodeRequest(MessageCodec.encodeRequest(message)) == message)
@@ -142,6 +143,9 @@ struct MessageCodecTests {
             (#"{"method":"role.set","params":{"screen":"a","role":"b","force":"yes"}}"#, .invalidParams),
             (#"{"method":"content.set","params":{"screen":"a"}}"#, .invalidParams),
             (#"{"method":"messages.clear","params":{"screen":3}}"#, .invalidParams),
+            (#"{"method":"card.discard","params":{"id":0}}"#, .invalidParams),
+            (#"{"method":"card.discard","params":{"id":"3"}}"#, .invalidParams),
+            (#"{"method":"card.reopen","params":{"id":3}}"#, .invalidParams),
         ] {
             #expect(throws: MessageError.self, "\(line)") { try MessageCodec.decodeRequest(line) }
             do {

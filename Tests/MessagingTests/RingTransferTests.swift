@@ -103,6 +103,56 @@ struct RingTransferTests {
         #expect(log.next == Self.items)
     }
 
+    /// The ends a loop keeps in a local (`ring.producer`, `ring.consumer`) and the spinning push and pop: 10^5
+    /// items from one thread to another, every value once and in order, also across the `UInt` wrap-around.
+    @Test(arguments: [1, 2, 3, 8, 1024])
+    func spinningTransferThroughTheEnds(capacity: Int) {
+        let items = 100_000
+        let ring = SPSCRing<Int, HardwareRingAtomics>(capacity: capacity, startIndex: UInt.max - 100)
+        let log = TransferLog()
+        let join = startThread {
+            let consumer = ring.consumer
+            while log.next < items {
+                // Alternate the spinning pop with the non-blocking one, so both meet an empty ring.
+                if log.next % 2 == 0 {
+                    log.receive(consumer.popSpinning())
+                } else if let value = consumer.tryPop() {
+                    log.receive(value)
+                }
+            }
+        }
+        let producer = ring.producer
+        for value in 0..<items {
+            if value % 3 == 0 {
+                producer.pushSpinning(value)
+            } else {
+                while !producer.tryPush(value) {}
+            }
+        }
+        join()
+        #expect(log.outOfOrder == 0, "first mismatch: \(String(describing: log.firstMismatch))")
+        #expect(log.next == items)
+        #expect(ring.tryPop() == nil)
+        #expect(ring.statistics.enqueued == items && ring.statistics.drained == items)
+        #expect(ring.statistics.maxDepth >= 1 && ring.statistics.maxDepth <= ring.capacity)
+    }
+
+    /// The producer's cached limit (`head + capacity`) after the consumer frees slots: a full ring refuses, one
+    /// pop makes room for exactly one push, a batch is cut to what was freed.
+    @Test(arguments: [1, 2, 4])
+    func fullUntilTheConsumerFreesSlots(capacity: Int) {
+        let ring = SPSCRing<Int, HardwareRingAtomics>(capacity: capacity, startIndex: UInt.max - 1)
+        for value in 0..<capacity { #expect(ring.tryPush(value)) }
+        #expect(!ring.tryPush(-1))
+        #expect(ring.tryPop() == 0)
+        #expect(ring.tryPush(capacity))
+        #expect(!ring.tryPush(-1))
+        #expect(ring.drain(maxCount: 1) { _ in } == 1)
+        let values = [100, 101]
+        #expect(values.withUnsafeBufferPointer { ring.push(contentsOf: $0) } == 1)
+        #expect(!ring.tryPush(-1))
+    }
+
     /// Indices start just below `UInt.max`, so they overflow mid-test: fill level, full and empty must not notice.
     @Test(arguments: [1, 2, 3, 8])
     func indicesWrapAroundUIntMax(capacity: Int) {

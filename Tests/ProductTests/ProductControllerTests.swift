@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Messaging
 import Outputs
 import Screens
@@ -421,5 +422,71 @@ private func errorCode(_ outcome: Outcome) -> MessageError.Code? {
         #expect(outcome.changes.messagesRemoved && outcome.changes.state)
         #expect(fixture.product.model.log.newestFirst.map(\.text) == ["stays"])
         #expect(fixture.product.nextExpiry == nil)
+    }
+}
+
+@Suite struct ProductControllerCardTests {
+    @Test func aWaitingCardIsReopenedElsewhereOrDiscarded() {
+        let fixture = Fixture(outputs: [first, second, output(3, "HEADLESS-3")])
+        _ = fixture.execute(.openCard(screen: "HEADLESS-2", text: "Gate A"))
+        _ = fixture.product.outputsChanged([first, output(3, "HEADLESS-3")])
+        #expect(fixture.product.model.cards.waiting.map(\.id) == [1])
+        let reopened = fixture.execute(.reopenCard(id: 1, screen: "HEADLESS-3"))
+        #expect(reopened.reply == .cardReopened(id: 1, screen: "HEADLESS-3"))
+        #expect(reopened.events.first == .cardOpened(id: 1, screen: "HEADLESS-3", text: "Gate A"))
+        #expect(reopened.changes.screens == ["HEADLESS-3"] && reopened.changes.state)
+        #expect(fixture.product.kind(of: 3) == .external(.card))
+        #expect(fixture.product.model.cards.waiting.isEmpty)
+        #expect(errorCode(fixture.execute(.reopenCard(id: 9, screen: "HEADLESS-3"))) == .invalidParams)
+        #expect(errorCode(fixture.execute(.reopenCard(id: 1, screen: "HEADLESS-1"))) == .refused)
+
+        let discarded = fixture.execute(.discardCard(id: 1))
+        #expect(discarded.reply == .cardDiscarded(id: 1))
+        #expect(discarded.events == [.cardDiscarded(id: 1)])
+        #expect(discarded.changes.screens == ["HEADLESS-3"] && discarded.changes.state)
+        #expect(fixture.product.model.cards.cards.isEmpty)
+        #expect(
+            fixture.execute(.discardCard(id: 1)).reply == .error(MessageError(.invalidParams, "no card with id 1")))
+    }
+
+    @Test func outputChangesAloneDoNotRewriteTheStateFile() {
+        let fixture = Fixture()
+        let outcome = fixture.product.outputsChanged([first, second, output(3, "HEADLESS-3")])
+        #expect(outcome.changes.assignment)
+        #expect(!outcome.changes.state, "nothing saved changed: roles set at run time are untouched")
+        #expect(!fixture.product.hasUnsavedState)
+    }
+}
+
+@Suite struct ProductControllerReloadTests {
+    @Test func aReloadedConfigReassignsRolesAndAThemeChangeRedrawsEveryScreen() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reload-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let config = directory + "/config.toml"
+        try "".write(toFile: config, atomically: true, encoding: .utf8)
+        var product = ProductController.load(
+            configPath: config, statePath: directory + "/state.json", logger: Logger(label: "test"))
+        _ = product.outputsChanged([first, second])
+        try "[theme]\nfont-scale = 2\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let themed = product.reloadConfig()
+        #expect(themed.changes.messagesRemoved, "a new look redraws every screen")
+        #expect(themed.events.isEmpty)
+        try "[[rule]]\nmatch = { name = \"HEADLESS-2\" }\nrole = \"controller\"\n[theme]\nfont-scale = 2\n".write(
+            toFile: config, atomically: true, encoding: .utf8)
+        let moved = product.reloadConfig()
+        #expect(moved.events.contains(.controllerMoved(from: "HEADLESS-1", to: "HEADLESS-2", standIn: false)))
+        #expect(!moved.changes.messagesRemoved, "same theme")
+        try "[[rule]\nbroken".write(toFile: config, atomically: true, encoding: .utf8)
+        #expect(product.reloadConfig().changes.isEmpty, "a broken config changes nothing")
+        #expect(product.model.assignment.controller == 2)
+    }
+
+    @Test func theControllerLayoutFollowsTheFocusedRow() {
+        let fixture = Fixture(outputs: (1...12).map { output($0, "HEADLESS-\($0)") })
+        for _ in 0..<12 { _ = fixture.product.handle(key: .down) }
+        let layout = fixture.product.controllerLayout(width: 640, height: 360)
+        #expect(
+            layout == ControllerLayout(width: 640, height: 360, rowCount: 12, focusedRow: 11, waitingCardCount: 0))
     }
 }

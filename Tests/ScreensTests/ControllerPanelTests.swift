@@ -177,3 +177,38 @@ import Testing
         #expect(tall.height == 1080 && tall.width == 1440 && tall.x == 240)
     }
 }
+
+@Suite struct ControllerLayoutScrollingTests {
+    @Test func twelveRowsScrollToKeepTheFocusedRowVisible() {
+        for (w, h) in [(640, 360), (1280, 720), (1920, 1080)] {
+            let unfocused = ControllerLayout(width: Float(w), height: Float(h), rowCount: 12)
+            #expect(unfocused.visibleRows.lowerBound == 0)
+            #expect(unfocused.visibleRows.count < 12, "12 rows do not fit at \(w)×\(h)")
+            for focused in 0..<12 {
+                let l = ControllerLayout(width: Float(w), height: Float(h), rowCount: 12, focusedRow: focused)
+                #expect(l.visibleRows.contains(focused))
+                for index in l.visibleRows {
+                    let row = l.rows[index]
+                    #expect(row.y >= l.rowsViewport.y && row.y + row.height <= l.rowsViewport.y + l.rowsViewport.height)
+                    #expect(row.y + row.height <= l.status.y, "row \(index) runs under the status bar")
+                    #expect(l.control(atX: row.x + row.width / 2, y: row.y + row.height / 2) == .screen(index))
+                }
+                // A row scrolled out is not hit where it would have been.
+                for index in 0..<12 where !l.visibleRows.contains(index) {
+                    let row = l.rows[index]
+                    let hit = l.control(atX: row.x + row.width / 2, y: row.y + row.height / 2)
+                    #expect(hit != .screen(index))
+                }
+            }
+        }
+    }
+
+    @Test func waitingCardsTakeRoomBelowTheList() {
+        let without = ControllerLayout(width: 1280, height: 720, rowCount: 12, focusedRow: 11)
+        let with = ControllerLayout(width: 1280, height: 720, rowCount: 12, focusedRow: 11, waitingCardCount: 3)
+        #expect(with.rowsViewport.height < without.rowsViewport.height)
+        #expect(with.waitingCards.y >= with.rowsViewport.y + with.rowsViewport.height)
+        #expect(with.waitingCards.y + with.waitingCards.height <= with.status.y)
+        #expect(with.visibleRows.contains(11))
+    }
+}

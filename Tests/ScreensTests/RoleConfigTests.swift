@@ -4,6 +4,20 @@ import Testing
 @testable import Screens
 
 @Suite struct RoleConfigTests {
+    /// `[fleet]` belongs to the fleet link (FleetConfig reads it from the same file): the role rules leave it alone.
+    @Test func aFleetSectionIsLeftToTheFleetLink() throws {
+        let config = try RoleConfig.parse(
+            """
+            [controller]
+            fallback = "none"
+
+            [fleet]
+            broker = "mqtt://127.0.0.1:1883"
+            site = "sfo"
+            """)
+        #expect(config.fallback == .none)
+    }
+
     @Test func parsesTheDocumentedExample() throws {
         let config = try RoleConfig.parse(
             """

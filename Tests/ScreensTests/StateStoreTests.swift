@@ -80,6 +80,40 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["state.json"], "temp removed")
     }
 
+    /// Reliability R10: a state file cut short at every byte offset (a full disk, a power cut on a file system that
+    /// does not order writes) never crashes the loader, is set aside, never read as something else, and the next
+    /// save starts clean.
+    @Test func aFileTruncatedAtEveryOffsetIsSetAsideNeverMisread() throws {
+        let directory = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = StateStore(path: directory + "/state.json")
+        try store.save(sample)
+        let whole = try Data(contentsOf: URL(fileURLWithPath: store.path))
+        for length in 0..<whole.count - 1 {
+            try whole.prefix(length).write(to: URL(fileURLWithPath: store.path))
+            let loaded = store.load(now: time.addingTimeInterval(Double(length)))
+            #expect(loaded.state == PersistentState() || loaded.state == sample, "cut at \(length)")
+            if loaded.state != sample {
+                #expect(loaded.warning != nil, "cut at \(length): reported")
+                #expect(loaded.setAsidePath.map { FileManager.default.fileExists(atPath: $0) } == true)
+            }
+        }
+        try store.save(sample)
+        #expect(store.load().state == sample)
+    }
+
+    /// A power cut between the write and the rename: the old file is whole and the temporary file is cleaned up
+    /// at the next start.
+    @Test func aTemporaryFileLeftByAPowerCutIsRemovedAtLoad() throws {
+        let directory = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = StateStore(path: directory + "/state.json")
+        try store.save(sample)
+        try Data("{\"version\":1,\"ro".utf8).write(to: URL(fileURLWithPath: directory + "/.state.json.tmp-4242-77"))
+        #expect(store.load().state == sample)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["state.json"])
+    }
+
     @Test func theTargetIsReplacedByRenameNotRewritten() throws {
         let directory = try scratch()
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -1,3 +1,0 @@
-#pragma once
-#include <hb.h>
-#include <hb-ft.h>

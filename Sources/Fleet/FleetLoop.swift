@@ -1,0 +1,500 @@
+import Foundation
+import Logging
+import Messaging
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The fleet thread: the MQTT connection, requests in, replies and events out. Everything here belongs to that
+/// thread; the display thread reaches it only through the ``FleetMailbox``.
+final class FleetLoop {
+    private enum Connection {
+        case idle(retryAt: Double)
+        case connecting(since: Double)
+        case connected(since: Double)
+    }
+
+    /// What a reply from the display thread belongs to, oldest first (the ring is FIFO).
+    private enum Awaiting {
+        case request(id: JSONValue, jsonRPC: Bool)
+        case statusRefresh
+    }
+
+    private let config: FleetConfig
+    private let options: FleetLink.Options
+    private let topics: FleetTopics
+    private let producer: MessageProducer
+    private let mailbox: FleetMailbox
+    private let logger: Logger
+    private let client: Mosquitto
+    private let startedAt = Date()
+
+    private var connection = Connection.idle(retryAt: 0)
+    private var failedAttempts = 0
+    private var stopping = false
+    private var awaiting: [Awaiting] = []
+    private var awaitingHead = 0
+    private var seenIDs: Set<String> = []
+    private var seenOrder: [String] = []
+    private var seenHead = 0
+    private var outbox: [(topic: String, payload: [UInt8], retain: Bool)] = []
+    private var statusDirty = true
+    private var statusInFlight = false
+    private var lastStatusAt = -Double.infinity
+    /// Published with the counters (``FleetLink/notes``).
+    private var notes: [String: String] = [:]
+    private var stats: [String: Int] = [
+        "connected": 0, "connects": 0, "disconnects": 0, "refusals": 0, "lastRefusal": 0, "requests": 0,
+        "replies": 0, "duplicates": 0, "notAllowed": 0, "malformed": 0, "rejectedBusy": 0, "eventsPublished": 0,
+        "eventsDropped": 0, "statusPublished": 0, "repliesDropped": 0, "outbox": 0,
+    ]
+
+    init(
+        config: FleetConfig, options: FleetLink.Options, producer: MessageProducer, mailbox: FleetMailbox,
+        logger: Logger
+    ) throws {
+        self.config = config
+        self.options = options
+        topics = config.topics
+        self.producer = producer
+        self.mailbox = mailbox
+        self.logger = logger
+        client = try Mosquitto(clientID: config.kiosk, cleanSession: false)
+        try client.setWill(topic: topics.online, payload: "false", qos: 1, retain: true)
+        if let credentials = try config.credentials() {
+            try client.setCredentials(username: credentials.username, password: credentials.password)
+        }
+        if config.broker.tls {
+            try client.setTLS(caFile: config.caFile, certFile: config.certFile, keyFile: config.keyFile)
+        }
+        notes = ["broker": config.broker.description, "state": "connecting"]
+        client.onConnect = { [unowned self] code in connected(code) }
+        client.onDisconnect = { [unowned self] code in lost("\(MosquittoError("connection", code: code))") }
+        client.onMessage = { [unowned self] message in received(message) }
+        publishCounters()
+    }
+
+    private var now: Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    func run() {
+        var descriptors: [pollfd] = []
+        while true {
+            let socket = client.socket
+            let live: Bool
+            switch connection {
+            case .idle: live = false
+            case .connecting, .connected: live = socket >= 0
+            }
+            descriptors.removeAll(keepingCapacity: true)
+            descriptors.append(pollfd(fd: mailbox.wakeDescriptor, events: Int16(POLLIN), revents: 0))
+            if live {
+                var events = Int16(POLLIN)
+                if client.wantsWrite { events |= Int16(POLLOUT) }
+                descriptors.append(pollfd(fd: socket, events: events, revents: 0))
+            }
+            let ready = poll(&descriptors, nfds_t(descriptors.count), timeoutMilliseconds())
+            if ready < 0 && errno != EINTR {
+                logger.critical("fleet poll failed: \(String(cString: strerror(errno))); the fleet link stops")
+                return
+            }
+            if descriptors[0].revents != 0 {
+                let inbox = mailbox.take()
+                for reply in inbox.replies { answer(reply) }
+                publish(inbox.events)
+                if inbox.stopping {
+                    shutDown()
+                    return
+                }
+            }
+            if live && descriptors.count > 1 {
+                let revents = Int32(descriptors[1].revents)
+                do throws(MosquittoError) {
+                    if revents & (POLLIN | POLLHUP | POLLERR) != 0 { try client.loopRead() }
+                    if revents & POLLOUT != 0 { try client.loopWrite() }
+                } catch {
+                    lost("\(error)")
+                }
+            }
+            housekeeping()
+            publishCounters()
+        }
+    }
+
+    /// Keep-alive, connection attempts and timeouts, status refreshes: whatever is due now.
+    private func housekeeping() {
+        let time = now
+        switch connection {
+        case .idle(let retryAt) where time >= retryAt:
+            attempt()
+        case .connecting(let since) where time - since > 10:
+            lost("no answer from the broker within 10 s")
+        case .connected:
+            do throws(MosquittoError) { try client.loopMisc() } catch { lost("\(error)") }
+        default:
+            break
+        }
+        if case .connected = connection, !statusInFlight {
+            let due = statusDirty || time - lastStatusAt >= options.statusHeartbeat
+            if due && time - lastStatusAt >= options.statusInterval { requestStatus() }
+        }
+    }
+
+    private func timeoutMilliseconds() -> Int32 {
+        let time = now
+        var wait = 1.0  // keep-alive pings (libmosquitto's loop_misc) need a look at least this often
+        switch connection {
+        case .idle(let retryAt): wait = min(wait, max(0, retryAt - time))
+        case .connecting: break
+        case .connected:
+            if statusDirty && !statusInFlight {
+                wait = min(wait, max(0, lastStatusAt + options.statusInterval - time))
+            }
+        }
+        return Int32((wait * 1000).rounded(.up))
+    }
+
+    // MARK: Connection
+
+    private func attempt() {
+        connection = .connecting(since: now)
+        if notes["state"] != "refused" { notes["state"] = "connecting" }
+        do throws(MosquittoError) {
+            try client.connect(host: config.broker.host, port: config.broker.port, keepAlive: config.keepAlive)
+        } catch {
+            lost("\(error)")
+        }
+    }
+
+    private func connected(_ code: Int32) {
+        guard code == 0 else {
+            stats["refusals", default: 0] += 1
+            stats["lastRefusal"] = Int(code)
+            // The same refusal every few seconds would fill the journal: the first of a streak at error, then debug.
+            let level: Logger.Level = failedAttempts == 0 || stats["refusals"] == 1 ? .error : .debug
+            let reason = Mosquitto.connackDescription(code)
+            notes["state"] = "refused"
+            notes["lastError"] = "the broker refused the connection: \(reason) (CONNACK \(code))"
+            logger.log(
+                level: level,
+                "the broker \(config.broker) refused the fleet link: \(reason) (CONNACK \(code)); the screens keep running, retrying with backoff"
+            )
+            client.disconnect()
+            scheduleRetry()
+            return
+        }
+        let wasLost = stats["connects", default: 0] > 0
+        connection = .connected(since: now)
+        notes["state"] = "connected"
+        stats["connects", default: 0] += 1
+        stats["connected"] = 1
+        stats["lastRefusal"] = 0
+        logger.info(
+            "fleet link \(wasLost ? "reconnected" : "connected") to \(config.broker)",
+            metadata: ["kiosk": "\(config.kiosk)", "site": "\(config.site)"])
+        do throws(MosquittoError) {
+            for topic in topics.commands(groups: config.groups) { try client.subscribe(topic, qos: 1) }
+            try client.publish(topic: topics.online, payload: Array("true".utf8), qos: 1, retain: true)
+        } catch {
+            lost("\(error)")
+            return
+        }
+        let held = outbox
+        outbox.removeAll()
+        for message in held { send(topic: message.topic, payload: message.payload, retain: message.retain) }
+        statusDirty = true
+    }
+
+    /// The connection is gone (or never came): forget it and try again later.
+    private func lost(_ reason: String) {
+        if case .idle = connection { return }
+        if stopping { return }
+        if case .connected(let since) = connection {
+            stats["disconnects", default: 0] += 1
+            logger.warning("fleet link lost: \(reason); reconnecting")
+            // A connection that held starts the backoff again; one dropped at once (a kiosk name used twice, a
+            // broker that closes us after the CONNACK) keeps backing off instead of reconnecting 4 times a second.
+            if now - since >= Self.stableConnection { failedAttempts = 0 }
+        } else if failedAttempts == 0 {
+            logger.warning("fleet link cannot reach \(config.broker): \(reason); retrying with backoff")
+        } else {
+            logger.debug("fleet link attempt \(failedAttempts + 1) failed: \(reason)")
+        }
+        stats["connected"] = 0
+        notes["state"] = "retrying"
+        notes["lastError"] = reason
+        scheduleRetry()
+    }
+
+    /// Seconds a connection must last for the reconnect backoff to start from the beginning again.
+    static let stableConnection = 10.0
+
+    private func scheduleRetry() {
+        let exponent = min(failedAttempts, 20)
+        let ceiling = min(options.reconnectMaximum, options.reconnectInitial * Double(1 << exponent))
+        let delay = ceiling * Double.random(in: 0.5...1.0)
+        failedAttempts += 1
+        stats["connected"] = 0
+        connection = .idle(retryAt: now + delay)
+    }
+
+    private func shutDown() {
+        stopping = true
+        if case .connected = connection {
+            _ = try? client.publish(topic: topics.online, payload: Array("false".utf8), qos: 1, retain: true)
+            client.disconnect()
+            // Hand the last packets to the socket: a second at most, the kiosk is stopping.
+            let deadline = now + 1
+            while client.wantsWrite && now < deadline {
+                var descriptor = pollfd(fd: client.socket, events: Int16(POLLOUT), revents: 0)
+                if poll(&descriptor, 1, 100) > 0 { try? client.loopWrite() } else { break }
+            }
+        }
+        stats["connected"] = 0
+        notes["state"] = "stopped"
+        publishCounters()
+    }
+
+    // MARK: Requests
+
+    private func received(_ message: MosquittoMessage) {
+        stats["requests", default: 0] += 1
+        if message.retained {
+            // A retained command would be applied again by every kiosk at every start: refuse it (the broker keeps
+            // it until someone publishes an empty retained message on the topic).
+            refuse(
+                MessageError(
+                    .invalidRequest, "retained commands are refused (they would be applied again at every start)"),
+                id: .null, topic: message.topic, payload: message.payload)
+            return
+        }
+        let request: [String: JSONValue]
+        do throws(MessageError) {
+            if message.payload.count > MessageCodec.maximumRequestBytes {
+                throw MessageError(
+                    .requestTooLarge,
+                    "request is \(message.payload.count) bytes, the limit is \(MessageCodec.maximumRequestBytes)")
+            }
+            guard case .object(let object) = try JSONValue.parse(message.payload) else {
+                throw MessageError(.invalidRequest, "a request is a JSON object")
+            }
+            request = object
+        } catch {
+            refuse(error, id: .null, topic: message.topic, payload: message.payload)
+            return
+        }
+        let id = request["id"] ?? .null
+        // `{"jsonrpc": "2.0", "id", "method", "params"}` is answered in JSON-RPC form, like the local socket does.
+        let jsonRPC = request["jsonrpc"] == .string("2.0")
+        switch id {
+        case .string(let text) where !text.isEmpty: break
+        case .integer: break
+        default:
+            refuse(
+                MessageError(.invalidRequest, "a fleet request needs an \"id\" (a non-empty string or an integer)"),
+                id: id, jsonRPC: jsonRPC, topic: message.topic, payload: message.payload)
+            return
+        }
+        let key = id.serialized
+        if seenIDs.contains(key) {
+            stats["duplicates", default: 0] += 1
+            logger.debug("fleet request \(key) already applied; ignoring the redelivery")
+            return
+        }
+        var withoutID = request
+        withoutID["id"] = nil
+        let decoded: Request
+        do throws(MessageCodec.DecodeError) {
+            decoded = try MessageCodec.decode(bytes: Array(JSONValue.object(withoutID).serialized.utf8)).request
+        } catch {
+            refuse(error.error, id: id, jsonRPC: jsonRPC, topic: message.topic, payload: message.payload)
+            return
+        }
+        guard case .message(let command) = decoded else {
+            stats["notAllowed", default: 0] += 1
+            reply(
+                .error(
+                    MessageError(
+                        .methodNotFound,
+                        "\(MessageMethod.subscribeEvents.rawValue) is not available over the fleet link; events are "
+                            + "published on \(topics.events)")), id: id, jsonRPC: jsonRPC)
+            return
+        }
+        guard config.allows(command.method.rawValue) else {
+            stats["notAllowed", default: 0] += 1
+            logger.notice("fleet request \(key) refused: \(command.method.rawValue) is not allowed")
+            reply(
+                .error(
+                    MessageError(
+                        .methodNotFound,
+                        "method \"\(command.method.rawValue)\" is not allowed over the fleet link (allowed: "
+                            + "\(config.allow.joined(separator: ", ")))")), id: id, jsonRPC: jsonRPC)
+            return
+        }
+        switch producer.trySend(command) {
+        case .enqueued:
+            remember(key)
+            awaiting.append(.request(id: id, jsonRPC: jsonRPC))
+        case .full:
+            stats["rejectedBusy", default: 0] += 1
+            reply(
+                .error(
+                    MessageError(
+                        .busy, "the queue to the display thread is full (\(options.producerCapacity)); try again")),
+                id: id, jsonRPC: jsonRPC)
+        case .rejected(let error):
+            refuse(error, id: id, jsonRPC: jsonRPC, topic: message.topic, payload: message.payload)
+        }
+    }
+
+    private func refuse(
+        _ error: MessageError, id: JSONValue, jsonRPC: Bool = false, topic: String, payload: [UInt8]
+    ) {
+        stats["malformed", default: 0] += 1
+        let count = stats["malformed", default: 0]
+        if count <= 5 {
+            let start = String(decoding: payload.prefix(80), as: UTF8.self)
+            logger.notice("malformed fleet request on \(topic): \(error)", metadata: ["start": "\(start)"])
+        }
+        reply(.error(error), id: id, jsonRPC: jsonRPC)
+    }
+
+    private func remember(_ key: String) {
+        seenIDs.insert(key)
+        if seenOrder.count < options.dedupeWindow {
+            seenOrder.append(key)
+        } else {
+            seenIDs.remove(seenOrder[seenHead])
+            seenOrder[seenHead] = key
+            seenHead = (seenHead + 1) % options.dedupeWindow
+        }
+    }
+
+    // MARK: Replies, status, events
+
+    private func answer(_ reply: Reply) {
+        guard awaitingHead < awaiting.count else {
+            logger.error("the display thread replied with no fleet request awaiting a reply; ignored")
+            return
+        }
+        let owner = awaiting[awaitingHead]
+        awaitingHead += 1
+        if awaitingHead > 1024 && awaitingHead * 2 > awaiting.count {
+            awaiting.removeFirst(awaitingHead)
+            awaitingHead = 0
+        }
+        switch owner {
+        case .request(let id, let jsonRPC):
+            self.reply(reply, id: id, jsonRPC: jsonRPC)
+            statusDirty = true
+        case .statusRefresh:
+            statusInFlight = false
+            if case .result(_, let result) = reply { publishStatus(result) }
+        }
+    }
+
+    /// `{"id", "method", "result"}` or `{"id", "error"}`; in JSON-RPC form `{"jsonrpc": "2.0", "id", "result"}`
+    /// or `{"jsonrpc": "2.0", "id", "error"}`.
+    private func reply(_ reply: Reply, id: JSONValue, jsonRPC: Bool = false) {
+        var line: [String: JSONValue] = ["id": id]
+        if jsonRPC { line["jsonrpc"] = .string("2.0") }
+        switch reply {
+        case .result(let method, let result):
+            if !jsonRPC { line["method"] = .string(method.rawValue) }
+            line["result"] = .object(result)
+        case .error(let error):
+            line["error"] = .object(["code": .integer(error.code.rawValue), "message": .string(error.message)])
+        }
+        stats["replies", default: 0] += 1
+        send(topic: topics.reply, payload: Array(JSONValue.object(line).serialized.utf8), retain: false)
+    }
+
+    private func requestStatus() {
+        guard producer.trySend(.status) == .enqueued else { return }
+        awaiting.append(.statusRefresh)
+        statusInFlight = true
+        statusDirty = false
+        lastStatusAt = now
+    }
+
+    private func publishStatus(_ result: [String: JSONValue]) {
+        var document = result
+        // Retained for every kiosk of a fleet and sent to every watcher: keep it to a few KB whatever was shown
+        // (a message or card may be 64 KiB). The full texts are one `status` request away.
+        func trimmed(_ list: JSONValue?, keep: Int) -> JSONValue? {
+            guard case .array(let entries)? = list else { return list }
+            return .array(
+                entries.prefix(keep).map { entry in
+                    var fields = entry.objectValue
+                    if case .string(let text)? = fields["text"], text.count > Self.statusTextLimit {
+                        fields["text"] = .string(String(text.prefix(Self.statusTextLimit)) + "…")
+                    }
+                    return .object(fields)
+                })
+        }
+        document["messages"] = trimmed(document["messages"], keep: 5)
+        document["cards"] = trimmed(document["cards"], keep: 16)
+        document["site"] = .string(config.site)
+        document["kiosk"] = .string(config.kiosk)
+        document["groups"] = .array(config.groups.map { .string($0) })
+        document["version"] = .string(options.version)
+        document["uptimeSeconds"] = .integer(Int(Date().timeIntervalSince(startedAt)))
+        document["updatedAt"] = .number(Date().timeIntervalSince1970)
+        stats["statusPublished", default: 0] += 1
+        send(topic: topics.status, payload: Array(JSONValue.object(document).serialized.utf8), retain: true)
+    }
+
+    /// Characters of a message or card text kept in the retained status.
+    static let statusTextLimit = 200
+
+    private func publish(_ events: [Event]) {
+        guard !events.isEmpty else { return }
+        statusDirty = true
+        guard case .connected = connection else {
+            stats["eventsDropped", default: 0] += events.count
+            return
+        }
+        for event in events {
+            stats["eventsPublished", default: 0] += 1
+            let payload = Array(MessageCodec.encode(event).utf8)
+            do throws(MosquittoError) {
+                try client.publish(topic: topics.events, payload: payload, qos: 0, retain: false)
+            } catch {
+                stats["eventsDropped", default: 0] += 1
+            }
+        }
+    }
+
+    /// Publishes with QoS 1, or holds the message until the broker is back (bounded by ``outboxLimit``).
+    private func send(topic: String, payload: [UInt8], retain: Bool) {
+        if case .connected = connection {
+            do throws(MosquittoError) {
+                try client.publish(topic: topic, payload: payload, qos: 1, retain: retain)
+                return
+            } catch {
+                logger.debug("fleet publish to \(topic) failed (\(error)); held until the broker is back")
+            }
+        }
+        if retain, let index = outbox.firstIndex(where: { $0.topic == topic && $0.retain }) {
+            outbox[index].payload = payload  // only the newest retained status matters
+            return
+        }
+        if outbox.count >= options.outboxLimit {
+            outbox.removeFirst()
+            stats["repliesDropped", default: 0] += 1
+        }
+        outbox.append((topic, payload, retain))
+    }
+
+    private func publishCounters() {
+        stats["outbox"] = outbox.count
+        let snapshot = stats
+        mailbox.counters.withLock { $0 = snapshot }
+        let words = notes
+        mailbox.notes.withLock { $0 = words }
+    }
+}

@@ -1,0 +1,23 @@
+import Outputs
+
+extension Application {
+    /// What `multiscreen run` can choose.
+    public struct Options: Sendable {
+        /// The Wayland display name or socket path; nil: `$WAYLAND_DISPLAY`.
+        public var display: String?
+        public var appID = "dev.multiscreen.Multiscreen"
+        /// Seconds before a window the compositor closed is opened again.
+        public var reopenDelay = 1.0
+        /// The role rules (`config.toml`); nil: `$XDG_CONFIG_HOME/multiscreen/config.toml`. Named explicitly, it
+        /// must exist.
+        public var configPath: String?
+        /// The restored state (`state.json`); nil: `$XDG_STATE_HOME/multiscreen/state.json`.
+        public var statePath: String?
+        /// Photodiode / camera mode: a patch on every screen that flips with every frame showing new messages.
+        public var flash: FlashPatch?
+        /// When a screen draws what changed (``FramePacing``).
+        public var pacing = FramePacing.frame
+
+        public init(display: String? = nil) { self.display = display }
+    }
+}
