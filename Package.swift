@@ -32,6 +32,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-atomics", from: "1.2.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
         // C libraries.
@@ -95,6 +96,11 @@ let package = Package(
             ]),
         // Private compositors (headless sway, nested sway, weston, cage) and screenshots, for tests and `demo`.
         .target(name: "CompositorHarness", dependencies: ["CPNG", logging]),
+        // `multiscreen latency`'s report: per-output percentiles (HdrHistogram), the JSON document and the SVG plots.
+        // Pure Swift, tested without a compositor.
+        .target(
+            name: "LatencyReport",
+            dependencies: ["Messaging", .product(name: "Histogram", package: "hdrhistogram-swift")]),
         // Benchmarks behind `multiscreen bench`.
         .target(
             name: "Benchmarks",
@@ -106,7 +112,7 @@ let package = Package(
             name: "multiscreen",
             dependencies: [
                 "MultiscreenApp", "Screens", "Outputs", "Messaging", "CompositorHarness", "Benchmarks", "Remote",
-                "Fleet", logging,
+                "LatencyReport", "Fleet", logging,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // ThreadSanitizer stress run of the rings (scripts/tsan-stress), including a broken canary ring.
@@ -122,6 +128,7 @@ let package = Package(
         .testTarget(name: "ScreensTests", dependencies: ["Screens", "Outputs"]),
         .testTarget(name: "ProductTests", dependencies: ["Product", "Screens", "Outputs", "Messaging", logging]),
         .testTarget(name: "BenchmarksTests", dependencies: ["Benchmarks"]),
+        .testTarget(name: "LatencyReportTests", dependencies: ["LatencyReport", "Messaging"]),
         .testTarget(
             name: "WaylandTests", dependencies: ["Wayland", "MultiscreenApp", "CompositorHarness", "CVirtualPointer"]),
         .testTarget(name: "TextRenderingTests", dependencies: ["TextRendering"]),

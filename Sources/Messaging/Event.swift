@@ -19,6 +19,7 @@ public struct Event: Equatable, Sendable {
         case controllerMoved = "controller.moved"
         case contentChanged = "content.changed"
         case screenHealth = "screen.health"
+        case frameShown = "frame.shown"
         case eventsDropped = "events.dropped"
     }
 

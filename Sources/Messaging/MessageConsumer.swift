@@ -64,6 +64,13 @@ public final class MessageConsumer {
         }
     }
 
+    /// Whether any producer's sink wants events now: lets the caller skip building events nobody reads (the
+    /// per-frame `frame.shown`).
+    public var hasEventListeners: Bool {
+        refreshProducers()
+        return producers.contains { $0.sink?.wantsEvents == true }
+    }
+
     /// Announces that the display thread is about to sleep, then re-checks every ring.
     /// - Returns: true if the caller may now poll ``wakeupFileDescriptor`` (and must call ``didWake()`` after);
     ///   false if a message arrived meanwhile: the announcement is withdrawn, drain again instead of sleeping.

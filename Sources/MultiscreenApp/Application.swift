@@ -41,6 +41,10 @@ public final class Application {
     private let screens: ScreenSet
     private var product: ProductController
     private let saveTimer: OneShotTimer
+    /// `deadline` pacing: wakes the loop when a screen's time to draw has come; armed only while one waits.
+    private let drawTimer: OneShotTimer
+    private let pacing: FramePacing
+    private let flash: Bool
     /// Fires when the next message sent with a ttl is due to go.
     private let expiryTimer: OneShotTimer
     private let loop: EventLoop
@@ -76,7 +80,15 @@ public final class Application {
         loop = EventLoop(display: display)
         screens = try ScreenSet(
             globals: globals, outputs: outputs, appID: options.appID, reopenDelay: options.reopenDelay,
-            logger: logger)
+            flash: options.flash, pacing: options.pacing, logger: logger)
+        pacing = options.pacing
+        flash = options.flash != nil
+        drawTimer = try OneShotTimer()
+        screens.onLatencyReport = { [unowned self] screen, report in
+            // Built only for a subscriber (`events`, `multiscreen latency`): no subscriber, no cost.
+            guard consumer.hasEventListeners else { return }
+            consumer.publish(.frameShown(screen: screen.output.displayName, report, clock: screen.latency.clock))
+        }
         registry.onGlobal = { [unowned self] name, interface, _ in global(name: name, interface: interface) }
         registry.onGlobalRemove = { [unowned self] name in globalRemoved(name: name) }
         // First roundtrip: the globals. Second: every output's first description (wl_output + xdg_output).
@@ -105,6 +117,7 @@ public final class Application {
             act(on: product.expireMessages())
         }
         loop.watch(screens.reopenTimer.fd) { [unowned self] in screens.reopenClosed() }
+        loop.watch(drawTimer.fd) { [unowned self] in drawTimer.acknowledge() }  // render() runs before sleeping
         loop.watch(screens.healthTimer.fd) { [unowned self] in screens.checkHealth(context: graphics.context) }
         if let watchdog = service.watchdogTimer { loop.watch(watchdog.fd) { [unowned self] in service.ping() } }
         screens.onHealthChange = { [unowned self] screen in
@@ -213,8 +226,11 @@ public final class Application {
     private var vitals: Vitals {
         let now = MonotonicClock.nanoseconds()
         var vitals = Vitals(
-            frames: screens.screens.mapValues(\.statistics), bus: bus.statistics, wakeups: bus.wakeupsSent,
+            frames: screens.screens.mapValues(\.statistics), latency: screens.screens.mapValues(\.latency), now: now,
+            bus: bus.statistics, wakeups: bus.wakeupsSent,
             applied: messagesApplied, sources: Dictionary(uniqueKeysWithValues: sources.map { ($0.name, $0.counters) }))
+        vitals.pacing = pacing.rawValue
+        vitals.flash = flash
         vitals.health = screens.screens.mapValues { screen in
             (screen.health.rawValue, screen.lastShownAt.map { Double(now &- $0) / 1e9 })
         }
@@ -228,11 +244,15 @@ public final class Application {
         let cpuBefore = MonotonicClock.nanoseconds(clock: CLOCK_PROCESS_CPUTIME_ID)
         let painter = ScreenPainter(
             product: product, screens: screens, graphics: graphics, bus: bus.statistics, wakeups: bus.wakeupsSent,
-            applied: messagesApplied)
+            applied: messagesApplied, now: MonotonicClock.nanoseconds())
         let drawn = screens.render(
             context: graphics.context, canvas: { try graphics.makeCanvas() },
             kind: { [product] in product.kind(of: $0.output.registryName) }, draw: painter.draw)
         screens.scheduleHealthCheck()
+        if let at = screens.nextDrawAt {
+            let now = MonotonicClock.nanoseconds()
+            drawTimer.arm(after: Double(at > now ? at - now : 0) / 1e9)
+        }
         if drawn > 0 {
             // Process CPU time covers llvmpipe's rasteriser threads too: with software GL this is CPU + "GPU".
             let cpu = MonotonicClock.nanoseconds(clock: CLOCK_PROCESS_CPUTIME_ID) - cpuBefore

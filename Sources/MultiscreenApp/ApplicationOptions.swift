@@ -1,3 +1,5 @@
+import Outputs
+
 extension Application {
     /// What `multiscreen run` can choose.
     public struct Options: Sendable {
@@ -11,6 +13,10 @@ extension Application {
         public var configPath: String?
         /// The restored state (`state.json`); nil: `$XDG_STATE_HOME/multiscreen/state.json`.
         public var statePath: String?
+        /// Photodiode / camera mode: a patch on every screen that flips with every frame showing new messages.
+        public var flash: FlashPatch?
+        /// When a screen draws what changed (``FramePacing``).
+        public var pacing = FramePacing.frame
 
         public init(display: String? = nil) { self.display = display }
     }

@@ -10,6 +10,8 @@ enum ControllerScene {
     struct Row {
         var name: String
         var detail: String
+        /// The screen's message latency (last minute), on the row's third line.
+        var figures: String? = nil
         var isController: Bool
     }
 
@@ -58,6 +60,12 @@ enum ControllerScene {
             canvas.text(
                 row.detail, x: rect.x + l.padding / 2, y: rect.y + Float(l.textSize) * 1.35 + l.padding / 3,
                 pixelSize: l.smallSize, color: SceneStyle.dimText, maxWidth: Int(rect.width - l.padding))
+            if let figures = row.figures {
+                canvas.text(
+                    figures, x: rect.x + l.padding / 2,
+                    y: rect.y + Float(l.textSize) * 1.35 + Float(l.smallSize) * 1.3 + l.padding / 3,
+                    pixelSize: l.smallSize, color: SceneStyle.dimText, maxWidth: Int(rect.width - l.padding))
+            }
         }
         if !content.waitingCards.isEmpty {
             let area = l.waitingCards

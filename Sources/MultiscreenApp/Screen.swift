@@ -18,7 +18,9 @@ final class Screen {
     private(set) var background: RGBColor
     private(set) var window: ToplevelWindow?
     private var surface: WindowSurface?
-    private var frameCallback: FrameCallback?
+    /// Outstanding frame callbacks by frame number: under `immediate` and `deadline` pacing a frame may be
+    /// committed before the previous one's callback came, and each callback still says when its frame was taken.
+    private var frameCallbacks: [UInt64: FrameCallback] = [:]
     private var feedbacks: [ObjectIdentifier: PresentationFeedback] = [:]
     private(set) var scheduler = FrameScheduler()
     private(set) var statistics = FrameStatistics()
@@ -34,6 +36,25 @@ final class Screen {
     private var committedGeometry: SurfaceGeometry?
     private var compositorSendsPresented = false
     private let logger: Logger
+    /// Message → shown, per message: which frame first shows each message and when it was shown.
+    private var latencyTracker = MessageLatencyTracker()
+    /// The last minute's message latency and the totals, for `status` and the controller UI.
+    private(set) var latency = ScreenLatency()
+    /// Counts commits, so feedback and frame callbacks name the frame they belong to.
+    private var frameNumber: UInt64 = 0
+    /// Photodiode mode: the patch, its colour now, and the colour each frame carrying messages gave it.
+    private let flash: FlashPatch?
+    private let pacing: FramePacing
+    /// `deadline` pacing: when the pending change is to be drawn (`CLOCK_MONOTONIC`), and what predicts it.
+    private(set) var drawAt: UInt64?
+    private var predictor = DeadlinePredictor()
+    /// Commit times (`CLOCK_MONOTONIC`) of recent frames, for the predictor's commit → presented.
+    private var commitTimes: [UInt64: UInt64] = [:]
+    private var patchWhite = false
+    private var patchByFrame: [UInt64: Bool] = [:]
+
+    /// A frame that carried messages was shown (presented, or the frame-done fallback), or messages were lost.
+    var onLatencyReport: (FrameLatencyReport) -> Void = { _ in }
 
     /// Asked to close by the compositor; the application reopens it later.
     var onClose: () -> Void = {}
@@ -44,8 +65,15 @@ final class Screen {
     /// More feedback objects than this in flight means the compositor is not answering them (sway 1.7 headless
     /// never sends `presented` for some frames): stop asking rather than pile them up.
     static let maximumOutstandingFeedbacks = 4
+    /// Frame callbacks kept outstanding at most (more only pile up where the compositor sends none).
+    static let maximumOutstandingCallbacks = 8
 
-    init(output: OutputInfo, summary: ScreenSummary, background: RGBColor, logger: Logger) {
+    init(
+        output: OutputInfo, summary: ScreenSummary, background: RGBColor, flash: FlashPatch? = nil,
+        pacing: FramePacing = .frame, logger: Logger
+    ) {
+        self.flash = flash
+        self.pacing = pacing
         self.output = output
         self.summary = summary
         self.background = background
@@ -76,6 +104,8 @@ final class Screen {
     /// Drawn inside the spanning window instead of a window of its own (which answers for its showing).
     func drawnElsewhere() {
         scheduler.drawnElsewhere()
+        // The spanning window's own screen follows these messages to its frames.
+        latencyTracker.forgetWaiting()
         unshownSince = nil
     }
 
@@ -85,8 +115,12 @@ final class Screen {
     /// - Parameter message: the message's id and its enqueue and drain times (``MonotonicClock``), so the frame that
     ///   first shows it can report message-to-commit latency.
     func messageArrived(_ message: (id: UInt64, enqueuedAt: UInt64, drainedAt: UInt64), kind: ScreenKind) {
-        guard kind != .external(.blank) else { return }
+        // A blank screen shows no message, but its flash patch does.
+        guard kind != .external(.blank) || flash != nil else { return }
         invalidate()
+        report(
+            latencyTracker.messageArrived(
+                PendingMessage(id: message.id, enqueuedAt: message.enqueuedAt, drainedAt: message.drainedAt)))
         // Keep the oldest message waiting for a frame: a burst reports its worst latency, not its best.
         if pendingMessage == nil { pendingMessage = message }
     }
@@ -160,9 +194,21 @@ final class Screen {
         context: GraphicsContext, canvas: () throws -> Canvas, globals: WaylandGlobals,
         draw: (Canvas, SurfaceGeometry) -> Void
     ) -> Bool {
-        guard let window, let geometry, scheduler.shouldRender || pendingSerial != nil else {
-            return false
+        guard let window, let geometry else { return false }
+        // A configure is answered at once, whatever the pacing.
+        if pendingSerial == nil {
+            guard scheduler.shouldRender(pacing) else { return false }
+            if pacing == .deadline {
+                let now = MonotonicClock.nanoseconds()
+                let start = drawAt ?? predictor.drawStart(now: now)
+                if start > now {
+                    drawAt = start
+                    return false
+                }
+            }
         }
+        drawAt = nil
+        let drawStarted = MonotonicClock.nanoseconds()
         if let serial = pendingSerial {
             window.acknowledge(serial: serial)
             pendingSerial = nil
@@ -191,10 +237,31 @@ final class Screen {
             }
             let canvas = try canvas()
             draw(canvas, geometry)
-            requestFrameAndFeedback(window: window, globals: globals)
+            let carriesMessages = latencyTracker.waitingCount > 0
+            if let flash {
+                if carriesMessages { patchWhite.toggle() }
+                let scale = Double(geometry.bufferWidth) / Double(max(geometry.logicalWidth, 1))
+                let r = flash.rect(
+                    bufferWidth: Int(geometry.bufferWidth), bufferHeight: Int(geometry.bufferHeight), scale: scale)
+                let white = RGBColor(red: 255, green: 255, blue: 255)
+                let colour = patchWhite ? white : RGBColor(red: 0, green: 0, blue: 0)
+                canvas.fill(x: r.x, y: r.y, width: r.width, height: r.height, color: colour)
+            }
+            let withFeedback = requestFrameAndFeedback(window: window, globals: globals)
             if !surface.swap(context: context) {
                 logger.error("eglSwapBuffers failed for \(output.displayName)")
             }
+            // eglSwapBuffers committed the surface.
+            let committedAt = MonotonicClock.nanoseconds()
+            predictor.drew(committedAt - drawStarted)
+            commitTimes[frameNumber] = committedAt
+            commitTimes = commitTimes.filter { $0.key + 16 > frameNumber }
+            if flash != nil && carriesMessages { patchByFrame[frameNumber] = patchWhite }
+            report(
+                latencyTracker.committed(
+                    frame: frameNumber, at: committedAt,
+                    presentationClock: MonotonicClock.nanoseconds(clock: globals.presentationClock),
+                    withFeedback: withFeedback))
             scheduler.didRender()
             if let message = pendingMessage {
                 pendingMessage = nil
@@ -219,20 +286,34 @@ final class Screen {
         return true
     }
 
-    private func requestFrameAndFeedback(window: ToplevelWindow, globals: WaylandGlobals) {
+    /// Requests the frame callback and, if not too many are outstanding, presentation feedback for the next commit
+    /// (frame ``frameNumber`` + 1, which this makes current). - Returns: whether feedback was requested.
+    private func requestFrameAndFeedback(window: ToplevelWindow, globals: WaylandGlobals) -> Bool {
         let committedAt = MonotonicClock.nanoseconds(clock: globals.presentationClock)
         let committedMonotonic = MonotonicClock.nanoseconds()
-        frameCallback = window.requestFrame { [unowned self] _ in
-            frameCallback = nil
-            scheduler.frameDone()
-            // What was committed is on screen; whatever changed since waits from now.
+        frameNumber += 1
+        let number = frameNumber
+        let clock = PresentationClock(clockID: globals.presentationClock) { MonotonicClock.nanoseconds(clock: $0) }
+        // A hidden surface gets no callbacks; under `immediate` and `deadline` pacing it still commits: keep the
+        // newest few.
+        while frameCallbacks.count >= Self.maximumOutstandingCallbacks, let oldest = frameCallbacks.keys.min() {
+            frameCallbacks.removeValue(forKey: oldest)?.cancel()
+        }
+        frameCallbacks[number] = window.requestFrame { [unowned self] _ in
+            frameCallbacks[number] = nil
             let now = MonotonicClock.nanoseconds()
             lastShownAt = now
-            unshownSince = scheduler.isDirty ? now : nil
+            // The latest frame's callback is the one frame pacing waits for; only then is everything committed on
+            // screen, and whatever changed since waits from now.
+            if number == frameNumber {
+                scheduler.frameDone()
+                unshownSince = scheduler.isDirty ? now : nil
+            }
             onShown()
             if !compositorSendsPresented {
-                statistics.recordFrameDone(latencyNanoseconds: MonotonicClock.nanoseconds() - committedMonotonic)
+                statistics.recordFrameDone(latencyNanoseconds: now - committedMonotonic)
             }
+            report(latencyTracker.frameDone(frame: number, at: now))
         }
         var withFeedback = false
         if feedbacks.count < Self.maximumOutstandingFeedbacks {
@@ -241,12 +322,25 @@ final class Screen {
                 [unowned self] outcome in
                 if let created { feedbacks[ObjectIdentifier(created)] = nil }
                 switch outcome {
-                case .presented(let nanoseconds, _):
+                case .presented(let timing):
                     compositorSendsPresented = true
+                    let nanoseconds = timing.timestampNanoseconds
                     statistics.recordPresented(
                         latencyNanoseconds: nanoseconds > committedAt ? nanoseconds - committedAt : 0)
+                    latency.clock = PresentationClock.name(of: clock.clockID)
+                    let presentedAt = clock.monotonic(fromPresentationClock: nanoseconds)
+                    if let committed = commitTimes.removeValue(forKey: number) {
+                        predictor.presented(
+                            at: presentedAt, committedAt: committed,
+                            refreshNanoseconds: UInt64(timing.refreshNanoseconds))
+                    }
+                    report(latencyTracker.presented(frame: number, presentedAt: presentedAt, timing: timing))
                 case .discarded:
                     statistics.recordDiscarded()
+                    let (discarded, redraw) = latencyTracker.discarded(frame: number)
+                    report(discarded)
+                    // Its messages lost their frame and no later one is committed yet: draw one.
+                    if redraw { invalidate() }
                 }
             }
             if let created {
@@ -255,6 +349,21 @@ final class Screen {
             }
         }
         statistics.recordCommit(withFeedback: withFeedback && globals.presentation != nil)
+        return withFeedback
+    }
+
+    private func report(_ report: FrameLatencyReport?) {
+        guard var report else { return }
+        if flash != nil {
+            report.patchWhite = patchByFrame[report.frame]
+            patchByFrame = patchByFrame.filter { $0.key > report.frame }
+        }
+        latency.record(report, missedVblanks: latencyTracker.vblanks.missed)
+        onLatencyReport(report)
+    }
+
+    private func report(_ reports: [FrameLatencyReport]) {
+        for each in reports { report(each) }
     }
 
     static func milliseconds(_ nanoseconds: UInt64) -> String {
@@ -264,10 +373,12 @@ final class Screen {
 
     /// Destroys everything in reverse order of creation; the screen can be opened again afterwards.
     func tearDown(context: GraphicsContext) {
+        report(latencyTracker.tornDown())
         for feedback in feedbacks.values { feedback.cancel() }
         feedbacks.removeAll()
-        frameCallback?.cancel()
-        frameCallback = nil
+        for callback in frameCallbacks.values { callback.cancel() }
+        frameCallbacks.removeAll()
+        drawAt = nil
         surface?.destroy(context: context)
         surface = nil
         window?.destroy()

@@ -14,6 +14,8 @@ struct ScreenPainter {
     let bus: RingStatistics
     let wakeups: Int
     let applied: Int
+    /// `CLOCK_MONOTONIC` ns of this render pass: the end of each screen's "last minute".
+    var now: UInt64 = 0
 
     func draw(_ screen: Screen, on canvas: Canvas, geometry: SurfaceGeometry) {
         switch product.kind(of: screen.output.registryName) {
@@ -92,6 +94,8 @@ struct ScreenPainter {
         let state = screens.hasShown(screen) ? "" : " · waiting"
         return ControllerScene.Row(
             name: info.displayName, detail: "\(role) · \(info.modeWidth)×\(info.modeHeight)\(scale)\(state)",
+            // Live figures, as of this frame: the controller redraws for every message, so they follow each one.
+            figures: screen.latency.panelText(now: now),
             isController: kind == .controller)
     }
 }

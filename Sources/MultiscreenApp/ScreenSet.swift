@@ -21,6 +21,8 @@ final class ScreenSet {
     /// Fires when windows the compositor closed are due to be opened again: watch ``OneShotTimer/fd``.
     let reopenTimer: OneShotTimer
     private let reopenDelay: Double
+    /// A screen's frame that carried messages was shown, or messages were lost (``Screen/onLatencyReport``).
+    var onLatencyReport: (Screen, FrameLatencyReport) -> Void = { _, _ in }
     /// How long content may wait unshown before a screen counts as stale (sway 1.7 has been seen to stop presenting
     /// an output after a storm of mode changes, keeping an old frame, with no error to the client).
     static let staleAfter = 2.0
@@ -30,7 +32,16 @@ final class ScreenSet {
     /// ``checkHealth(context:)``.
     let healthTimer: OneShotTimer
 
-    init(globals: WaylandGlobals, outputs: OutputSet, appID: String, reopenDelay: Double, logger: Logger) throws {
+    /// Photodiode mode: the patch every screen draws (nil: none).
+    private let flash: FlashPatch?
+    private let pacing: FramePacing
+
+    init(
+        globals: WaylandGlobals, outputs: OutputSet, appID: String, reopenDelay: Double, flash: FlashPatch? = nil,
+        pacing: FramePacing = .frame, logger: Logger
+    ) throws {
+        self.flash = flash
+        self.pacing = pacing
         self.globals = globals
         self.outputs = outputs
         self.appID = appID
@@ -59,8 +70,11 @@ final class ScreenSet {
                 screen.update(output: info, summary: summary, background: background)
                 continue
             }
-            let screen = Screen(output: info, summary: summary, background: background, logger: logger)
+            let screen = Screen(
+                output: info, summary: summary, background: background, flash: flash, pacing: pacing,
+                logger: logger)
             screen.onClose = { [unowned self, unowned screen] in closed(screen, context: context) }
+            screen.onLatencyReport = { [unowned self, unowned screen] report in onLatencyReport(screen, report) }
             screen.onShown = { [unowned self, unowned screen] in
                 guard screen.health != .ok else { return }
                 logger.notice("\(screen.output.displayName): frames are shown again")
@@ -104,6 +118,9 @@ final class ScreenSet {
     ) -> Int {
         arrangement.render(self, context: context, canvas: canvas, globals: globals, kind: kind, draw: draw)
     }
+
+    /// `deadline` pacing: the earliest time a screen waits to draw at (`CLOCK_MONOTONIC`), nil when none waits.
+    var nextDrawAt: UInt64? { screens.values.compactMap(\.drawAt).min() }
 
     // MARK: - Health
 

@@ -15,6 +15,11 @@ public struct FrameScheduler: Equatable, Sendable {
 
     public var shouldRender: Bool { isDirty && !awaitsFrameCallback }
 
+    /// Whether to draw now under `pacing` (``FramePacing/deadline`` also waits for its time, which the screen keeps).
+    public func shouldRender(_ pacing: FramePacing) -> Bool {
+        pacing == .frame ? shouldRender : isDirty
+    }
+
     /// A frame was committed with a frame callback requested.
     public mutating func didRender() {
         isDirty = false

@@ -30,12 +30,16 @@ struct StatusReport {
                     "latencyMedianMs": s.rollingMedianNanoseconds.map { .number(Double($0) / 1e6) } ?? .null,
                 ])
             }
+            if let latency = vitals.latency[info.registryName] {
+                entry["latency"] = Self.json(latency, now: vitals.now)
+            }
             return .object(entry)
         }
         let controller = model.assignment.controller.flatMap { name in
             product.outputs.first { $0.registryName == name }?.displayName
         }
         var json: [String: JSONValue] = [
+            "pacing": .string(vitals.pacing), "flash": .bool(vitals.flash),
             "screens": .array(screens),
             "controller": .optional(controller),
             "cards": .array(
@@ -83,5 +87,52 @@ struct StatusReport {
             "refreshMilliHertz": .integer(Int(info.refreshMilliHertz)), "scale": .integer(Int(info.scale)),
             "x": .integer(Int(info.logicalX)), "y": .integer(Int(info.logicalY)),
         ])
+    }
+}
+
+extension StatusReport {
+    /// A screen's message latency in `status`: the last minute's p50/p99 of message → shown (ms), where the times
+    /// come from, and the totals since start.
+    static func json(_ latency: ScreenLatency, now: UInt64) -> JSONValue {
+        let minute = latency.window.summary(now: now)
+        let ms: (UInt64?) -> JSONValue = { $0.map { .number(Double($0) / 1e6) } ?? .null }
+        return .object([
+            "source": .optional(latency.source?.rawValue), "clock": .string(latency.clock),
+            "lastMinute": .object([
+                "messages": .integer(minute.count), "p50Ms": ms(minute.p50), "p99Ms": ms(minute.p99),
+            ]),
+            "messagesPresented": .integer(latency.presented), "messagesFrameDone": .integer(latency.frameDone),
+            "messagesLost": .integer(latency.lost), "missedVblanks": .integer(latency.missedVblanks),
+        ])
+    }
+}
+
+extension Event {
+    /// `frame.shown`: a frame of `screen` that first shows `messages` reached the screen (`source` `presented`:
+    /// `wp_presentation` time; `frameDone`: the frame callback, where `presented` never came) or never will
+    /// (`lost`, `shownAt` null). Times are `CLOCK_MONOTONIC` ns, the clock of the messages' `enqueuedAt`, so
+    /// a subscriber gets message → shown and its split (enqueue → drain → commit → shown) by subtraction.
+    public static func frameShown(screen: String, _ report: FrameLatencyReport, clock: String) -> Event {
+        Event(
+            name: Name.frameShown.rawValue,
+            params: [
+                "screen": .string(screen), "frame": .integer(Int(report.frame)),
+                "source": .string(report.source.rawValue),
+                "committedAt": .integer(Int(report.committedAt)),
+                "shownAt": report.shownAt.map { .integer(Int($0)) } ?? .null,
+                "seq": .integer(Int(clamping: report.sequence)),
+                "refreshNs": .integer(Int(clamping: report.refreshNanoseconds)),
+                "flags": .array(report.flags.names.map { .string($0) }),
+                "missedVblanks": .integer(report.missedVblanks),
+                "clock": .string(clock),
+                "patch": report.patchWhite.map { .string($0 ? "white" : "black") } ?? .null,
+                "messages": .array(
+                    report.messages.map {
+                        .object([
+                            "id": .integer(Int($0.id)), "enqueuedAt": .integer(Int($0.enqueuedAt)),
+                            "drainedAt": .integer(Int($0.drainedAt)),
+                        ])
+                    }),
+            ])
     }
 }

@@ -6,6 +6,10 @@ import Outputs
 public struct Vitals: Sendable {
     /// Per output (registry name): the frame statistics of its screen, absent while it has no window.
     public var frames: [UInt32: FrameStatistics]
+    /// Per output (registry name): message → shown latency of its screen.
+    public var latency: [UInt32: ScreenLatency]
+    /// `CLOCK_MONOTONIC` ns when gathered: the end of the "last minute" window.
+    public var now: UInt64
     /// Per output: whether the compositor shows its frames (`ok`, `recovering`, `failed`) and how long ago it last
     /// showed one.
     public var health: [UInt32: (state: String, lastShownSecondsAgo: Double?)] = [:]
@@ -16,14 +20,21 @@ public struct Vitals: Sendable {
     public var applied: Int
     /// Each message source's counters, by the source's name ("control", …).
     public var sources: [String: [String: Int]]
+    /// How screens pace their frames (`run --pacing`) and whether the flash patch is drawn: what a latency run
+    /// against this Multiscreen measures.
+    public var pacing = "frame"
+    public var flash = false
     /// Each message source's notes (``MessageSource/notes``), by the source's name, beside its counters.
     public var sourceNotes: [String: [String: String]] = [:]
 
     public init(
-        frames: [UInt32: FrameStatistics] = [:], bus: RingStatistics = RingStatistics(), wakeups: Int = 0,
+        frames: [UInt32: FrameStatistics] = [:], latency: [UInt32: ScreenLatency] = [:], now: UInt64 = 0,
+        bus: RingStatistics = RingStatistics(), wakeups: Int = 0,
         applied: Int = 0, sources: [String: [String: Int]] = [:]
     ) {
         self.frames = frames
+        self.latency = latency
+        self.now = now
         self.bus = bus
         self.wakeups = wakeups
         self.applied = applied

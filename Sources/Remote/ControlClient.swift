@@ -62,8 +62,9 @@ public struct ControlClient: Sendable {
     /// Lines are `{"method":"<event name>","params":{...}}`, including `events.dropped` (``ControlEvents``).
     /// ``timeoutMilliseconds`` bounds connecting and the subscription's reply.
     /// - Throws: ``ControlError`` when there is no server, no reply to the subscription in time, or a malformed one.
+    /// `subscribed` is called once the subscription is confirmed, before any event: from then on nothing is missed.
     public func events(
-        durationMilliseconds: Int? = nil, handler: (String) -> Bool
+        durationMilliseconds: Int? = nil, subscribed: () -> Void = {}, handler: (String) -> Bool
     ) throws(ControlError) -> EventStreamEnd {
         let start = MonotonicClock.nanoseconds()
         let deadline = start + UInt64(max(0, timeoutMilliseconds)) * 1_000_000
@@ -79,6 +80,7 @@ public struct ControlClient: Sendable {
                 if case .error(let error)? = try? MessageCodec.decodeResponse(reply) { return .refused(error) }
                 throw .malformedReply(excerpt: Self.excerpt(reply), reason: "not the reply to events.subscribe")
             }
+            subscribed()
         case .closed: throw .closedBeforeReply(path: path)
         case .timedOut:
             if let end, end <= deadline { return .timedOut }

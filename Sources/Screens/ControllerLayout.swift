@@ -51,7 +51,8 @@ public struct ControllerLayout: Equatable, Sendable {
         let top = header.y + header.height + padding
         let left = (width * 0.38).rounded()
         screensTitle = Rect(x: padding, y: top, width: left - 2 * padding, height: line)
-        let rowHeight = Float(textSize) * 1.3 + Float(smallSize) * 1.3 + padding
+        // Name, detail, and the screen's live latency figures.
+        let rowHeight = Float(textSize) * 1.3 + Float(smallSize) * 2.6 + padding
         let pad = padding
         let listTop = top + line
         let waitingHeight =

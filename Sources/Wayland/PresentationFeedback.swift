@@ -1,11 +1,13 @@
 import CWaylandClient
 import CWaylandProtocols
+import Outputs
 
 /// Owns one `wp_presentation_feedback`: how and when one committed frame reached the screen.
 public final class PresentationFeedback {
     public enum Outcome {
-        /// Presentation time in nanoseconds of the presentation clock, and the output's refresh in ns (0 = unknown).
-        case presented(nanoseconds: UInt64, refreshNanoseconds: UInt32)
+        /// The `presented` event as sent: time in the presentation clock (`wp_presentation.clock_id`), refresh,
+        /// vblank counter and flags.
+        case presented(PresentationTiming)
         /// The frame was never shown (replaced, or the surface was hidden).
         case discarded
     }
@@ -44,13 +46,12 @@ private nonisolated(unsafe) let feedbackListener: UnsafeMutablePointer<wp_presen
     listener.initialize(
         to: wp_presentation_feedback_listener(
             sync_output: { _, _, _ in },
-            presented: { data, _, secHi, secLo, nsec, refresh, _, _, _ in
-                let seconds = UInt64(secHi) << 32 | UInt64(secLo)
+            presented: { data, _, secHi, secLo, nsec, refresh, seqHi, seqLo, flags in
+                let timing = PresentationTiming(
+                    secondsHigh: secHi, secondsLow: secLo, nanoseconds: nsec, refreshNanoseconds: refresh,
+                    sequenceHigh: seqHi, sequenceLow: seqLo, flags: PresentationFlags(rawValue: flags))
                 let feedback = Unmanaged<PresentationFeedback>.fromOpaque(data!).takeUnretainedValue()
-                withExtendedLifetime(feedback) {
-                    feedback.finish(
-                        .presented(nanoseconds: seconds * 1_000_000_000 + UInt64(nsec), refreshNanoseconds: refresh))
-                }
+                withExtendedLifetime(feedback) { feedback.finish(.presented(timing)) }
             },
             discarded: { data, _ in
                 let feedback = Unmanaged<PresentationFeedback>.fromOpaque(data!).takeUnretainedValue()

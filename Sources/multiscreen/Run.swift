@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import Messaging
 import MultiscreenApp
+import Outputs
 import Remote
 import Screens
 
@@ -33,6 +34,30 @@ struct Run: ParsableCommand {
             "Join the fleet through this MQTT broker (mqtt://host[:port] or mqtts://…); the rest of [fleet] in the config applies.",
             valueName: "url"))
     var fleet: String?
+    @Flag(
+        help:
+            "Photodiode / camera mode: a patch on every screen turns white or black with each frame that shows new messages (frame.shown says which, with its presented time)."
+    )
+    var flash = false
+    @Option(help: "Side of the flash patch in logical pixels.")
+    var flashSize = 64
+    @Option(help: "Corner of the flash patch: top-left, top-right, bottom-left or bottom-right.")
+    var flashCorner = "top-left"
+    @Option(
+        help:
+            "When a screen draws a change: frame (on the frame callback, default), immediate, or deadline (as late as still makes the earliest presentation)."
+    )
+    var pacing = "frame"
+
+    func validate() throws {
+        guard FlashPatch.Corner(rawValue: flashCorner) != nil else {
+            throw ValidationError("--flash-corner takes top-left, top-right, bottom-left or bottom-right")
+        }
+        guard (1...4096).contains(flashSize) else { throw ValidationError("--flash-size takes 1…4096") }
+        guard FramePacing(rawValue: pacing) != nil else {
+            throw ValidationError("--pacing takes frame, immediate or deadline")
+        }
+    }
 
     mutating func run() throws {
         logging.bootstrap()
@@ -42,6 +67,8 @@ struct Run: ParsableCommand {
             var options = Application.Options(display: display)
             options.configPath = config
             options.statePath = state
+            options.pacing = FramePacing(rawValue: pacing)!
+            if flash { options.flash = FlashPatch(size: flashSize, corner: FlashPatch.Corner(rawValue: flashCorner)!) }
             let environment = ProcessInfo.processInfo.environment
             let socketPath = try socket ?? ControlSocket.defaultPath(display: display, environment: environment)
             if socket == nil && (environment["MULTISCREEN_SOCKET"] ?? "").isEmpty {

@@ -164,6 +164,68 @@ private func errorCode(_ outcome: Outcome) -> MessageError.Code? {
         #expect(outcome.events.isEmpty && outcome.changes.isEmpty)
     }
 
+    @Test func statusReportsTheLastMinutesLatencyPerScreen() throws {
+        let fixture = Fixture()
+        var latency = ScreenLatency()
+        latency.clock = "CLOCK_MONOTONIC_RAW"
+        let minute: UInt64 = 60_000_000_000
+        // One message shown two minutes ago (out of the window), then 1…100 ms over the last minute.
+        latency.record(
+            FrameLatencyReport(
+                frame: 1, source: .presented, committedAt: 0, shownAt: 10 * minute + 999_000_000,
+                messages: [PendingMessage(id: 1, enqueuedAt: 10 * minute, drainedAt: 10 * minute)]),
+            missedVblanks: 0)
+        for i in 1...100 {
+            let at = 12 * minute + UInt64(i) * 1_000_000_000 / 2
+            latency.record(
+                FrameLatencyReport(
+                    frame: UInt64(i + 1), source: .presented, committedAt: 0, shownAt: at,
+                    messages: [PendingMessage(id: UInt64(i + 1), enqueuedAt: at - UInt64(i) * 1_000_000, drainedAt: 0)]),
+                missedVblanks: 4)
+        }
+        let lost = FrameLatencyReport(
+            frame: 0, source: .lost, committedAt: 0, shownAt: nil,
+            messages: [PendingMessage(id: 200, enqueuedAt: 0, drainedAt: 0)])
+        latency.record(lost, missedVblanks: 4)
+        let outcome = fixture.execute(
+            .status, vitals: Vitals(latency: [2: latency], now: 12 * minute + 50 * 1_000_000_000))
+        guard case .result(.status, let result)? = outcome.reply, case .array(let screens)? = result["screens"] else {
+            Issue.record("no status result")
+            return
+        }
+        #expect(screens[0].objectValue["latency"] == nil, "no window yet: no latency")
+        let figures = try #require(screens[1].objectValue["latency"]?.objectValue)
+        #expect(figures["source"] == .string("presented"))
+        #expect(figures["clock"] == .string("CLOCK_MONOTONIC_RAW"))
+        #expect(
+            figures["lastMinute"] == .object(["messages": .integer(100), "p50Ms": .number(50), "p99Ms": .number(99)]))
+        #expect(figures["messagesPresented"] == .integer(101))
+        #expect(figures["messagesLost"] == .integer(1))
+        #expect(figures["missedVblanks"] == .integer(4))
+        #expect(result["pacing"] == .string("frame") && result["flash"] == .bool(false))
+    }
+
+    @Test func frameShownEventCarriesEveryStamp() {
+        var report = FrameLatencyReport(
+            frame: 9, source: .presented, committedAt: 3_000, shownAt: 20_000,
+            messages: [PendingMessage(id: 4, enqueuedAt: 1_000, drainedAt: 2_000)])
+        report.sequence = 77
+        report.refreshNanoseconds = 16_666_666
+        report.flags = [.vsync, .hardwareClock]
+        let event = Event.frameShown(screen: "HDMI-A-1", report, clock: "CLOCK_MONOTONIC")
+        #expect(event.name == "frame.shown")
+        #expect(event.params["shownAt"] == .integer(20_000) && event.params["committedAt"] == .integer(3_000))
+        #expect(event.params["flags"] == .array([.string("vsync"), .string("hw_clock")]))
+        #expect(event.params["seq"] == .integer(77) && event.params["source"] == .string("presented"))
+        #expect(
+            event.params["messages"]
+                == .array([.object(["id": .integer(4), "enqueuedAt": .integer(1_000), "drainedAt": .integer(2_000)])]))
+        var lost = report
+        lost.source = .lost
+        lost.shownAt = nil
+        #expect(Event.frameShown(screen: "x", lost, clock: "c").params["shownAt"] == .null)
+    }
+
     @Test func outputsListsEveryOutputInOrder() {
         let fixture = Fixture(outputs: [second, first])
         let outcome = fixture.execute(.outputs)
