@@ -41,10 +41,6 @@ public final class Application {
     private let screens: ScreenSet
     private var product: ProductController
     private let saveTimer: OneShotTimer
-    /// `deadline` pacing: wakes the loop when a screen's time to draw has come; armed only while one waits.
-    private let drawTimer: OneShotTimer
-    private let pacing: FramePacing
-    private let flash: Bool
     /// Fires when the next message sent with a ttl is due to go.
     private let expiryTimer: OneShotTimer
     private let loop: EventLoop
@@ -81,9 +77,6 @@ public final class Application {
         screens = try ScreenSet(
             globals: globals, outputs: outputs, appID: options.appID, reopenDelay: options.reopenDelay,
             flash: options.flash, pacing: options.pacing, logger: logger)
-        pacing = options.pacing
-        flash = options.flash != nil
-        drawTimer = try OneShotTimer()
         screens.onLatencyReport = { [unowned self] screen, report in
             // Built only for a subscriber (`events`, `multiscreen latency`): no subscriber, no cost.
             guard consumer.hasEventListeners else { return }
@@ -117,7 +110,7 @@ public final class Application {
             act(on: product.expireMessages())
         }
         loop.watch(screens.reopenTimer.fd) { [unowned self] in screens.reopenClosed() }
-        loop.watch(drawTimer.fd) { [unowned self] in drawTimer.acknowledge() }  // render() runs before sleeping
+        loop.watch(screens.drawTimer.fd) { [unowned self] in screens.drawTimer.acknowledge() }  // then render()
         loop.watch(screens.healthTimer.fd) { [unowned self] in screens.checkHealth(context: graphics.context) }
         if let watchdog = service.watchdogTimer { loop.watch(watchdog.fd) { [unowned self] in service.ping() } }
         screens.onHealthChange = { [unowned self] screen in
@@ -224,16 +217,9 @@ public final class Application {
 
     /// What `status` reports beyond the product's own state.
     private var vitals: Vitals {
-        let now = MonotonicClock.nanoseconds()
-        var vitals = Vitals(
-            frames: screens.screens.mapValues(\.statistics), latency: screens.screens.mapValues(\.latency), now: now,
-            bus: bus.statistics, wakeups: bus.wakeupsSent,
-            applied: messagesApplied, sources: Dictionary(uniqueKeysWithValues: sources.map { ($0.name, $0.counters) }))
-        vitals.pacing = pacing.rawValue
-        vitals.flash = flash
-        vitals.health = screens.screens.mapValues { screen in
-            (screen.health.rawValue, screen.lastShownAt.map { Double(now &- $0) / 1e9 })
-        }
+        var vitals = screens.vitals
+        (vitals.bus, vitals.wakeups, vitals.applied) = (bus.statistics, bus.wakeupsSent, messagesApplied)
+        vitals.sources = Dictionary(uniqueKeysWithValues: sources.map { ($0.name, $0.counters) })
         vitals.sourceNotes = Dictionary(uniqueKeysWithValues: sources.map { ($0.name, $0.notes) })
         return vitals
     }
@@ -249,10 +235,7 @@ public final class Application {
             context: graphics.context, canvas: { try graphics.makeCanvas() },
             kind: { [product] in product.kind(of: $0.output.registryName) }, draw: painter.draw)
         screens.scheduleHealthCheck()
-        if let at = screens.nextDrawAt {
-            let now = MonotonicClock.nanoseconds()
-            drawTimer.arm(after: Double(at > now ? at - now : 0) / 1e9)
-        }
+        screens.scheduleDraw()
         if drawn > 0 {
             // Process CPU time covers llvmpipe's rasteriser threads too: with software GL this is CPU + "GPU".
             let cpu = MonotonicClock.nanoseconds(clock: CLOCK_PROCESS_CPUTIME_ID) - cpuBefore

@@ -1,6 +1,7 @@
 import Logging
 import Messaging
 import Outputs
+import Product
 import Rendering
 import Screens
 import Wayland
@@ -33,8 +34,11 @@ final class ScreenSet {
     let healthTimer: OneShotTimer
 
     /// Photodiode mode: the patch every screen draws (nil: none).
-    private let flash: FlashPatch?
-    private let pacing: FramePacing
+    let flash: FlashPatch?
+    let pacing: FramePacing
+    /// `deadline` pacing: wakes the loop when a screen's time to draw has come (the render pass that follows
+    /// draws it); armed only while one waits. Watch it and call ``acknowledgeDrawTime()``.
+    let drawTimer: OneShotTimer
 
     init(
         globals: WaylandGlobals, outputs: OutputSet, appID: String, reopenDelay: Double, flash: FlashPatch? = nil,
@@ -42,6 +46,7 @@ final class ScreenSet {
     ) throws {
         self.flash = flash
         self.pacing = pacing
+        drawTimer = try OneShotTimer()
         self.globals = globals
         self.outputs = outputs
         self.appID = appID
@@ -119,8 +124,25 @@ final class ScreenSet {
         arrangement.render(self, context: context, canvas: canvas, globals: globals, kind: kind, draw: draw)
     }
 
-    /// `deadline` pacing: the earliest time a screen waits to draw at (`CLOCK_MONOTONIC`), nil when none waits.
-    var nextDrawAt: UInt64? { screens.values.compactMap(\.drawAt).min() }
+    /// `deadline` pacing: arms ``drawTimer`` for the earliest time a screen waits to draw at (`CLOCK_MONOTONIC`).
+    func scheduleDraw() {
+        guard let at = screens.values.compactMap(\.drawAt).min() else { return }
+        let now = MonotonicClock.nanoseconds()
+        drawTimer.arm(for: at, after: Double(at > now ? at - now : 0) / 1e9)
+    }
+
+    /// What `status` reports about the screens: frames, latency, health, pacing.
+    var vitals: Vitals {
+        let now = MonotonicClock.nanoseconds()
+        var vitals = Vitals(
+            frames: screens.mapValues(\.statistics), latency: screens.mapValues(\.latency), now: now)
+        vitals.pacing = pacing.rawValue
+        vitals.flash = flash != nil
+        vitals.health = screens.mapValues { screen in
+            (screen.health.rawValue, screen.lastShownAt.map { Double(now &- $0) / 1e9 })
+        }
+        return vitals
+    }
 
     // MARK: - Health
 
