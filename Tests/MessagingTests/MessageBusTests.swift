@@ -141,6 +141,38 @@ struct MessageBusTests {
         #expect(bus.wakeupsSent == 1)
     }
 
+    /// The eventfd writes counted by the kernel, not by the bus itself: `syscw` of the producer thread in
+    /// `/proc/thread-self/io`. A consumer that sleeps between bursts costs one write per burst; one that is awake
+    /// (draining as the producer sends) costs none.
+    @Test func theKernelCountsOneWritePerBurstToASleepingConsumer() throws {
+        let bus = try MessageBus()
+        let consumer = bus.makeConsumer()
+        let producer = bus.makeProducer()
+        func writeSyscalls() throws -> Int {
+            let io = try String(contentsOfFile: "/proc/thread-self/io", encoding: .utf8)
+            let line = try #require(io.split(separator: "\n").first { $0.hasPrefix("syscw:") })
+            return try #require(Int(String(line.dropFirst("syscw:".count)).trimmingCharacters(in: .whitespaces)))
+        }
+        // Asleep before every burst of 10: one write each.
+        var sleepingWrites = 0
+        for _ in 0..<20 {
+            #expect(consumer.prepareToSleep())
+            let before = try writeSyscalls()
+            for _ in 0..<10 { #expect(producer.trySend(.status) == .enqueued) }
+            sleepingWrites += try writeSyscalls() - before
+            consumer.didWake()
+            #expect(consumer.drain { _ in } == 10)
+        }
+        #expect(sleepingWrites == 20, "one eventfd write per burst to a sleeping consumer, counted by the kernel")
+        // Awake: 1000 messages, no write at all.
+        let before = try writeSyscalls()
+        for _ in 0..<1000 {
+            #expect(producer.trySend(.status) == .enqueued)
+            consumer.drain { _ in }
+        }
+        #expect(try writeSyscalls() - before == 0, "no syscall per message while the consumer is awake")
+    }
+
     /// A consumer blocked in poll is woken by a producer on another thread.
     @Test func sleepingConsumerIsWokenAcrossThreads() throws {
         let bus = try MessageBus()
