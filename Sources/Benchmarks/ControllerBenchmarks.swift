@@ -113,7 +113,10 @@ extension DisplayBenchmarks {
                 try collect("keypress", id: id)
             }
         }
-        let refresh = 1000.0 / 60.0
+        // The refresh interval of the screens measured, as the compositor reports their mode (mHz), not assumed.
+        let milliHertz = try instance.sway.outputs().first { $0.name == externals[0] }?.mode.refresh ?? 0
+        guard milliHertz > 0 else { throw HarnessError("\(externals[0]) reports no refresh rate") }
+        let refresh = 1_000_000.0 / Double(milliHertz)
         var results: [BenchmarkResult] = []
         for source in ["socket", "keypress"] {
             guard let e = enqueue[source], let d = drain[source] else { continue }
