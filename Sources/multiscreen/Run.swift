@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
 import Logging
+import Messaging
 import MultiscreenApp
+import PhoneRemote
 import Remote
 
 /// `multiscreen run`: attach to the Wayland session and put a screen on every output until stopped.
@@ -25,6 +27,12 @@ struct Run: ParsableCommand {
     var config: String?
     @Option(help: "State file (default: $XDG_STATE_HOME/multiscreen/state.json).")
     var state: String?
+    @Option(
+        help: ArgumentHelp(
+            "Serve the phone remote (a web page and WebSocket) at [HOST:]PORT; HOST defaults to 127.0.0.1.",
+            discussion: "Give the address phones reach this machine by (e.g. 192.168.1.20:8080) to serve them.",
+            valueName: "[HOST:]PORT"))
+    var remote: String?
 
     mutating func run() throws {
         logging.bootstrap()
@@ -37,12 +45,44 @@ struct Run: ParsableCommand {
             let socketPath =
                 try socket
                 ?? ControlSocket.defaultPath(display: display, environment: ProcessInfo.processInfo.environment)
-            app = try Application(options: options) { bus in [try ControlServer(path: socketPath, bus: bus)] }
+            let remoteAddress = try remote.map(Self.parseListen)
+            app = try Application(options: options) { bus in
+                var sources: [any MessageSource] = [try ControlServer(path: socketPath, bus: bus)]
+                if let (host, port) = remoteAddress {
+                    let remoteLogger = Logger(label: "multiscreen.remote")
+                    sources.append(
+                        try PhoneRemoteServer(host: host, port: port, bus: bus) { display, url in
+                            switch display {
+                            case .code(let code):
+                                remoteLogger.info("remote code \(code.short) at \(url)")
+                                remoteLogger.debug("remote link \(url)?code=\(code.token)")
+                            case .inControl: remoteLogger.info("remote: someone is in control")
+                            case .locked: remoteLogger.warning("remote: code entry locked after too many wrong codes")
+                            }
+                        })
+                }
+                return sources
+            }
         } catch {
             logger.critical("cannot start: \(error)")
             throw ExitCode(ExitStatus.startupFailure.rawValue)
         }
         let status = app.run()
         if status != .success { throw ExitCode(status.rawValue) }
+    }
+
+    /// `8080` → 127.0.0.1:8080; `192.168.1.20:8080`; `[::1]:8080`.
+    static func parseListen(_ text: String) throws -> (String, Int) {
+        var host = "127.0.0.1"
+        var portText = Substring(text)
+        if let colon = text.lastIndex(of: ":") {
+            host = String(text[..<colon])
+            portText = text[text.index(after: colon)...]
+            if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        }
+        guard let port = Int(portText), (0...65535).contains(port), !host.isEmpty else {
+            throw ValidationError("--remote wants [HOST:]PORT, got \"\(text)\"")
+        }
+        return (host, port)
     }
 }
