@@ -82,7 +82,9 @@ let package = Package(
         // EGL display/context/surfaces, GLES2 programs from shaders/, quads, textures.
         .target(
             name: "Rendering",
-            dependencies: ["CEGL", "CGLES2", "CWaylandEGL", "CWaylandClient", "TextRendering", "Outputs", logging]),
+            dependencies: [
+                "CEGL", "CGLES2", "CWaylandEGL", "CWaylandClient", "CQREncode", "TextRendering", "Outputs", logging,
+            ]),
         // Swift owners of Wayland objects and the display thread's event loop.
         .target(
             name: "Wayland",

@@ -50,7 +50,7 @@ public final class PhoneRemoteServer: MessageSource, @unchecked Sendable {
         // The hub reports its first display before the URL is known: that one is reported below, once bound.
         let url = Mutex<String?>(nil)
         hub = RemoteHub(options: options.hub, sender: channel) { display in
-            if let known = url.withLock({ $0 }) { onDisplay(display, known) }
+            if let known = url.withLock({ $0 }) { Self.show(display, url: known, channel: channel, onDisplay) }
         }
         let bound = BoundSignal()
         let router = RemoteRoutes.router(
@@ -98,12 +98,32 @@ public final class PhoneRemoteServer: MessageSource, @unchecked Sendable {
             }
         }
         tasks.withLock { $0 = [serverTask, ticker] }
-        onDisplay(hub.display, baseURL)
+        Self.show(hub.display, url: baseURL, channel: channel, onDisplay)
         logger.info("phone remote listening at \(baseURL)")
     }
 
     /// The link for a code: the QR code's content.
-    public func link(for code: AccessCode) -> String { "\(baseURL)?code=\(code.token)" }
+    public func link(for code: AccessCode) -> String { Self.link(base: baseURL, code: code) }
+
+    static func link(base: String, code: AccessCode) -> String { "\(base)?code=\(code.token)" }
+
+    /// Tells the display thread what the external screens show for the remote (through this remote's own
+    /// producer, in order with its other messages), and the caller's observer.
+    private static func show(
+        _ display: RemoteDisplay, url: String, channel: ProducerChannel,
+        _ onDisplay: @Sendable (RemoteDisplay, String) -> Void
+    ) {
+        let offer: Message
+        switch display {
+        case .code(let code): offer = .remoteOffer(link: link(base: url, code: code), code: code.short, locked: false)
+        case .inControl: offer = .remoteOffer(link: "", code: "", locked: false)
+        case .locked: offer = .remoteOffer(link: "", code: "", locked: true)
+        }
+        if !channel.post(offer) {
+            Logger(label: "multiscreen.remote").warning("the display is busy: the remote's code is not on screen yet")
+        }
+        onDisplay(display, url)
+    }
 
     public var counters: [String: Int] {
         hub.counters.merging(["rejectedBusy": channel.rejectedFull]) { a, _ in a }
@@ -123,6 +143,8 @@ public final class PhoneRemoteServer: MessageSource, @unchecked Sendable {
             done.signal()
         }
         if done.wait(timeout: .now() + 5) == .timedOut { logger.warning("phone remote did not stop within 5 s") }
+        // Nothing to scan once the remote is gone.
+        channel.post(.remoteOffer(link: "", code: "", locked: false))
         channel.close()
         try? group.syncShutdownGracefully()
         logger.info("phone remote stopped")

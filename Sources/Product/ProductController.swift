@@ -19,6 +19,8 @@ public struct ProductController {
     private var configSource: (path: String, mustExist: Bool)?
     /// The persistent state changed since it was last written.
     public private(set) var hasUnsavedState = false
+    /// What external screens show for the phone remote (a QR code and its short code), nil for nothing.
+    public private(set) var remoteOffer: RemoteOffer?
     private let logger: Logger
 
     public init(model: ScreenModel, store: StateStore, logger: Logger = Logger(label: "multiscreen")) {
@@ -222,6 +224,11 @@ public struct ProductController {
         case .outputs:
             return Outcome(
                 reply: .result(method: .outputs, result: ["outputs": .array(outputs.map(StatusReport.json))]))
+        case .remoteOffer(let link, let code, let locked):
+            remoteOffer = link.isEmpty && !locked ? nil : RemoteOffer(link: link, code: code, locked: locked)
+            var outcome = Outcome(reply: .result(method: .remoteOffer, result: [:]))
+            outcome.changes.messagesRemoved = true
+            return outcome
         }
     }
 
@@ -341,7 +348,7 @@ public struct ProductController {
         case .send, .openCard, .closeCard, .reopenCard, .discardCard, .setRole, .resetRole, .setContent,
             .clearMessages:
             return true
-        case .status, .outputs, .subscribeEvents: return false
+        case .status, .outputs, .subscribeEvents, .remoteOffer: return false
         }
     }
 
