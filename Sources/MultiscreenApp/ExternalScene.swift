@@ -138,7 +138,7 @@ enum ExternalScene {
     }
 
     /// The phone remote's invitation, bottom right on a white panel: the QR code (integer pixels per module, its
-    /// quiet zone included), then the short code and the link under it. Locked code entry shows a notice instead.
+    /// quiet zone included), then the short code and the address (without the token) under it. Locked code entry shows a notice instead.
     static func drawRemoteOffer(on canvas: Canvas, geometry: SurfaceGeometry, look: Look, offer: RemoteOffer) {
         let width = Float(geometry.bufferWidth)
         let height = Float(geometry.bufferHeight)
@@ -175,8 +175,10 @@ enum ExternalScene {
         let grouped = offer.code.count == 8 ? "\(offer.code.prefix(4)) \(offer.code.dropFirst(4))" : offer.code
         canvas.text(
             grouped, x: x, y: y + qrExtent, style: codeStyle, box: .singleLine(maxWidth: Int(panelWidth)))
+        // The address without the token: what someone types, with the short code, instead of scanning.
+        let address = offer.link.split(separator: "?", maxSplits: 1).first.map(String.init) ?? offer.link
         canvas.text(
-            offer.link, x: x, y: y + qrExtent + codeHeight, style: linkStyle,
+            address, x: x, y: y + qrExtent + codeHeight, style: linkStyle,
             box: .singleLine(maxWidth: Int(panelWidth)))
     }
 

@@ -222,7 +222,8 @@ public enum RemoteRoutes {
             .contentType: type, .cacheControl: "no-store",
             HTTPField.Name("Content-Security-Policy")!: Page.contentSecurityPolicy,
             HTTPField.Name("X-Content-Type-Options")!: "nosniff",
-            HTTPField.Name("Referrer-Policy")!: "no-referrer",
+            // Not "no-referrer": with it Chromium sends `Origin: null` on same-origin form posts.
+            HTTPField.Name("Referrer-Policy")!: "same-origin",
         ]
         headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))

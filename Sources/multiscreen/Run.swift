@@ -33,6 +33,12 @@ struct Run: ParsableCommand {
             discussion: "Give the address phones reach this machine by (e.g. 192.168.1.20:8080) to serve them.",
             valueName: "[HOST:]PORT"))
     var remote: String?
+    @Option(help: "Phone remote: seconds an unused code lasts before it is replaced.")
+    var remoteTTL: Double = 300
+    @Option(help: "Phone remote: seconds without a message before the controller loses control.")
+    var remoteIdle: Double = 60
+    @Option(help: "Phone remote: seconds of control before a fresh code is shown for the next visitor.")
+    var remoteHold: Double = 300
 
     mutating func run() throws {
         logging.bootstrap()
@@ -46,12 +52,17 @@ struct Run: ParsableCommand {
                 try socket
                 ?? ControlSocket.defaultPath(display: display, environment: ProcessInfo.processInfo.environment)
             let remoteAddress = try remote.map(Self.parseListen)
+            var remoteOptions = PhoneRemoteServer.Options()
+            remoteOptions.hub.policy.ttl = remoteTTL
+            remoteOptions.hub.policy.idle = remoteIdle
+            remoteOptions.hub.policy.hold = remoteHold
             app = try Application(options: options) { bus in
                 var sources: [any MessageSource] = [try ControlServer(path: socketPath, bus: bus)]
                 if let (host, port) = remoteAddress {
                     let remoteLogger = Logger(label: "multiscreen.remote")
                     sources.append(
-                        try PhoneRemoteServer(host: host, port: port, bus: bus) { display, url in
+                        try PhoneRemoteServer(host: host, port: port, bus: bus, options: remoteOptions) {
+                            display, url in
                             switch display {
                             case .code(let code):
                                 remoteLogger.info("remote code \(code.short) at \(url)")
