@@ -49,8 +49,12 @@ public final class PhoneRemoteServer: MessageSource, @unchecked Sendable {
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         // The hub reports its first display before the URL is known: that one is reported below, once bound.
         let url = Mutex<String?>(nil)
+        // An offer the ring had no room for, posted again on the next tick.
+        let unsent = Mutex<Message?>(nil)
         hub = RemoteHub(options: options.hub, sender: channel) { display in
-            if let known = url.withLock({ $0 }) { Self.show(display, url: known, channel: channel, onDisplay) }
+            if let known = url.withLock({ $0 }) {
+                Self.show(display, url: known, channel: channel, unsent: unsent, onDisplay)
+            }
         }
         let bound = BoundSignal()
         let router = RemoteRoutes.router(
@@ -95,10 +99,14 @@ public final class PhoneRemoteServer: MessageSource, @unchecked Sendable {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(1))
                 hub.tick()
+                // Under the lock, so a newer offer cannot be posted between this one's check and its post.
+                unsent.withLock { pending in
+                    if let message = pending, channel.post(message) { pending = nil }
+                }
             }
         }
         tasks.withLock { $0 = [serverTask, ticker] }
-        Self.show(hub.display, url: baseURL, channel: channel, onDisplay)
+        Self.show(hub.display, url: baseURL, channel: channel, unsent: unsent, onDisplay)
         logger.info("phone remote listening at \(baseURL)")
     }
 
@@ -110,7 +118,7 @@ public final class PhoneRemoteServer: MessageSource, @unchecked Sendable {
     /// Tells the display thread what the external screens show for the remote (through this remote's own
     /// producer, in order with its other messages), and the caller's observer.
     private static func show(
-        _ display: RemoteDisplay, url: String, channel: ProducerChannel,
+        _ display: RemoteDisplay, url: String, channel: ProducerChannel, unsent: borrowing Mutex<Message?>,
         _ onDisplay: @Sendable (RemoteDisplay, String) -> Void
     ) {
         let offer: Message
@@ -119,8 +127,13 @@ public final class PhoneRemoteServer: MessageSource, @unchecked Sendable {
         case .inControl: offer = .remoteOffer(link: "", code: "", locked: false)
         case .locked: offer = .remoteOffer(link: "", code: "", locked: true)
         }
-        if !channel.post(offer) {
-            Logger(label: "multiscreen.remote").warning("the display is busy: the remote's code is not on screen yet")
+        let posted = unsent.withLock { pending in
+            let posted = channel.post(offer)
+            pending = posted ? nil : offer
+            return posted
+        }
+        if !posted {
+            Logger(label: "multiscreen.remote").warning("the display is busy: the remote's code goes on screen later")
         }
         onDisplay(display, url)
     }
