@@ -27,6 +27,10 @@ public enum Message: Equatable, Hashable, Sendable {
     case status
     /// Ask for the outputs and the screens on them.
     case outputs
+    /// Internal (the phone remote's own producer, never the wire): what external screens show for the remote. A
+    /// `link` to put in a QR code with its short `code`; an empty link hides it (someone is in control, or the
+    /// remote is off); `locked` says code entry is locked after too many wrong codes.
+    case remoteOffer(link: String, code: String, locked: Bool)
 
     /// The largest text, in UTF-8 bytes, a message may carry (64 KiB): a long card, far below a text slab's size.
     public static let maximumTextBytes = 64 * 1024
@@ -48,6 +52,7 @@ public enum Message: Equatable, Hashable, Sendable {
         case .clearMessages: .clearMessages
         case .status: .status
         case .outputs: .outputs
+        case .remoteOffer: .remoteOffer
         }
     }
 
@@ -78,6 +83,11 @@ public enum Message: Equatable, Hashable, Sendable {
             if let screen { try Self.check(name: screen, field: "screen") }
         case .status, .outputs:
             break
+        case .remoteOffer(let link, let code, _):
+            try Self.check(text: link)
+            if code.utf8.count > Self.maximumNameBytes {
+                throw MessageError(.invalidParams, "a remote code is at most \(Self.maximumNameBytes) bytes")
+            }
         }
     }
 
@@ -115,6 +125,8 @@ public enum MessageMethod: String, CaseIterable, Sendable {
     /// Stream events to this connection from now on: answered by the transport, which holds the subscription,
     /// never sent through a ring (``Request/subscribeEvents``).
     case subscribeEvents = "events.subscribe"
+    /// Internal: ``Message/remoteOffer(link:code:locked:)``. Refused from the wire (`notPermitted`).
+    case remoteOffer = "remote.offer"
 }
 
 /// A decoded request line: a ``Message`` for the display thread, or a request the transport answers itself.

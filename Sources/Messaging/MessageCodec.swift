@@ -125,6 +125,8 @@ public enum MessageCodec {
         case .clearMessages: message = .clearMessages(screen: try reader.optionalString("screen"))
         case .status: message = .status
         case .outputs: message = .outputs
+        case .remoteOffer:
+            throw MessageError(.notPermitted, "\(method.rawValue) is internal to Multiscreen")
         case .subscribeEvents:
             try reader.rejectUnread()
             return .subscribeEvents
@@ -162,6 +164,10 @@ public enum MessageCodec {
             params["mode"] = .string(mode)
         case .status, .outputs:
             break
+        case .remoteOffer(let link, let code, let locked):
+            params["link"] = .string(link)
+            params["code"] = .string(code)
+            params["locked"] = .bool(locked)
         }
         return JSONValue.object(["method": .string(message.method.rawValue), "params": .object(params)]).serialized
     }

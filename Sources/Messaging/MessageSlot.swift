@@ -30,6 +30,7 @@ struct MessageSlot: BitwiseCopyable {
         case .clearMessages(let screen): ("", screen, 0, .clearMessages)
         case .status: ("", nil, 0, .status)
         case .outputs: ("", nil, 0, .outputs)
+        case .remoteOffer(let link, let code, let locked): (link, code, locked ? 1 : 0, .remoteOffer)
         }
     }
 
@@ -53,6 +54,7 @@ struct MessageSlot: BitwiseCopyable {
         case .clearMessages: return .clearMessages(screen: screen)
         case .status: return .status
         case .outputs: return .outputs
+        case .remoteOffer: return .remoteOffer(link: body, code: screen ?? "", locked: argument != 0)
         case .subscribeEvents: preconditionFailure("events.subscribe is answered by its transport, never queued")
         }
     }

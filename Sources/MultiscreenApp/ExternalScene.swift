@@ -1,5 +1,6 @@
 import Foundation
 import Outputs
+import Product
 import Rendering
 import Screens
 import TextRendering
@@ -134,6 +135,51 @@ enum ExternalScene {
         canvas.text(
             card.text, x: inner.x, y: inner.y, style: look.style(unit * 0.09, SceneStyle.cardText),
             box: TextBox(maxWidth: Int(inner.width), maxHeight: Int(inner.height)))
+    }
+
+    /// The phone remote's invitation, bottom right on a white panel: the QR code (integer pixels per module, its
+    /// quiet zone included), then the short code and the address (without the token) under it. Locked code entry shows a notice instead.
+    static func drawRemoteOffer(on canvas: Canvas, geometry: SurfaceGeometry, look: Look, offer: RemoteOffer) {
+        let width = Float(geometry.bufferWidth)
+        let height = Float(geometry.bufferHeight)
+        let unit = max(min(height, width * 9 / 16), 90)
+        let margin = (unit * 0.04).rounded()
+        let ink = RGBColor(hex: 0x11_11_11)
+        let codeStyle = look.style(unit * 0.05, ink, alignment: .center)
+        let linkStyle = look.style(unit * 0.022, ink, alignment: .center)
+        if offer.locked {
+            let panelWidth = (unit * 0.6).rounded()
+            let panelHeight = (unit * 0.12).rounded()
+            let x = width - margin - panelWidth
+            let y = height - margin - panelHeight
+            canvas.fill(x: x, y: y, width: panelWidth, height: panelHeight, color: SceneStyle.card)
+            canvas.text(
+                "Too many wrong codes: try again in a minute", x: x + margin / 2, y: y + margin / 2,
+                style: look.style(unit * 0.03, ink, alignment: .center),
+                box: TextBox(maxWidth: Int(panelWidth - margin), maxHeight: Int(panelHeight - margin)))
+            return
+        }
+        guard let code = QRCode(offer.link) else { return }
+        let side = code.size + 2 * QRCode.quietZone
+        let modulePixels = max(Int((unit * 0.4) / Float(side)), 1)
+        let qrExtent = Float(side * modulePixels)
+        let codeHeight = Float(codeStyle.pixelSize) * 1.4
+        let linkHeight = Float(linkStyle.pixelSize) * 1.5
+        let panelWidth = max(qrExtent, (unit * 0.45).rounded())
+        let panelHeight = qrExtent + codeHeight + linkHeight + (unit * 0.02).rounded()
+        let x = (width - margin - panelWidth).rounded()
+        let y = (height - margin - panelHeight).rounded()
+        guard x >= 0, y >= 0 else { return }
+        canvas.fill(x: x, y: y, width: panelWidth, height: panelHeight, color: RGBColor(hex: 0xFF_FF_FF))
+        canvas.drawQRCode(code, x: x + ((panelWidth - qrExtent) / 2).rounded(), y: y, modulePixels: modulePixels)
+        let grouped = offer.code.count == 8 ? "\(offer.code.prefix(4)) \(offer.code.dropFirst(4))" : offer.code
+        canvas.text(
+            grouped, x: x, y: y + qrExtent, style: codeStyle, box: .singleLine(maxWidth: Int(panelWidth)))
+        // The address without the token: what someone types, with the short code, instead of scanning.
+        let address = offer.link.split(separator: "?", maxSplits: 1).first.map(String.init) ?? offer.link
+        canvas.text(
+            address, x: x, y: y + qrExtent + codeHeight, style: linkStyle,
+            box: .singleLine(maxWidth: Int(panelWidth)))
     }
 
     /// `mirror`: the controller UI's texture, aspect ratio kept, letterboxed in black.

@@ -47,6 +47,9 @@ struct ScreenPainter {
             ExternalScene.drawBlank(on: canvas, geometry: geometry)
         case .external(.messages):
             drawMessages(screen, on: canvas, geometry: geometry)
+            if let offer = product.remoteOffer {
+                ExternalScene.drawRemoteOffer(on: canvas, geometry: geometry, look: look(screen), offer: offer)
+            }
         }
     }
 

@@ -22,6 +22,8 @@ public struct ProductController {
     /// Writes of the state file so far, and how the last one went, for `status`: a full or read-only disk must
     /// show, not only in the log.
     public private(set) var saves = (written: 0, failed: 0, lastError: String?.none)
+    /// What external screens show for the phone remote (a QR code and its short code), nil for nothing.
+    public private(set) var remoteOffer: RemoteOffer?
     private let logger: Logger
 
     public init(model: ScreenModel, store: StateStore, logger: Logger = Logger(label: "multiscreen")) {
@@ -225,6 +227,11 @@ public struct ProductController {
         case .outputs:
             return Outcome(
                 reply: .result(method: .outputs, result: ["outputs": .array(outputs.map(StatusReport.json))]))
+        case .remoteOffer(let link, let code, let locked):
+            remoteOffer = link.isEmpty && !locked ? nil : RemoteOffer(link: link, code: code, locked: locked)
+            var outcome = Outcome(reply: .result(method: .remoteOffer, result: [:]))
+            outcome.changes.everyScreen = true
+            return outcome
         }
     }
 
@@ -355,7 +362,7 @@ public struct ProductController {
         case .send, .openCard, .closeCard, .reopenCard, .discardCard, .setRole, .resetRole, .setContent,
             .clearMessages:
             return true
-        case .status, .outputs, .subscribeEvents: return false
+        case .status, .outputs, .subscribeEvents, .remoteOffer: return false
         }
     }
 

@@ -60,6 +60,8 @@ public final class Canvas {
     private var viewportWidth: Float = 1
     private var viewportHeight: Float = 1
     private var uploadFailures = 0
+    /// The last QR code drawn and its texture (one at a time: every screen shows the same code).
+    private var qrTexture: (code: QRCode, texture: GLuint)?
     /// `GL_MAX_TEXTURE_SIZE` of the context the canvas was made in.
     public let maxTextureSize: Int
 
@@ -186,8 +188,44 @@ public final class Canvas {
         drawQuad(x: rect.x, y: rect.y, width: rect.width, height: rect.height, flipped: true)
     }
 
+    /// Draws `code` with its quiet zone, its top-left corner at (x, y), `modulePixels` buffer pixels per module:
+    /// a texture of one texel per module sampled with nearest filtering, so every module is a crisp square.
+    public func drawQRCode(_ code: QRCode, x: Float, y: Float, modulePixels: Int) {
+        let (side, pixels) = code.rgbaWithQuietZone
+        if qrTexture?.code != code {
+            if let old = qrTexture { deleteTexture(old.texture) }
+            qrTexture = nil
+            var texture: GLuint = 0
+            glGenTextures(1, &texture)
+            glBindTexture(GLenum(GL_TEXTURE_2D), texture)
+            glPixelStorei(GLenum(GL_UNPACK_ALIGNMENT), 1)
+            pixels.withUnsafeBytes { bytes in
+                glTexImage2D(
+                    GLenum(GL_TEXTURE_2D), 0, GL_RGBA, GLsizei(side), GLsizei(side), 0, GLenum(GL_RGBA),
+                    GLenum(GL_UNSIGNED_BYTE), bytes.baseAddress)
+            }
+            for (parameter, value) in [
+                (GL_TEXTURE_MIN_FILTER, GL_NEAREST), (GL_TEXTURE_MAG_FILTER, GL_NEAREST),
+                (GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE), (GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE),
+            ] {
+                glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(parameter), value)
+            }
+            qrTexture = (code, texture)
+        }
+        guard let texture = qrTexture?.texture else { return }
+        textureProgram.use()
+        glUniform2f(textureProgram.uniform("u_viewport"), viewportWidth, viewportHeight)
+        glActiveTexture(GLenum(GL_TEXTURE0))
+        glBindTexture(GLenum(GL_TEXTURE_2D), texture)
+        glUniform1i(textureProgram.uniform("u_texture"), 0)
+        let extent = Float(side * max(modulePixels, 1))
+        drawQuad(x: x.rounded(), y: y.rounded(), width: extent, height: extent)
+    }
+
     /// Deletes every GL object; the context must be current.
     public func delete() {
+        if let qr = qrTexture { deleteTexture(qr.texture) }
+        qrTexture = nil
         for entry in textures.values { deleteTexture(entry.texture) }
         textures.removeAll()
         budget.removeAll()

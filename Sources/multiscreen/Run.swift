@@ -5,6 +5,7 @@ import Logging
 import Messaging
 import MultiscreenApp
 import Outputs
+import PhoneRemote
 import Remote
 import Screens
 
@@ -48,6 +49,18 @@ struct Run: ParsableCommand {
             "When a screen draws a change: frame (on the frame callback, default), immediate, or deadline (as late as still makes the earliest presentation)."
     )
     var pacing = "frame"
+    @Option(
+        help: ArgumentHelp(
+            "Serve the phone remote (a web page and WebSocket) at [HOST:]PORT; HOST defaults to 127.0.0.1.",
+            discussion: "Give the address phones reach this machine by (e.g. 192.168.1.20:8080) to serve them.",
+            valueName: "[HOST:]PORT"))
+    var remote: String?
+    @Option(help: "Phone remote: seconds an unused code lasts before it is replaced.")
+    var remoteTTL: Double = 300
+    @Option(help: "Phone remote: seconds without a message before the controller loses control.")
+    var remoteIdle: Double = 60
+    @Option(help: "Phone remote: seconds of control before a fresh code is shown for the next visitor.")
+    var remoteHold: Double = 300
 
     func validate() throws {
         guard FlashPatch.Corner(rawValue: flashCorner) != nil else {
@@ -76,8 +89,27 @@ struct Run: ParsableCommand {
                 try ControlSocket.makePrivateDirectory(of: socketPath)
             }
             let fleetConfig = fleetConfiguration(logger: logger)
+            let remoteAddress = try remote.map(Self.parseListen)
+            var remoteOptions = PhoneRemoteServer.Options()
+            remoteOptions.hub.policy.ttl = remoteTTL
+            remoteOptions.hub.policy.idle = remoteIdle
+            remoteOptions.hub.policy.hold = remoteHold
             app = try Application(options: options) { bus in
                 var sources: [any MessageSource] = [try ControlServer(path: socketPath, bus: bus)]
+                if let (host, port) = remoteAddress {
+                    let remoteLogger = Logger(label: "multiscreen.remote")
+                    sources.append(
+                        try PhoneRemoteServer(host: host, port: port, bus: bus, options: remoteOptions) {
+                            display, url in
+                            switch display {
+                            case .code(let code):
+                                remoteLogger.info("remote code \(code.short) at \(url)")
+                                remoteLogger.debug("remote link \(url)?code=\(code.token)")
+                            case .inControl: remoteLogger.info("remote: someone is in control")
+                            case .locked: remoteLogger.warning("remote: code entry locked after too many wrong codes")
+                            }
+                        })
+                }
                 if let fleetConfig {
                     do {
                         var fleetOptions = FleetLink.Options()
@@ -114,5 +146,20 @@ struct Run: ParsableCommand {
             logger.error("fleet link not started: \(error)")
             return nil
         }
+    }
+
+    /// `8080` → 127.0.0.1:8080; `192.168.1.20:8080`; `[::1]:8080`.
+    static func parseListen(_ text: String) throws -> (String, Int) {
+        var host = "127.0.0.1"
+        var portText = Substring(text)
+        if let colon = text.lastIndex(of: ":") {
+            host = String(text[..<colon])
+            portText = text[text.index(after: colon)...]
+            if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        }
+        guard let port = Int(portText), (0...65535).contains(port), !host.isEmpty else {
+            throw ValidationError("--remote wants [HOST:]PORT, got \"\(text)\"")
+        }
+        return (host, port)
     }
 }

@@ -490,3 +490,18 @@ private func errorCode(_ outcome: Outcome) -> MessageError.Code? {
             layout == ControllerLayout(width: 640, height: 360, rowCount: 12, focusedRow: 11, waitingCardCount: 0))
     }
 }
+
+@Suite struct ProductControllerRemoteOfferTests {
+    @Test func offerIsKeptAndRedrawsEveryScreen() {
+        let fixture = Fixture()
+        let outcome = fixture.execute(.remoteOffer(link: "http://k/?code=t", code: "ABCD2345", locked: false))
+        #expect(outcome.reply == .result(method: .remoteOffer, result: [:]))
+        #expect(outcome.changes.everyScreen)
+        #expect(!outcome.changes.state)
+        #expect(fixture.product.remoteOffer == RemoteOffer(link: "http://k/?code=t", code: "ABCD2345"))
+        _ = fixture.execute(.remoteOffer(link: "", code: "", locked: true))
+        #expect(fixture.product.remoteOffer == RemoteOffer(link: "", code: "", locked: true))
+        _ = fixture.execute(.remoteOffer(link: "", code: "", locked: false))
+        #expect(fixture.product.remoteOffer == nil)
+    }
+}

@@ -1,0 +1,145 @@
+/// The controller page, its style sheet and its script: static text, no build step, nothing from a CDN. Data (a
+/// status line) is inserted only HTML-escaped on the server; the script sets text with `textContent` only.
+enum Page {
+    /// Served with every page: scripts, styles and connections from this origin only, nothing inline.
+    static let contentSecurityPolicy =
+        "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; "
+        + "form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+
+    enum Kind {
+        /// Type or scan a code to take control.
+        case codeEntry
+        /// In control: a text box, Send, Release.
+        case controller
+    }
+
+    static func html(_ kind: Kind, status: String?, maximumTextBytes: Int) -> String {
+        let statusLine = escape(status ?? "")
+        let body: String
+        switch kind {
+        case .codeEntry:
+            body = """
+                <form method="post" action="/claim">
+                <label for="code">Code shown on the screen</label>
+                <input id="code" name="code" autocomplete="off" autocapitalize="characters" spellcheck="false" required>
+                <button type="submit">Take control</button>
+                </form>
+                """
+        case .controller:
+            body = """
+                <form id="send" method="post" action="/send">
+                <label for="text">Message for the screens</label>
+                <textarea id="text" name="text" rows="4" maxlength="\(maximumTextBytes)" required></textarea>
+                <button type="submit">Send</button>
+                </form>
+                <form id="release" method="post" action="/release">
+                <button type="submit" class="secondary">Release</button>
+                </form>
+                """
+        }
+        return """
+            <!doctype html>
+            <html lang="en">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>Multiscreen remote</title>
+            <link rel="stylesheet" href="/app.css">
+            </head>
+            <body>
+            <main>
+            <h1>Multiscreen</h1>
+            <p id="status" role="status" aria-live="polite">\(statusLine)</p>
+            \(body)
+            </main>
+            <script src="/app.js"></script>
+            </body>
+            </html>
+
+            """
+    }
+
+    /// HTML-escapes text for element content and attribute values.
+    static func escape(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for character in text {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+
+    static let css = """
+        * { box-sizing: border-box; }
+        body { margin: 0; font: 1.125rem/1.4 system-ui, sans-serif; background: #101418; color: #f4f4f4; }
+        main { max-width: 40rem; margin: 0 auto; padding: 1rem; }
+        h1 { font-size: 1.5rem; margin: 0 0 0.5rem; }
+        label { display: block; margin: 1rem 0 0.25rem; font-weight: 600; }
+        input, textarea { width: 100%; font: inherit; padding: 0.75rem; border-radius: 0.5rem;
+          border: 2px solid #8a96a3; background: #fff; color: #111; }
+        button { display: block; width: 100%; min-height: 3rem; margin-top: 0.75rem; font: inherit; font-weight: 600;
+          border: 0; border-radius: 0.5rem; background: #3d8bfd; color: #fff; }
+        button.secondary { background: #4a5562; }
+        button:disabled { opacity: 0.5; }
+        :focus-visible { outline: 3px solid #ffcc00; outline-offset: 2px; }
+        #status { min-height: 1.5em; }
+
+        """
+
+    /// Upgrades the Send form to the WebSocket when it can; without it the form posts as usual.
+    static let javascript = """
+        "use strict";
+        (function () {
+          if (location.search) { history.replaceState(null, "", "/"); }
+          var form = document.getElementById("send");
+          var status = document.getElementById("status");
+          if (!form) { return; }
+          var text = document.getElementById("text");
+          var socket = null;
+          var ended = false;
+          function say(line) { status.textContent = line; }
+          function connect() {
+            var scheme = location.protocol === "https:" ? "wss://" : "ws://";
+            var ws = new WebSocket(scheme + location.host + "/ws");
+            ws.onopen = function () { socket = ws; };
+            ws.onmessage = function (event) {
+              var reply;
+              try { reply = JSON.parse(event.data); } catch (e) { return; }
+              if (reply.error) {
+                var why = String(reply.error.message);
+                if (why === "superseded") { why = "Another phone took control."; }
+                if (why === "idle") { why = "Control ended after a quiet minute. Scan the code again."; }
+                say(why);
+              } else if (reply.result) {
+                say("Sent (message " + String(reply.result.id) + ").");
+                text.value = "";
+              }
+            };
+            ws.onclose = function (event) {
+              socket = null;
+              if (event.code === 1008) {
+                ended = true;
+                form.querySelector("button").disabled = true;
+                text.disabled = true;
+              }
+            };
+          }
+          form.addEventListener("submit", function (event) {
+            if (ended) { event.preventDefault(); return; }
+            if (!socket || socket.readyState !== WebSocket.OPEN) { return; }
+            event.preventDefault();
+            socket.send(JSON.stringify({ method: "send", params: { text: text.value } }));
+            say("Sending…");
+          });
+          connect();
+        })();
+
+        """
+}

@@ -1,0 +1,253 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdWebSocket
+import Messaging
+import NIOCore
+
+/// The remote's routes, on one router (the WebSocket upgrade included):
+///
+/// | route            | what                                                                                    |
+/// |------------------|-----------------------------------------------------------------------------------------|
+/// | `GET /`          | the page: code entry, or the controller's form with a session cookie; `?code=` claims   |
+/// | `POST /claim`    | form `code`: claims control (token or short code), sets the session cookie              |
+/// | `POST /send`     | form `text`: sends a message (the page without JavaScript)                              |
+/// | `POST /release`  | gives control back                                                                      |
+/// | `GET /ws`        | WebSocket: the local socket's JSON methods, one reply per text message                  |
+/// | `GET /app.js`, `GET /app.css` | the page's script and style                                                |
+/// | `GET /healthz`   | `ok`, for a process supervisor                                                          |
+///
+/// Every route but `/healthz` checks `Host` and `Origin` (``HostPolicy``).
+public enum RemoteRoutes {
+    public typealias Context = BasicWebSocketRequestContext
+    static let cookieName = "multiscreen_session"
+
+    public static func router(hub: RemoteHub, hosts: HostPolicy) -> Router<Context> {
+        let router = Router(context: Context.self)
+        let limit = hub.options.maximumMessageBytes
+
+        router.get("/healthz") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "ok\n")))
+        }
+        router.get("/app.js") { request, _ in
+            if let refused = refusal(request, hosts, hub) { return refused }
+            return asset(Page.javascript, type: "text/javascript; charset=utf-8")
+        }
+        router.get("/app.css") { request, _ in
+            if let refused = refusal(request, hosts, hub) { return refused }
+            return asset(Page.css, type: "text/css; charset=utf-8")
+        }
+        router.get("/") { request, _ in
+            if let refused = refusal(request, hosts, hub) { return refused }
+            if let code = request.uri.queryParameters.get("code") { return claim(code, hub: hub) }
+            if let token = sessionToken(request), case .success = hub.authorize(token) {
+                return page(.controller, status: nil, hub: hub)
+            }
+            return page(.codeEntry, status: nil, hub: hub)
+        }
+        router.post("/claim") { request, context in
+            if let refused = refusal(request, hosts, hub) { return refused }
+            guard let form = try await form(request, context, limit: 1024), let code = form["code"] else {
+                return page(.codeEntry, status: "Type the code shown on the screen.", hub: hub, status: .badRequest)
+            }
+            return claim(code, hub: hub)
+        }
+        router.post("/send") { request, context in
+            if let refused = refusal(request, hosts, hub) { return refused }
+            guard let token = sessionToken(request) else {
+                return page(.codeEntry, status: describe(.noSession), hub: hub, status: .forbidden)
+            }
+            guard let form = try await form(request, context, limit: 3 * limit + 64), let text = form["text"] else {
+                return page(.controller, status: "The message is missing or too long.", hub: hub, status: .badRequest)
+            }
+            switch await hub.perform(.send(text: text, screen: nil), token: token) {
+            case .result(_, let result):
+                let id = result["id"]?.serialized ?? "?"
+                return page(.controller, status: "Sent (message \(id)).", hub: hub)
+            case .error(let error) where error.code == .notPermitted:
+                let refusal = AccessRefusal(rawValue: error.message)
+                return page(
+                    .codeEntry, status: refusal.map(describe) ?? error.message, hub: hub, status: .forbidden)
+            case .error(let error):
+                return page(.controller, status: error.message, hub: hub, status: .badRequest)
+            }
+        }
+        router.post("/release") { request, _ in
+            if let refused = refusal(request, hosts, hub) { return refused }
+            if let token = sessionToken(request) { hub.release(token) }
+            var response = page(.codeEntry, status: "You released control.", hub: hub)
+            response.headers[.setCookie] = "\(cookieName)=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict"
+            return response
+        }
+        router.ws("/ws") { request, _ in
+            if let refused = refusal(request, hosts, hub) {
+                throw HTTPError(refused.status, message: "refused")
+            }
+            guard let token = sessionToken(request) else {
+                hub.count("refused.no_session")
+                throw HTTPError(.unauthorized, message: AccessRefusal.noSession.rawValue)
+            }
+            if case .failure(let refusal) = hub.authorize(token) {
+                hub.count("refused.\(refusal.rawValue)")
+                throw HTTPError(.forbidden, message: refusal.rawValue)
+            }
+            return .upgrade([:])
+        } onUpgrade: { inbound, outbound, context in
+            guard let token = sessionToken(context.request) else { return }
+            try await serve(inbound: inbound, outbound: outbound, token: token, hub: hub)
+        }
+        return router
+    }
+
+    /// One controller's WebSocket: each text message is a request, answered in order; a binary or oversized message
+    /// is an error; a newer claim (or idling out) writes the reason and closes with 1008.
+    static func serve(
+        inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, token: String, hub: RemoteHub
+    ) async throws {
+        let (kicks, kick) = AsyncStream<AccessRefusal>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let attached = hub.attach(token) { reason in
+            kick.yield(reason)
+            kick.finish()
+        }
+        let sessionID: Int
+        switch attached {
+        case .success(let id): sessionID = id
+        case .failure(let refusal):
+            try await outbound.write(.text(MessageCodec.encodeError(MessageError(.notPermitted, refusal.rawValue))))
+            try await outbound.close(.policyViolation, reason: refusal.rawValue)
+            return
+        }
+        defer { hub.detach(session: sessionID) }
+        let limit = hub.options.maximumMessageBytes
+        let perSecond = hub.options.messagesPerSecond
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await reason in kicks {
+                    let error = MessageError(.notPermitted, reason.rawValue)
+                    try? await outbound.write(.text(MessageCodec.encodeError(error)))
+                    try? await outbound.close(.policyViolation, reason: reason.rawValue)
+                }
+            }
+            group.addTask {
+                var bucket = perSecond
+                var last = RemoteHub.monotonicSeconds()
+                do {
+                    for try await message in inbound.messages(maxSize: limit) {
+                        let now = RemoteHub.monotonicSeconds()
+                        bucket = min(perSecond, bucket + (now - last) * perSecond)
+                        last = now
+                        let line: String?
+                        switch message {
+                        case .binary:
+                            hub.count("refused.binary")
+                            line = MessageCodec.encodeError(
+                                MessageError(.invalidRequest, "binary frames are not accepted; send JSON text"))
+                        case .text where bucket < 1:
+                            hub.count("refused.rate")
+                            line = MessageCodec.encodeError(
+                                MessageError(.busy, "more than \(Int(perSecond)) messages a second; slow down"))
+                        case .text(let text):
+                            bucket -= 1
+                            line = await hub.handle(json: Array(text.utf8), token: token)
+                        }
+                        if let line { try await outbound.write(.text(line)) }
+                    }
+                } catch {
+                    hub.count("refused.oversize")
+                    try? await outbound.close(.messageTooLarge, reason: "messages are limited to \(limit) bytes")
+                }
+                kick.finish()
+            }
+            try await group.next()
+            group.cancelAll()
+        }
+    }
+
+    // MARK: Helpers
+
+    static func claim(_ code: String, hub: RemoteHub) -> Response {
+        switch hub.claim(code) {
+        case .success(let token):
+            var response = page(.controller, status: "You are in control.", hub: hub)
+            response.headers[.setCookie] = "\(cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict"
+            return response
+        case .failure(let refusal):
+            return page(
+                .codeEntry, status: describe(refusal), hub: hub,
+                status: refusal == .locked ? .tooManyRequests : .forbidden)
+        }
+    }
+
+    static func describe(_ refusal: AccessRefusal) -> String {
+        switch refusal {
+        case .wrongCode: "That code is not the one on the screen. Check it and try again."
+        case .spentCode: "That code was already used. Scan the new code on the screen."
+        case .locked: "Too many wrong codes. Code entry is locked for a minute."
+        case .superseded: "Another phone took control."
+        case .noSession: "You are not in control. Scan the code on the screen."
+        case .idle: "Control ended after a quiet minute. Scan the code again."
+        case .released: "You released control."
+        }
+    }
+
+    static func sessionToken(_ request: Request) -> String? {
+        request.cookies[cookieName]?.value
+    }
+
+    /// A refusal response when `Host` or `Origin` is not allowed; nil when the request may go on.
+    static func refusal(_ request: Request, _ hosts: HostPolicy, _ hub: RemoteHub) -> Response? {
+        guard let reason = hosts.refusal(host: request.head.authority, origin: request.headers[.origin]) else {
+            return nil
+        }
+        hub.count("refused.origin")
+        hub.logger.notice("remote request refused: \(reason)")
+        return Response(
+            status: .forbidden, headers: [.contentType: "text/plain; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(string: reason + "\n")))
+    }
+
+    static func page(
+        _ kind: Page.Kind, status line: String?, hub: RemoteHub, status: HTTPResponse.Status = .ok
+    ) -> Response {
+        var response = asset(
+            Page.html(kind, status: line, maximumTextBytes: hub.options.maximumMessageBytes),
+            type: "text/html; charset=utf-8")
+        response.status = status
+        return response
+    }
+
+    static func asset(_ text: String, type: String) -> Response {
+        var headers: HTTPFields = [
+            .contentType: type, .cacheControl: "no-store",
+            HTTPField.Name("Content-Security-Policy")!: Page.contentSecurityPolicy,
+            HTTPField.Name("X-Content-Type-Options")!: "nosniff",
+            // Not "no-referrer": with it Chromium sends `Origin: null` on same-origin form posts.
+            HTTPField.Name("Referrer-Policy")!: "same-origin",
+        ]
+        headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    /// An `application/x-www-form-urlencoded` body as a dictionary; nil when it is too large or not a form.
+    static func form(_ request: Request, _ context: Context, limit: Int) async throws -> [String: String]? {
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: limit)
+        } catch {
+            return nil
+        }
+        guard let text = buffer.getString(at: buffer.readerIndex, length: buffer.readableBytes) else { return nil }
+        var fields: [String: String] = [:]
+        for pair in text.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = decodeFormComponent(parts[0]) else { return nil }
+            fields[name] = parts.count > 1 ? decodeFormComponent(parts[1]) ?? "" : ""
+        }
+        return fields
+    }
+
+    static func decodeFormComponent(_ text: Substring) -> String? {
+        text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+    }
+}

@@ -1,0 +1,116 @@
+"""The phone remote end to end, on real parts: a running Multiscreen (started by scripts/remote-e2e under
+headless sway with `--remote`), its external screen read with grim, the QR code decoded with zbarimg, the page
+driven in headless Chromium through Selenium, the message read back off the screen with tesseract.
+
+Usage: /usr/bin/python3 phone-remote.py OUTPUT   (WAYLAND_DISPLAY and XDG_RUNTIME_DIR set for grim)
+"""
+import subprocess
+import sys
+import tempfile
+import time
+
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+OUTPUT = sys.argv[1]
+SHOT = tempfile.mktemp(suffix=".png")
+checks = {"passed": 0, "failed": 0}
+
+
+def check(condition, what):
+    checks["passed" if condition else "failed"] += 1
+    print(("ok   " if condition else "FAIL ") + what, flush=True)
+    if not condition:
+        raise SystemExit(finish())
+
+
+def finish():
+    print(f"{checks['passed']} passed, {checks['failed']} failed", flush=True)
+    return 0 if checks["failed"] == 0 else 1
+
+
+def screenshot():
+    subprocess.run(["grim", "-o", OUTPUT, SHOT], check=True)
+    return SHOT
+
+
+def qr_on_screen():
+    result = subprocess.run(["zbarimg", "-q", "--raw", screenshot()], capture_output=True, text=True)
+    return result.stdout.strip() if result.returncode == 0 else None
+
+
+def wait_for(condition, seconds, what):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.2)
+    check(False, what + f" (within {seconds} s)")
+
+
+def text_on_screen():
+    result = subprocess.run(["tesseract", screenshot(), "-", "--psm", "6"], capture_output=True, text=True)
+    return result.stdout
+
+
+def browser():
+    options = Options()
+    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=412,915"]:
+        options.add_argument(argument)
+    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+
+
+def status(driver):
+    return driver.find_element(By.ID, "status").text
+
+
+def socket_open(driver):
+    # The page's script keeps the socket private; a Send through it clears the box without reloading the page.
+    return driver.execute_script("return document.readyState") == "complete"
+
+
+first = browser()
+second = browser()
+try:
+    url = wait_for(qr_on_screen, 20, "a QR code on the external screen")
+    check(url.startswith("http://127.0.0.1:") and "?code=" in url, f"the QR code is the remote's link: {url}")
+
+    first.get(url)
+    check(status(first) == "You are in control.", "the first phone takes control with the scanned link")
+    check(first.current_url.endswith("/"), "the script took the spent code out of the address bar")
+    wait_for(lambda: qr_on_screen() is None, 10, "the QR code hides while someone is in control")
+
+    first.find_element(By.ID, "text").send_keys("Phone one says hello")
+    time.sleep(0.5)  # the WebSocket opens on load; without it the form posts, which works as well
+    first.find_element(By.CSS_SELECTOR, "#send button").click()
+    WebDriverWait(first, 10).until(lambda d: status(d).startswith("Sent (message"))
+    check(True, f"the page acknowledges the message: {status(first)!r}")
+    wait_for(lambda: "Phone one says hello" in text_on_screen(), 15, "the message is on the external screen")
+    check(True, "the message is on the external screen (OCR)")
+
+    # After --remote-hold seconds a fresh code is shown; a second phone claims it and the first is superseded.
+    newer = wait_for(qr_on_screen, 20, "a fresh QR code after the hold time")
+    check(newer != url, "the fresh code differs from the spent one")
+    second.get(newer)
+    check(status(second) == "You are in control.", "the second phone takes control")
+    WebDriverWait(first, 10).until(lambda d: status(d) == "Another phone took control.")
+    check(True, "the first phone is told it was superseded")
+    check(not first.find_element(By.CSS_SELECTOR, "#send button").is_enabled(), "the first phone's Send is off")
+
+    first.get(url)
+    check("already used" in status(first), f"the spent link is refused: {status(first)!r}")
+
+    second.find_element(By.CSS_SELECTOR, "#release button").click()
+    WebDriverWait(second, 10).until(lambda d: status(d) == "You released control.")
+    check(True, "the second phone releases control")
+    after = wait_for(qr_on_screen, 10, "the QR code back after release")
+    check(after not in (url, newer), "a new code after release")
+finally:
+    first.quit()
+    second.quit()
+
+sys.exit(finish())

@@ -1,0 +1,173 @@
+import Testing
+
+@testable import PhoneRemote
+
+/// Deterministic "random" bytes: a counter, so codes differ from each other and tests can predict nothing else.
+final class CountingBytes: @unchecked Sendable {
+    private var next: UInt8 = 0
+    func callAsFunction(_ count: Int) -> [UInt8] {
+        (0..<count).map { _ in
+            next &+= 1
+            return next
+        }
+    }
+}
+
+@Suite struct AccessGateTests {
+    func makeGate(_ configure: (inout AccessPolicy) -> Void = { _ in }) -> AccessGate {
+        var policy = AccessPolicy()
+        configure(&policy)
+        let bytes = CountingBytes()
+        return AccessGate(policy: policy, randomBytes: { bytes($0) })
+    }
+
+    @Test func issuesACodeWithALongTokenAndAShortCode() throws {
+        var gate = AccessGate()
+        gate.advance(to: 0)
+        let code = try #require(gate.code)
+        #expect(code.token.count == 22)  // 16 bytes, base64url, no padding
+        #expect(code.token.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
+        #expect(code.short.count == AccessGate.shortLength)
+        #expect(code.short.allSatisfy { AccessGate.shortAlphabet.contains($0) })
+        #expect(gate.display == .code(code))
+        var other = AccessGate()
+        other.advance(to: 0)
+        #expect(other.code?.token != code.token)
+    }
+
+    @Test func claimSpendsTheCodeAndHidesIt() throws {
+        var gate = makeGate()
+        gate.advance(to: 0)
+        let code = try #require(gate.code)
+        let claimed = try gate.claim(code.token, at: 1).get()
+        #expect(claimed.superseded == nil)
+        #expect(claimed.session.token.count == 43)  // 32 bytes
+        #expect(gate.display == .inControl)
+        #expect(gate.code == nil)
+        #expect(try gate.authorize(claimed.session.token, at: 2).get() == claimed.session)
+        // Replay of the spent code is named as such and does not count as a guess.
+        #expect(throws: AccessRefusal.spentCode) { try gate.claim(code.token, at: 3).get() }
+        #expect(gate.counters["refused.spent_code"] == 1)
+        #expect(gate.counters["claims"] == 1)
+    }
+
+    @Test func shortCodeIgnoresCaseAndDashes() throws {
+        var gate = makeGate()
+        gate.advance(to: 0)
+        let short = try #require(gate.code?.short)
+        let typed = short.prefix(4).lowercased() + "-" + short.dropFirst(4).lowercased()
+        #expect(throws: Never.self) { try gate.claim(typed, at: 1).get() }
+    }
+
+    @Test func newestClaimSupersedesAfterHold() throws {
+        var gate = makeGate { $0.hold = 100 }
+        gate.advance(to: 0)
+        let first = try gate.claim(gate.code!.token, at: 0).get().session
+        // During hold nobody sees a code.
+        gate.advance(to: 50)
+        #expect(gate.display == .inControl)
+        _ = try gate.touch(first.token, at: 50).get()
+        // After hold a fresh code is shown while the first controller keeps control until someone claims it.
+        gate.advance(to: 100)
+        let second = try #require(gate.code)
+        _ = try gate.touch(first.token, at: 100).get()
+        let claimed = try gate.claim(second.token, at: 101).get()
+        #expect(claimed.superseded?.id == first.id)
+        #expect(throws: AccessRefusal.superseded) { try gate.authorize(first.token, at: 102).get() }
+        #expect(throws: AccessRefusal.superseded) { try gate.touch(first.token, at: 102).get() }
+        #expect(gate.counters["supersessions"] == 1)
+    }
+
+    @Test func idleEndsControlAndBringsACodeBack() throws {
+        var gate = makeGate { $0.idle = 60 }
+        gate.advance(to: 0)
+        let session = try gate.claim(gate.code!.token, at: 0).get().session
+        _ = try gate.touch(session.token, at: 59).get()
+        let early = gate.advance(to: 118)
+        #expect(early == nil)
+        let due = gate.advance(to: 119)
+        let ended = try #require(due)
+        #expect(ended.session.id == session.id)
+        #expect(ended.reason == .idle)
+        #expect(throws: AccessRefusal.idle) { try gate.authorize(session.token, at: 120).get() }
+        guard case .code = gate.display else {
+            Issue.record("no code after idle: \(gate.display)")
+            return
+        }
+    }
+
+    @Test func releaseBringsAFreshCodeBack() throws {
+        var gate = makeGate()
+        gate.advance(to: 0)
+        let first = try #require(gate.code)
+        let session = try gate.claim(first.token, at: 1).get().session
+        let strangerReleased = gate.release("not-a-session", at: 2)
+        #expect(!strangerReleased)
+        let released = gate.release(session.token, at: 2)
+        #expect(released)
+        let fresh = try #require(gate.code)
+        #expect(fresh != first)
+        #expect(throws: AccessRefusal.released) { try gate.authorize(session.token, at: 3).get() }
+        let releasedTwice = gate.release(session.token, at: 3)
+        #expect(!releasedTwice)
+    }
+
+    @Test func unusedCodesExpireAfterTTL() throws {
+        var gate = makeGate { $0.ttl = 300 }
+        gate.advance(to: 0)
+        let first = try #require(gate.code)
+        gate.advance(to: 299)
+        #expect(gate.code == first)
+        gate.advance(to: 300)
+        let second = try #require(gate.code)
+        #expect(second != first)
+        #expect(second.issuedAt == 300)
+        #expect(throws: AccessRefusal.wrongCode) { try gate.claim(first.token, at: 301).get() }
+        #expect(gate.counters["codesExpired"] == 1)
+    }
+
+    @Test func failureBudgetLocksAndRecovers() throws {
+        var gate = makeGate {
+            $0.failureBudget = 3
+            $0.failureWindow = 60
+            $0.lockout = 30
+        }
+        gate.advance(to: 0)
+        let code = try #require(gate.code)
+        #expect(throws: AccessRefusal.wrongCode) { try gate.claim("AAAAAAAA", at: 1).get() }
+        #expect(throws: AccessRefusal.wrongCode) { try gate.claim("BBBBBBBB", at: 2).get() }
+        #expect(throws: AccessRefusal.wrongCode) { try gate.claim("CCCCCCCC", at: 3).get() }
+        #expect(gate.display == .locked(until: 33))
+        // Even the right code is refused while locked.
+        #expect(throws: AccessRefusal.locked) { try gate.claim(code.token, at: 10).get() }
+        #expect(gate.counters["lockouts"] == 1)
+        gate.advance(to: 33)
+        #expect(gate.lockedUntil == nil)
+        #expect(throws: Never.self) { try gate.claim(code.token, at: 33).get() }
+    }
+
+    @Test func failuresOutsideTheWindowAreForgotten() throws {
+        var gate = makeGate {
+            $0.failureBudget = 2
+            $0.failureWindow = 10
+        }
+        gate.advance(to: 0)
+        #expect(throws: AccessRefusal.wrongCode) { try gate.claim("x", at: 0).get() }
+        #expect(throws: AccessRefusal.wrongCode) { try gate.claim("y", at: 11).get() }
+        #expect(gate.lockedUntil == nil)
+    }
+
+    @Test func constantTimeEqualCompares() {
+        #expect(AccessGate.constantTimeEqual("abc", "abc"))
+        #expect(!AccessGate.constantTimeEqual("abd", "abc"))
+        #expect(!AccessGate.constantTimeEqual("ab", "abc"))
+        #expect(!AccessGate.constantTimeEqual("abcd", "abc"))
+        #expect(!AccessGate.constantTimeEqual("", "abc"))
+        #expect(AccessGate.constantTimeEqual("", ""))
+    }
+
+    @Test func base64URLHasNoUnsafeCharacters() {
+        #expect(AccessGate.base64URL([0xfb, 0xff, 0xfe]) == "-__-")
+        #expect(AccessGate.base64URL([0]) == "AA")
+    }
+}
