@@ -139,7 +139,7 @@ public final class PhoneRemoteServer: MessageSource, @unchecked Sendable {
     }
 
     public var counters: [String: Int] {
-        hub.counters.merging(["rejectedBusy": channel.rejectedFull]) { a, _ in a }
+        hub.counters.merging(["rejectedBusy": channel.rejectedFull, "port": port]) { a, _ in a }
     }
 
     /// Stops serving, closes every connection and the producer. Idempotent.

@@ -80,12 +80,18 @@ public final class RemoteHub: Sendable {
         return state.withLock { $0.gate.display }
     }
 
-    /// The gate's counters and the transport's, for `status`.
+    /// The gate's counters and the transport's, for `status`: claims, supersessions, refusals by reason
+    /// (`refused.<reason>`), lockouts, codes issued and expired; whether a controller is active and for how many
+    /// seconds (`controllerSeconds`), and the current code's age (`codeAgeSeconds`).
     public var counters: [String: Int] {
-        state.withLock { state in
-            state.gate.counters.merging(state.counters) { a, _ in a }.merging(
-                ["controllerActive": state.gate.session == nil ? 0 : 1]
-            ) { a, _ in a }
+        let now = clock()
+        return state.withLock { state in
+            var counters = state.gate.counters.merging(state.counters) { a, _ in a }
+            counters["controllerActive"] = state.gate.session == nil ? 0 : 1
+            if let session = state.gate.session { counters["controllerSeconds"] = Int(now - session.claimedAt) }
+            if let code = state.gate.code { counters["codeAgeSeconds"] = Int(now - code.issuedAt) }
+            counters["locked"] = state.gate.lockedUntil == nil ? 0 : 1
+            return counters
         }
     }
 

@@ -154,8 +154,13 @@ public enum RemoteRoutes {
                         if let line { try await outbound.write(.text(line)) }
                     }
                 } catch {
-                    hub.count("refused.oversize")
-                    try? await outbound.close(.messageTooLarge, reason: "messages are limited to \(limit) bytes")
+                    // swift-websocket's error for a message over `maxSize` is internal: recognised by its name.
+                    if String(describing: error).contains("messageTooLarge") {
+                        hub.count("refused.oversize")
+                        try? await outbound.close(.messageTooLarge, reason: "messages are limited to \(limit) bytes")
+                    } else {
+                        hub.count("closedWithError")
+                    }
                 }
                 kick.finish()
             }

@@ -331,6 +331,22 @@ extension HTTPFields {
         #expect(fixture.sender.messages == [.openCard(screen: "a", text: "t")])
     }
 
+    @Test func statusCounters() throws {
+        let fixture = RemoteFixture()
+        fixture.clock.advance(5)
+        #expect(fixture.hub.counters["codeAgeSeconds"] == 5)
+        #expect(fixture.hub.counters["controllerActive"] == 0)
+        let token = try fixture.hub.claim(fixture.code.token).get()
+        fixture.clock.advance(7)
+        _ = fixture.hub.authorize(token)
+        let counters = fixture.hub.counters
+        #expect(counters["controllerActive"] == 1)
+        #expect(counters["controllerSeconds"] == 7)
+        #expect(counters["codeAgeSeconds"] == nil)
+        #expect(counters["claims"] == 1)
+        #expect(counters["locked"] == 0)
+    }
+
     @Test func idleSessionIsKickedOnTick() throws {
         let fixture = RemoteFixture()
         let token = try fixture.hub.claim(fixture.code.token).get()
