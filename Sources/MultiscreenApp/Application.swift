@@ -229,8 +229,8 @@ public final class Application {
     private func render() {
         let cpuBefore = MonotonicClock.nanoseconds(clock: CLOCK_PROCESS_CPUTIME_ID)
         let painter = ScreenPainter(
-            product: product, screens: screens, graphics: graphics, bus: bus.statistics, wakeups: bus.wakeupsSent,
-            applied: messagesApplied, now: MonotonicClock.nanoseconds())
+            product: product, screens: screens, graphics: graphics, bus: bus, applied: messagesApplied,
+            now: MonotonicClock.nanoseconds())
         let drawn = screens.render(
             context: graphics.context, canvas: { try graphics.makeCanvas() },
             kind: { [product] in product.kind(of: $0.output.registryName) }, draw: painter.draw)

@@ -10,9 +10,9 @@ struct ScreenPainter {
     let product: ProductController
     let screens: ScreenSet
     let graphics: Graphics
-    /// The bus counters for the controller's status bar.
-    let bus: RingStatistics
-    let wakeups: Int
+    /// The bus, whose counters the controller's status bar shows: read only when the controller is drawn (summing
+    /// them takes the bus's lock, which the loop should not pay on every wakeup).
+    let bus: MessageBus
     let applied: Int
     /// `CLOCK_MONOTONIC` ns of this render pass: the end of each screen's "last minute".
     var now: UInt64 = 0
@@ -77,7 +77,9 @@ struct ScreenPainter {
 
     /// The controller's status bar.
     private var statusLine: String {
-        "bus: applied \(applied) · depth max \(bus.maxDepth) · rejected full \(bus.rejectedFull) · wakeups \(wakeups)"
+        let counters = bus.statistics
+        return "bus: applied \(applied) · depth max \(counters.maxDepth) · rejected full \(counters.rejectedFull)"
+            + " · wakeups \(bus.wakeupsSent)"
             + " · cards waiting \(product.model.cards.waiting.count)"
     }
 
