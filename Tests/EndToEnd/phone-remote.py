@@ -12,6 +12,7 @@ import time
 from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -65,7 +66,12 @@ def browser():
 
 
 def status(driver):
-    return driver.find_element(By.ID, "status").text
+    # A form post (Release) navigates: the element found just before can go stale, or not exist yet, while the next
+    # page loads. That is "no status yet", and the wait asks again.
+    try:
+        return driver.find_element(By.ID, "status").text
+    except (StaleElementReferenceException, NoSuchElementException):
+        return ""
 
 
 def socket_open(driver):
