@@ -10,7 +10,7 @@ struct Bench: ParsableCommand {
         abstract: "Benchmarks: start-up, hotplug latency, idle wakeups, memory per output, the message ring.",
         subcommands: [
             BenchStartup.self, BenchHotplug.self, BenchIdle.self, BenchMemory.self, BenchMessages.self,
-            BenchMirror.self, BenchRingCommand.self, BenchFleetLatency.self, BenchFleetLoad.self,
+            BenchMirror.self, BenchKeypress.self, BenchRingCommand.self, BenchFleetLatency.self, BenchFleetLoad.self,
             BenchFleetKiosks.self,
         ])
 }
@@ -84,17 +84,26 @@ struct BenchMemory: ParsableCommand {
 struct BenchMessages: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "messages",
-        abstract: "Socket message or keypress → pixels committed on every external screen (enqueue and drain).")
+        abstract: "Socket message → pixels committed on every external screen (Multiscreen's own enqueue/drain log).")
     @OptionGroup var options: DisplayBenchOptions
     @Option(help: "Messages sent through the control socket.")
     var messages = 40
-    @Option(help: "Messages typed with wtype and sent with Return.")
-    var keypresses = 10
 
     func run() throws {
-        printResults(
-            try options.benchmarks().messageLatency(socketMessages: messages, keypresses: keypresses),
-            json: options.json)
+        printResults(try options.benchmarks().messageLatency(socketMessages: messages), json: options.json)
+    }
+}
+
+struct BenchKeypress: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "keypress",
+        abstract: "Return injected by wtype → buffer committed on every external screen, from both processes' traces.")
+    @OptionGroup var options: DisplayBenchOptions
+    @Option(help: "Messages typed with wtype and sent with Return.")
+    var keypresses = 20
+
+    func run() throws {
+        printResults(try options.benchmarks().keypressLatency(keypresses: keypresses), json: options.json)
     }
 }
 
