@@ -24,7 +24,9 @@ let package = Package(
     name: "multiscreen",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "multiscreen", targets: ["multiscreen"])
+        .executable(name: "multiscreen", targets: ["multiscreen"]),
+        // The parsers of untrusted input, for the fuzz targets of Fuzz/Package.swift (scripts/fuzz).
+        .library(name: "MultiscreenParsers", targets: ["Messaging", "Remote", "Screens"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
