@@ -24,7 +24,9 @@ let package = Package(
     name: "multiscreen",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "multiscreen", targets: ["multiscreen"])
+        .executable(name: "multiscreen", targets: ["multiscreen"]),
+        // The parsers of untrusted input, for the fuzz targets of Fuzz/Package.swift (scripts/fuzz).
+        .library(name: "MultiscreenParsers", targets: ["Messaging", "Remote", "Screens"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -75,7 +77,12 @@ let package = Package(
             ]),
         // Pure model: outputs, roles, content, cards, messages, state, the controller UI's state and layout.
         // No C imports of its own (TOMLKit reads the config), tests in milliseconds.
-        .target(name: "Screens", dependencies: ["Outputs", .product(name: "TOMLKit", package: "TOMLKit")]),
+        .target(
+            name: "Screens",
+            dependencies: ["Outputs", "TOMLHeaderCheck", .product(name: "TOMLKit", package: "TOMLKit")]),
+        // The TOML table headers TOMLKit's bundled toml++ must not be given (they abort it or are undefined
+        // behaviour), refused before it parses a config. Pure Swift.
+        .target(name: "TOMLHeaderCheck"),
         // The product controller: executes typed requests against the model, returns typed replies, the events they
         // caused and what changed. Pure Swift, tested without a compositor.
         .target(name: "Product", dependencies: ["Screens", "Outputs", "Messaging"]),
@@ -84,7 +91,8 @@ let package = Package(
         .target(
             name: "Fleet",
             dependencies: [
-                "CMosquitto", "Messaging", "CLinux", logging, .product(name: "TOMLKit", package: "TOMLKit"),
+                "CMosquitto", "Messaging", "CLinux", "TOMLHeaderCheck", logging,
+                .product(name: "TOMLKit", package: "TOMLKit"),
             ]),
         // Text layout with Pango (bidi, line breaking, ellipsis, fontconfig fallback, HarfBuzz shaping) drawn by
         // cairo into premultiplied ARGB bitmaps, colour emoji included.

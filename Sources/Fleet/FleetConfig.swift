@@ -1,4 +1,5 @@
 import Foundation
+import TOMLHeaderCheck
 import TOMLKit
 
 /// The `[fleet]` section of `config.toml`: where the broker is, who this kiosk is, and what the fleet may ask of it.
@@ -80,6 +81,11 @@ public struct FleetConfig: Equatable, Sendable {
     /// The `[fleet]` section of a config's text; nil without one.
     public static func parse(_ text: String) throws(FleetConfigError) -> FleetConfig? {
         let root: TOMLTable
+        if let header = TOMLHeaderCheck.firstUnparsableHeader(in: text) {
+            throw FleetConfigError(
+                "line \(header.line), column \(header.column): a table header must start with a key (a letter, digit, _ or -, or a quoted key)"
+            )
+        }
         do {
             root = try TOMLTable(string: text)
         } catch let error as TOMLParseError {

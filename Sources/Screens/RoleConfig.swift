@@ -1,5 +1,6 @@
 import Foundation
 import Outputs
+import TOMLHeaderCheck
 import TOMLKit
 
 /// The roles config file: which output is the controller, what the others show, and what happens when the
@@ -114,6 +115,11 @@ public struct RoleConfig: Equatable, Sendable {
     /// Parses the text of a config file.
     public static func parse(_ text: String) throws(RoleConfigError) -> RoleConfig {
         let root: TOMLTable
+        if let header = TOMLHeaderCheck.firstUnparsableHeader(in: text) {
+            throw .syntax(
+                file: nil, line: header.line, column: header.column,
+                message: "a table header must start with a key (a letter, digit, _ or -, or a quoted key)")
+        }
         do {
             root = try TOMLTable(string: text)
         } catch let error as TOMLParseError {

@@ -31,6 +31,12 @@ import Testing
         #expect(config.topics.status == "multiscreen/sfo/t2-gate-a/status")
     }
 
+    /// The same text as config.toml: refused before TOMLKit's toml++ sees it (it aborts on it), see RoleConfigTests.
+    @Test(arguments: ["[\\", "[fleet]\nbroker = \"mqtt://h\"\n[[ [\n"])
+    func aTableHeaderWithoutAKeyIsAnErrorNotACrash(text: String) {
+        #expect(throws: FleetConfigError.self) { try FleetConfig.parse(text) }
+    }
+
     @Test func noSectionNoFleet() throws {
         #expect(try FleetConfig.parse("[controller]\nreturn = true\n") == nil)
     }

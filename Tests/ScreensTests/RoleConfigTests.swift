@@ -58,6 +58,30 @@ import Testing
         #expect(!other.returnsToPreferred)
     }
 
+    /// Found by scripts/fuzz (FuzzRoleConfig): these headers abort TOMLKit's toml++ in a debug build (an assertion)
+    /// and are undefined behaviour in a release build; they must be a syntax error with where it is, never reach it.
+    @Test(arguments: [
+        ("[\\", 1, 2), ("[=", 1, 2), ("[ #", 1, 3), ("[[[", 1, 3), ("[\n", 1, 2), ("[\r\n", 1, 2),
+        ("[controller]\n [[ =\n", 2, 5),
+        // The fuzzer's own input, as it found it.
+        ("[\\[ru\0\0\0\n\nmatch = { descrid = \"#102030\"\ntext = \"#ffffff\"\n", 1, 2),
+    ])
+    func aTableHeaderWithoutAKeyIsASyntaxErrorNotACrash(text: String, line: Int, column: Int) {
+        #expect {
+            try RoleConfig.parse(text)
+        } throws: { error in
+            guard case .syntax(_, line, column, let message) = error as? RoleConfigError else { return false }
+            return message.contains("a table header must start with a key")
+        }
+    }
+
+    @Test func tableHeadersThatStartWithAKeyStillParse() throws {
+        let config = try RoleConfig.parse(
+            "[ controller ]\nreturn = false\n[[ rule ]]\nmatch = { name = \"A\" }\nrole = \"controller\"\n"
+                + "[\"theme\"]\ninfo = true\n")
+        #expect(!config.returnsToPreferred && config.rules.count == 1)
+    }
+
     @Test func syntaxErrorHasLineAndColumn() {
         #expect {
             try RoleConfig.parse("[controller]\nfallback = \"first\"\nreturn = \n")

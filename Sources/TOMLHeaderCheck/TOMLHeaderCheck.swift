@@ -1,0 +1,42 @@
+/// Finds the table headers that TOMLKit's bundled toml++ (3.4.0) cannot be handed safely.
+///
+/// toml++ enters its key parser after `[` or `[[` and only asserts that a key starts there: for `[=`, `[#`, `[[[`,
+/// `[\` or a `[` that ends its line the assertion aborts the process in a debug build, and in a release build it is an
+/// optimiser assumption, so what follows is undefined behaviour. Fixed upstream after 3.4.0 (toml++ pull request
+/// 301); until TOMLKit ships that, every config text goes through this check first. Found by scripts/fuzz
+/// (FuzzRoleConfig).
+///
+/// The check is by lines: a line whose first non-blank character is `[` is taken as a header. Inside a multi-line
+/// string or array such a line is not one, so a value there that starts a line with `[` and then something other
+/// than a key (`[ [1] ]`) is refused too; Multiscreen's config has no key where that is valid anyway.
+public enum TOMLHeaderCheck {
+    /// The 1-based line and column of the first character that cannot start a header's key, or nil.
+    public static func firstUnparsableHeader(in text: String) -> (line: Int, column: Int)? {
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let bytes = Array(line.utf8)
+            var i = 0
+            while i < bytes.count && isBlank(bytes[i]) { i += 1 }
+            guard i < bytes.count, bytes[i] == UInt8(ascii: "[") else { continue }
+            i += 1
+            if i < bytes.count && bytes[i] == UInt8(ascii: "[") { i += 1 }
+            while i < bytes.count && isBlank(bytes[i]) { i += 1 }
+            if i < bytes.count && (bytes[i] == UInt8(ascii: "]") || startsKey(bytes[i])) { continue }
+            return (index + 1, i + 1)
+        }
+        return nil
+    }
+
+    private static func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+
+    /// A bare key's characters (A-Z a-z 0-9 _ -) or a string delimiter.
+    private static func startsKey(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "\""),
+            UInt8(ascii: "'"):
+            return true
+        default:
+            return false
+        }
+    }
+}
