@@ -12,14 +12,16 @@ extension DisplayBenchmarks {
         let home: String
         var client: ControlClient { ControlClient(path: home + "/control.sock") }
 
-        init(binary: String, outputs: Int, width: Int, height: Int, config: String = "") throws {
+        init(
+            binary: String, outputs: Int, width: Int, height: Int, config: String = "", arguments: [String] = []
+        ) throws {
             sway = try HeadlessSway(outputs: outputs, width: width, height: height)
             home = FileManager.default.temporaryDirectory.appendingPathComponent("ms-bench-\(UUID().uuidString)").path
             try FileManager.default.createDirectory(
                 atPath: home + "/config/multiscreen", withIntermediateDirectories: true)
             try config.write(toFile: home + "/config/multiscreen/config.toml", atomically: true, encoding: .utf8)
             app = try ChildProcess(
-                binary, ["run", "--log-level", "debug"],
+                binary, ["run", "--log-level", "debug"] + arguments,
                 environment: sway.environment.merging([
                     "XDG_STATE_HOME": home + "/state", "XDG_CONFIG_HOME": home + "/config",
                     "MULTISCREEN_SOCKET": home + "/control.sock",
@@ -124,8 +126,22 @@ extension DisplayBenchmarks {
         return results
     }
 
-    /// CPU (+ llvmpipe "GPU") time of the render pass after a controller change: the controller alone (the two
-    /// externals blank) against the controller with two mirrors, interleaved in one run.
+    /// User + system CPU time a process has used so far (`/proc/PID/stat`), in ms.
+    static func cpuMilliseconds(of pid: pid_t) -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let end = stat.lastIndex(of: ")")
+        else { return 0 }
+        // Fields after "(comm)": state is field 3, utime 14 and stime 15.
+        let fields = stat[stat.index(after: end)...].split(separator: " ")
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) * 1000 / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// CPU (+ llvmpipe "GPU") time of the render pass after a controller change, interleaved in one run: the controller
+    /// alone (the two externals blank), the controller with two mirrors (the run's mirror path: shared frames on a
+    /// software renderer), and the same with `--mirror copy` (each mirror draws the controller's texture). Also the
+    /// compositor's CPU per update (it now scales the mirrors), how much later the mirrors commit each update than the
+    /// controller, and message → shown per screen from `status`.
     public func mirrorCost(updates: Int) throws -> [BenchmarkResult] {
         func rule(_ mode: String) -> String {
             ["HEADLESS-2", "HEADLESS-3"].map {
@@ -136,16 +152,25 @@ extension DisplayBenchmarks {
         defer { alone.stop() }
         let mirrored = try Instance(binary: binary, outputs: 3, width: width, height: height, config: rule("mirror"))
         defer { mirrored.stop() }
+        let copied = try Instance(
+            binary: binary, outputs: 3, width: width, height: height, config: rule("mirror"),
+            arguments: ["--mirror", "copy"])
+        defer { copied.stop() }
+        let scenarios = [
+            ("controller-alone", alone, 1.0), ("controller-and-2-mirrors", mirrored, 3.0),
+            ("controller-and-2-mirrors-texture-copy", copied, 3.0),
+        ]
         var samples: [String: [Double]] = [:]
         var screensDrawn: [String: [Double]] = [:]
+        var mirrorCommitLag: [Double] = []
+        let compositorBefore = scenarios.map { Self.cpuMilliseconds(of: $0.1.sway.pid) }
         for i in 0..<updates {
-            for (name, instance, screenCount) in [
-                ("controller-alone", alone, 1.0), ("controller-and-2-mirrors", mirrored, 3.0),
-            ] {
+            for (name, instance, screenCount) in scenarios {
                 let offset = instance.app.output.utf8.count
-                // A message for the controller's own log: only the controller (and whoever mirrors it) redraws.
-                // The mirrors may draw in the same pass or at their own next frame callback: wait for all of them.
-                _ = try instance.send("update \(i)", screen: "HEADLESS-1")
+                // A message for every screen: only the controller (and whoever mirrors it) redraws; blank screens
+                // show no messages. The mirrors may draw in the same pass or at their own next frame callback: wait
+                // for all of them.
+                let id = try instance.send("update \(i)")
                 var cpu = 0.0
                 var screens = 0.0
                 try waitUntil(timeout: 10, "\(Int(screenCount)) screens to draw update \(i)") {
@@ -154,10 +179,25 @@ extension DisplayBenchmarks {
                 }
                 samples[name, default: []].append(cpu)
                 screensDrawn[name, default: []].append(screens)
+                if name == "controller-and-2-mirrors" {
+                    var commits: [UInt64] = []
+                    try waitUntil(timeout: 10, "commit lines of message #\(id)") {
+                        let log = instance.app.output
+                        commits = ["HEADLESS-1", "HEADLESS-2", "HEADLESS-3"].compactMap {
+                            Self.commitTime(in: log, id: id, screen: $0)
+                        }
+                        return commits.count == 3
+                    }
+                    for mirror in commits.dropFirst() {
+                        mirrorCommitLag.append((Double(mirror) - Double(commits[0])) / 1e6)
+                    }
+                }
             }
         }
+        let compositorAfter = scenarios.map { Self.cpuMilliseconds(of: $0.1.sway.pid) }
         var results: [BenchmarkResult] = []
-        for (name, values) in samples.sorted(by: { $0.key < $1.key }) {
+        for (index, (name, _, _)) in scenarios.enumerated() {
+            let values = samples[name] ?? []
             results.append(
                 BenchmarkResult(
                     benchmark: "mirror-cost", subject: name, metric: "cpu-per-update-median",
@@ -166,15 +206,106 @@ extension DisplayBenchmarks {
                 BenchmarkResult(
                     benchmark: "mirror-cost", subject: name, metric: "screens-drawn-per-update-median",
                     value: SampleStatistics.median(screensDrawn[name] ?? []), unit: "screens", samples: values.count))
-        }
-        if let a = samples["controller-alone"].map(SampleStatistics.median),
-            let b = samples["controller-and-2-mirrors"].map(SampleStatistics.median), a > 0
-        {
             results.append(
                 BenchmarkResult(
-                    benchmark: "mirror-cost", subject: "controller-and-2-mirrors/controller-alone",
-                    metric: "ratio-of-medians", value: b / a, unit: "x", samples: updates))
+                    benchmark: "mirror-cost", subject: "\(name)/sway", metric: "compositor-cpu-per-update-mean",
+                    value: (compositorAfter[index] - compositorBefore[index]) / Double(updates), unit: "ms",
+                    samples: updates))
         }
+        let median = { (name: String) in samples[name].map(SampleStatistics.median) ?? 0 }
+        let base = median("controller-alone")
+        if base > 0 {
+            for name in ["controller-and-2-mirrors", "controller-and-2-mirrors-texture-copy"] {
+                results.append(
+                    BenchmarkResult(
+                        benchmark: "mirror-cost", subject: "\(name)/controller-alone", metric: "ratio-of-medians",
+                        value: median(name) / base, unit: "x", samples: updates))
+            }
+        }
+        if !mirrorCommitLag.isEmpty {
+            results.append(
+                BenchmarkResult(
+                    benchmark: "mirror-cost", subject: "controller-and-2-mirrors/mirror-vs-controller",
+                    metric: "commit-lag-median", value: SampleStatistics.median(mirrorCommitLag), unit: "ms",
+                    samples: mirrorCommitLag.count))
+            results.append(
+                BenchmarkResult(
+                    benchmark: "mirror-cost", subject: "controller-and-2-mirrors/mirror-vs-controller",
+                    metric: "commit-lag-max", value: mirrorCommitLag.max() ?? 0, unit: "ms",
+                    samples: mirrorCommitLag.count))
+        }
+        for (name, instance) in [("controller-and-2-mirrors", mirrored), ("texture-copy", copied)] {
+            results += try shownLatency(instance, subject: name)
+        }
+        results += try mirrorMemory(path: "shared")
+        results += try mirrorMemory(path: "copy")
         return results
+    }
+
+    /// Message → shown per screen, last minute's p50 from `status` (`presented` where the compositor sends it; sway
+    /// 1.7 headless sends none, so there it is the frame callback's arrival).
+    func shownLatency(_ instance: Instance, subject: String) throws -> [BenchmarkResult] {
+        let reply = try instance.client.exchange(line: #"{"method": "status"}"#)
+        guard let object = try JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any],
+            let screens = (object["result"] as? [String: Any])?["screens"] as? [[String: Any]]
+        else { return [] }
+        return screens.compactMap { screen in
+            guard let name = screen["name"] as? String, let latency = screen["latency"] as? [String: Any],
+                let minute = latency["lastMinute"] as? [String: Any], let p50 = minute["p50Ms"] as? Double
+            else { return nil }
+            let clock = latency["clock"] as? String ?? "?"
+            return BenchmarkResult(
+                benchmark: "mirror-cost", subject: "\(subject)/\(name)", metric: "message-to-shown-p50-\(clock)",
+                value: p50, unit: "ms", samples: minute["messages"] as? Int ?? 0)
+        }
+    }
+
+    /// RSS added per mirror: one output (the controller), then two mirrors plugged in, with the mirror path `path`;
+    /// against one frame buffer of the mirror's output (width × height × 4).
+    func mirrorMemory(path: String) throws -> [BenchmarkResult] {
+        let sway = try HeadlessSway(outputs: 1, width: width, height: height)
+        defer { sway.stop() }
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("ms-bench-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        try FileManager.default.createDirectory(atPath: home + "/config/multiscreen", withIntermediateDirectories: true)
+        try """
+        [[rule]]
+        match = { name = "HEADLESS-1" }
+        role = "controller"
+
+        [[rule]]
+        match = { name = "HEADLESS-*" }
+        role = "external"
+        content = "mirror"
+        """.write(toFile: home + "/config/multiscreen/config.toml", atomically: true, encoding: .utf8)
+        let app = try ChildProcess(
+            binary, ["run", "--log-level", "info", "--mirror", path],
+            environment: sway.environment.merging([
+                "XDG_STATE_HOME": home + "/state", "XDG_CONFIG_HOME": home + "/config",
+                "MULTISCREEN_SOCKET": home + "/control.sock",
+            ]) { $1 })
+        defer { app.kill() }
+        _ = try app.waitForLine(containing: "first frame committed on HEADLESS-1", timeout: 30)
+        // One warm-up mirror, so that what every first mirror creates (the texture copy's texture, the black
+        // frame, the second shared frame) is not charged to the ones measured.
+        let warm = try sway.createOutput()
+        _ = try app.waitForLine(containing: "first frame committed on \(warm)", timeout: 30)
+        let base = try settledRSS(app)
+        let added = 2
+        for _ in 0..<added {
+            let name = try sway.createOutput()
+            _ = try app.waitForLine(containing: "first frame committed on \(name)", timeout: 30)
+        }
+        let grown = try settledRSS(app)
+        let perMirror = Double(grown - base) / Double(added)
+        let frameBytes = Double(width * height * 4)
+        return [
+            BenchmarkResult(
+                benchmark: "mirror-memory", subject: path, metric: "rss-per-added-mirror",
+                value: perMirror / 1_048_576, unit: "MiB", samples: added),
+            BenchmarkResult(
+                benchmark: "mirror-memory", subject: path, metric: "rss-per-added-mirror/frame-bytes",
+                value: perMirror / frameBytes, unit: "x", samples: added),
+        ]
     }
 }

@@ -228,7 +228,7 @@ public struct DisplayBenchmarks {
     }
 
     /// RSS once it stops changing (Mesa allocates the swap chain over the first frames).
-    private func settledRSS(_ app: ChildProcess) throws -> Int {
+    func settledRSS(_ app: ChildProcess) throws -> Int {
         var last = app.residentSetBytes
         var stableSince = Date()
         try waitUntil(timeout: 10, "RSS to settle") {

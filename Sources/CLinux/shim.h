@@ -6,3 +6,11 @@
 #include <sys/timerfd.h>
 #include <signal.h>
 #include <malloc.h>
+
+// memfd_create(2) is declared only under _GNU_SOURCE, which Swift's Glibc module does not define: call it through
+// syscall(2). Anonymous memory with a file descriptor, the storage of wl_shm pools.
+#include <sys/syscall.h>
+#include <unistd.h>
+static inline int ms_memfd_create(const char *name, unsigned int flags) {
+    return (int)syscall(SYS_memfd_create, name, flags);
+}

@@ -16,3 +16,4 @@ static inline uint32_t ms_protocol_error(struct wl_display *display, const char 
     *interface_name = interface ? interface->name : "unknown";
     return code;
 }
+static inline const struct wl_interface *ms_wl_subcompositor_interface(void) { return &wl_subcompositor_interface; }

@@ -90,6 +90,8 @@ public final class Application {
         try display.roundtrip()
         logger.info("compositor features: \(globals.featureSummary)")
         try graphics.prepare()
+        graphics.chooseMirrorPath(preference: options.mirror, globals: globals, flash: options.flash != nil)
+        screens.sharedFrames = graphics.sharedFrames
         outputs.onChange = { [unowned self] _ in outputsChanged() }
         loop.watch(signals.fd) { [unowned self] in
             for number in signals.read() {
@@ -221,6 +223,7 @@ public final class Application {
         (vitals.bus, vitals.wakeups, vitals.applied) = (bus.statistics, bus.wakeupsSent, messagesApplied)
         vitals.sources = Dictionary(uniqueKeysWithValues: sources.map { ($0.name, $0.counters) })
         vitals.sourceNotes = Dictionary(uniqueKeysWithValues: sources.map { ($0.name, $0.notes) })
+        graphics.addMirrorVitals(to: &vitals)
         return vitals
     }
 

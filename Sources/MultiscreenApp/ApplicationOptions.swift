@@ -17,7 +17,20 @@ extension Application {
         public var flash: FlashPatch?
         /// When a screen draws what changed (``FramePacing``).
         public var pacing = FramePacing.frame
+        /// How mirrors get the controller's picture: `auto` (shared frames on a software renderer), `shared`,
+        /// `copy` (see ``MirrorPath``).
+        public var mirror = MirrorPreferenceName.auto
 
         public init(display: String? = nil) { self.display = display }
     }
+}
+
+/// `multiscreen run --mirror`: how mirrors should get the controller's picture (``MirrorPath``).
+public enum MirrorPreferenceName: String, Sendable, CaseIterable {
+    /// Shared frames on a software renderer (where every drawn pixel costs CPU), the texture copy on a GPU.
+    case auto
+    /// Shared frames whenever the compositor allows them, GPU or not.
+    case shared
+    /// Always the texture copy.
+    case copy
 }

@@ -1,4 +1,5 @@
 import Logging
+import Product
 import Rendering
 import TextRendering
 import Wayland
@@ -13,6 +14,9 @@ final class Graphics {
     private var canvas: Canvas?
     /// The controller's last frame, for the screens that mirror it; made when the first mirror needs it.
     var mirror: MirrorTexture?
+    /// How mirrors get the controller's picture (``chooseMirrorPath(preference:globals:flash:)``); until then, the
+    /// texture copy.
+    private(set) var mirrorPath = MirrorPath.textureCopy(reason: "not chosen yet")
     private let logger: Logger
 
     init(display: WaylandDisplay, fonts: BackgroundLoad<TextRasterizer>, logger: Logger) throws {
@@ -25,6 +29,37 @@ final class Graphics {
     /// EGL_KHR_surfaceless_context; elsewhere the canvas is made with the first surface instead).
     func prepare() throws {
         if context.makeCurrent(nil) { _ = try makeCanvas() }
+    }
+
+    /// Chooses how mirrors get the controller's picture, once the globals are bound; logs the choice.
+    func chooseMirrorPath(preference: MirrorPath.Preference, globals: WaylandGlobals, flash: Bool) {
+        let renderer = context.makeCurrent(nil) ? context.renderer : (name: "", extensions: "")
+        mirrorPath = MirrorPath.choose(preference: preference, globals: globals, renderer: renderer, flash: flash)
+        switch mirrorPath {
+        case .sharedFrames:
+            logger.info(
+                "mirror path: shared-buffer (GL renderer \(renderer.name)): the controller is drawn once into shared wl_shm frames; each mirror shows the same frame, scaled by the compositor (wp_viewporter)"
+            )
+        case .textureCopy(let reason):
+            logger.info("mirror path: texture-copy (\(reason)): each mirror draws the controller's frame itself")
+        }
+    }
+
+    /// The shared frames, when the mirror path has them.
+    var sharedFrames: SharedFrames? {
+        if case .sharedFrames(let frames) = mirrorPath { frames } else { nil }
+    }
+
+    /// The mirror path and the shared frames' counters, for `status`.
+    func addMirrorVitals(to vitals: inout Vitals) {
+        vitals.mirrorPath = mirrorPath.name
+        if case .textureCopy(let reason) = mirrorPath { vitals.mirrorPathReason = reason }
+        guard let pool = sharedFrames?.pool else { return }
+        let s = pool.statistics
+        vitals.sharedFrames = [
+            "frames": s.frames, "held": s.held, "buffers": s.buffers, "bytes": s.bytes, "peakFrames": s.peakFrames,
+            "framesWritten": s.framesWritten, "waitedForRelease": s.waitedForRelease,
+        ]
     }
 
     /// The canvas needs a current context to compile its programs, so without a surfaceless context it is made
@@ -40,10 +75,13 @@ final class Graphics {
 
     /// Deletes the GL objects and terminates EGL. Every window surface must be destroyed already.
     func destroy() {
-        if context.makeCurrent(nil) {
+        let current = context.makeCurrent(nil)
+        if current {
             mirror?.delete()
             canvas?.delete()
         }
+        sharedFrames?.destroy(glCurrent: current)
+        mirrorPath = .textureCopy(reason: "destroyed")
         mirror = nil
         canvas = nil
         context.terminate()

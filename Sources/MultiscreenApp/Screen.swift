@@ -18,6 +18,13 @@ final class Screen {
     private(set) var background: RGBColor
     private(set) var window: ToplevelWindow?
     private var surface: WindowSurface?
+    /// How frames reach the surface now (``FrameRoute``), and the subsurface a shared-frame mirror shows its frame on.
+    private(set) var route = FrameRoute.window
+    private var mirrorLayer: MirrorLayer?
+    /// The shared frames this screen's surfaces have shown (to retire their buffers when it stops).
+    private var sharedPool: SharedFramePool?
+    /// The geometry the surface's buffer scale, viewport and opaque region are set for (nil: set them again).
+    private var appliedGeometry: SurfaceGeometry?
     /// Outstanding frame callbacks by frame number: under `immediate` and `deadline` pacing a frame may be
     /// committed before the previous one's callback came, and each callback still says when its frame was taken.
     private var frameCallbacks: [UInt64: FrameCallback] = [:]
@@ -192,7 +199,7 @@ final class Screen {
     @discardableResult
     func renderIfNeeded(
         context: GraphicsContext, canvas: () throws -> Canvas, globals: WaylandGlobals,
-        draw: (Canvas, SurfaceGeometry) -> Void
+        route: FrameRoute = .window, shared: SharedFrames? = nil, draw: (Canvas, SurfaceGeometry) -> Void
     ) -> Bool {
         guard let window, let geometry else { return false }
         // A configure is answered at once, whatever the pacing.
@@ -207,6 +214,13 @@ final class Screen {
                 }
             }
         }
+        // Shared frames: the controller waits while the compositor holds every frame (a `release` wakes the loop),
+        // unless a configure waits for its answer.
+        var frame: ShmFrame?
+        if route == .sharedFrame, let shared {
+            frame = shared.pool.acquire(width: geometry.bufferWidth, height: geometry.bufferHeight)
+            if frame == nil && pendingSerial == nil { return false }
+        }
         drawAt = nil
         let drawStarted = MonotonicClock.nanoseconds()
         if let serial = pendingSerial {
@@ -214,44 +228,30 @@ final class Screen {
             pendingSerial = nil
         }
         do {
-            if surface == nil {
-                surface = try WindowSurface(
-                    context: context, surface: window.surface, width: geometry.bufferWidth,
-                    height: geometry.bufferHeight)
-            }
-            guard let surface else { return false }
-            // Surface state is double-buffered and sticks: set it only when the geometry changed.
-            if geometry != committedGeometry {
-                surface.resize(width: geometry.bufferWidth, height: geometry.bufferHeight)
-                window.setBufferScale(geometry.bufferScale)
-                window.setOpaque(
-                    width: geometry.logicalWidth, height: geometry.logicalHeight, compositor: globals.compositor)
-                if geometry.usesViewport {
-                    window.setViewportDestination(width: geometry.logicalWidth, height: geometry.logicalHeight)
+            if route != self.route { switchRoute(to: route, context: context, shared: shared) }
+            let carriesMessages: Bool
+            let withFeedback: Bool
+            switch route {
+            case .window, .mirrorByCopy:
+                (carriesMessages, withFeedback) = try drawIntoWindowSurface(
+                    window: window, geometry: geometry, context: context, canvas: canvas, globals: globals,
+                    draw: draw)
+            case .sharedFrame:
+                guard let shared, let frame else {
+                    // Every frame held and a configure to answer: answer it now, draw after a release.
+                    window.commit()
+                    return false
                 }
-            }
-            guard context.makeCurrent(surface.eglSurface) else {
-                logger.error("eglMakeCurrent failed for \(output.displayName)")
+                (carriesMessages, withFeedback) = try drawIntoSharedFrame(
+                    frame, shared: shared, window: window, geometry: geometry, context: context, canvas: canvas,
+                    globals: globals, draw: draw)
+            case .sharedMirror:
+                carriesMessages = latencyTracker.waitingCount > 0
+                if let shared { showSharedFrame(shared.pool, window: window, geometry: geometry, globals: globals) }
+                withFeedback = requestFrameAndFeedback(window: window, globals: globals)
                 window.commit()
-                return false
             }
-            let canvas = try canvas()
-            draw(canvas, geometry)
-            let carriesMessages = latencyTracker.waitingCount > 0
-            if let flash {
-                if carriesMessages { patchWhite.toggle() }
-                let scale = Double(geometry.bufferWidth) / Double(max(geometry.logicalWidth, 1))
-                let r = flash.rect(
-                    bufferWidth: Int(geometry.bufferWidth), bufferHeight: Int(geometry.bufferHeight), scale: scale)
-                let white = RGBColor(red: 255, green: 255, blue: 255)
-                let colour = patchWhite ? white : RGBColor(red: 0, green: 0, blue: 0)
-                canvas.fill(x: r.x, y: r.y, width: r.width, height: r.height, color: colour)
-            }
-            let withFeedback = requestFrameAndFeedback(window: window, globals: globals)
-            if !surface.swap(context: context) {
-                logger.error("eglSwapBuffers failed for \(output.displayName)")
-            }
-            // eglSwapBuffers committed the surface.
+            // The frame is committed.
             let committedAt = MonotonicClock.nanoseconds()
             predictor.drew(committedAt - drawStarted)
             commitTimes[frameNumber] = committedAt
@@ -284,6 +284,119 @@ final class Screen {
             return false
         }
         return true
+    }
+
+    /// Draws with EGL into the window's own surface and swaps (which commits).
+    /// - Returns: whether the frame carries messages, and whether feedback was requested for it.
+    private func drawIntoWindowSurface(
+        window: ToplevelWindow, geometry: SurfaceGeometry, context: GraphicsContext, canvas: () throws -> Canvas,
+        globals: WaylandGlobals, draw: (Canvas, SurfaceGeometry) -> Void
+    ) throws -> (Bool, Bool) {
+        if surface == nil {
+            surface = try WindowSurface(
+                context: context, surface: window.surface, width: geometry.bufferWidth, height: geometry.bufferHeight)
+        }
+        guard let surface else { return (false, false) }
+        applySurfaceState(window: window, geometry: geometry, globals: globals)
+        surface.resize(width: geometry.bufferWidth, height: geometry.bufferHeight)
+        guard context.makeCurrent(surface.eglSurface) else {
+            logger.error("eglMakeCurrent failed for \(output.displayName)")
+            throw RenderingError.egl(call: "eglMakeCurrent", code: 0)
+        }
+        let canvas = try canvas()
+        draw(canvas, geometry)
+        let carriesMessages = drawFlashPatch(on: canvas, geometry: geometry)
+        let withFeedback = requestFrameAndFeedback(window: window, globals: globals)
+        if !surface.swap(context: context) {
+            logger.error("eglSwapBuffers failed for \(output.displayName)")
+        }
+        return (carriesMessages, withFeedback)
+    }
+
+    /// Draws into a framebuffer object, reads it back into `frame` (one no surface holds), publishes it to the
+    /// mirrors and attaches it to the window's own surface: no `eglSwapBuffers`, so a compositor that stops reading
+    /// cannot block the display thread inside Mesa.
+    private func drawIntoSharedFrame(
+        _ frame: ShmFrame, shared: SharedFrames, window: ToplevelWindow, geometry: SurfaceGeometry,
+        context: GraphicsContext, canvas: () throws -> Canvas, globals: WaylandGlobals,
+        draw: (Canvas, SurfaceGeometry) -> Void
+    ) throws -> (Bool, Bool) {
+        applySurfaceState(window: window, geometry: geometry, globals: globals)
+        guard context.makeCurrent(nil),
+            shared.offscreen.bind(width: geometry.bufferWidth, height: geometry.bufferHeight)
+        else { throw RenderingError.egl(call: "framebuffer object for \(output.displayName)", code: 0) }
+        let canvas = try canvas()
+        canvas.flipsVertically = true
+        defer { canvas.flipsVertically = false }
+        draw(canvas, geometry)
+        let carriesMessages = drawFlashPatch(on: canvas, geometry: geometry)
+        shared.offscreen.read(into: frame.pixelsForWriting())
+        shared.pool.publish(frame)
+        sharedPool = shared.pool
+        frame.attach(to: window.surface!)
+        let withFeedback = requestFrameAndFeedback(window: window, globals: globals)
+        window.commit()
+        return (carriesMessages, withFeedback)
+    }
+
+    /// A mirror: the pool's newest frame on the subsurface, fitted into the output with black around it.
+    private func showSharedFrame(
+        _ pool: SharedFramePool, window: ToplevelWindow, geometry: SurfaceGeometry, globals: WaylandGlobals
+    ) {
+        sharedPool = pool
+        if mirrorLayer == nil { mirrorLayer = MirrorLayer(globals: globals, window: window) }
+        guard let layer = mirrorLayer, let frame = pool.latest else { return }
+        let bounds = Rect(x: 0, y: 0, width: Float(geometry.logicalWidth), height: Float(geometry.logicalHeight))
+        let fitted = bounds.fitting(aspect: Float(frame.width) / Float(max(frame.height, 1)))
+        layer.show(
+            frame, x: Int32(fitted.x.rounded()), y: Int32(fitted.y.rounded()),
+            width: max(Int32(fitted.width.rounded()), 1), height: max(Int32(fitted.height.rounded()), 1),
+            outputWidth: geometry.logicalWidth, outputHeight: geometry.logicalHeight, pool: pool)
+    }
+
+    /// Sets the window surface's buffer scale, opaque region and viewport when the geometry changed (surface state
+    /// is double-buffered and sticks: set it only then).
+    private func applySurfaceState(window: ToplevelWindow, geometry: SurfaceGeometry, globals: WaylandGlobals) {
+        guard geometry != appliedGeometry else { return }
+        window.setBufferScale(geometry.bufferScale)
+        window.setOpaque(width: geometry.logicalWidth, height: geometry.logicalHeight, compositor: globals.compositor)
+        if geometry.usesViewport {
+            window.setViewportDestination(width: geometry.logicalWidth, height: geometry.logicalHeight)
+        }
+        appliedGeometry = geometry
+    }
+
+    /// Photodiode mode: the patch, flipped when this frame carries messages. - Returns: whether it does.
+    private func drawFlashPatch(on canvas: Canvas, geometry: SurfaceGeometry) -> Bool {
+        let carriesMessages = latencyTracker.waitingCount > 0
+        guard let flash else { return carriesMessages }
+        if carriesMessages { patchWhite.toggle() }
+        let scale = Double(geometry.bufferWidth) / Double(max(geometry.logicalWidth, 1))
+        let r = flash.rect(
+            bufferWidth: Int(geometry.bufferWidth), bufferHeight: Int(geometry.bufferHeight), scale: scale)
+        let white = RGBColor(red: 255, green: 255, blue: 255)
+        let colour = patchWhite ? white : RGBColor(red: 0, green: 0, blue: 0)
+        canvas.fill(x: r.x, y: r.y, width: r.width, height: r.height, color: colour)
+        return carriesMessages
+    }
+
+    /// Leaves the current route: what the old one attached goes (the EGL surface, or this window's shared buffers
+    /// and the mirror's subsurface), and the surface state is set again by the next route.
+    private func switchRoute(to route: FrameRoute, context: GraphicsContext, shared: SharedFrames?) {
+        let from = self.route
+        logger.info("\(output.displayName): frames \(from.rawValue) → \(route.rawValue)")
+        if !route.usesWindowSurface {
+            surface?.destroy(context: context)
+            surface = nil
+        }
+        if from == .sharedMirror {
+            mirrorLayer?.destroy(pool: sharedPool)
+            mirrorLayer = nil
+            window?.clearViewportDestination()
+        }
+        if from == .sharedFrame || from == .sharedMirror { sharedPool?.retire(surface: window?.surface) }
+        appliedGeometry = nil
+        self.route = route
     }
 
     /// Requests the frame callback and, if not too many are outstanding, presentation feedback for the next commit
@@ -381,6 +494,12 @@ final class Screen {
         drawAt = nil
         surface?.destroy(context: context)
         surface = nil
+        // A mirror's subsurface before the window it sits on; the buffers go once the compositor released them.
+        mirrorLayer?.destroy(pool: sharedPool)
+        mirrorLayer = nil
+        sharedPool?.retire(surface: window?.surface)
+        route = .window
+        appliedGeometry = nil
         window?.destroy()
         window = nil
         geometry = nil

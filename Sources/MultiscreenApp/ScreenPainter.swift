@@ -23,10 +23,13 @@ struct ScreenPainter {
             drawController(screen, on: canvas, geometry: geometry)
             let mirrors = screens.ordered.filter { product.kind(of: $0.output.registryName) == .external(.mirror) }
             if !mirrors.isEmpty {
-                // Copied once, sampled by every mirror drawn after the controller in this pass.
-                let target = graphics.mirror ?? MirrorTexture()
-                graphics.mirror = target
-                canvas.capture(into: target)
+                // Copied once, sampled by every mirror drawn after the controller in this pass (with shared frames
+                // the mirrors show this very frame: nothing to copy).
+                if !screens.mirrorsShareFrames {
+                    let target = graphics.mirror ?? MirrorTexture()
+                    graphics.mirror = target
+                    canvas.capture(into: target)
+                }
                 for mirror in mirrors { mirror.invalidate() }
             }
         case .external(.mirror):

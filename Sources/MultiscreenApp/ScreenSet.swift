@@ -39,6 +39,11 @@ final class ScreenSet {
     /// `deadline` pacing: wakes the loop when a screen's time to draw has come (the render pass that follows
     /// draws it); armed only while one waits. Watch it and call ``acknowledgeDrawTime()``.
     let drawTimer: OneShotTimer
+    /// The shared frames the controller draws into and its mirrors show, when the run's ``MirrorPath`` has them
+    /// (owned by ``Graphics``).
+    var sharedFrames: SharedFrames?
+    /// Whether the mirrors show the controller's shared frame (no texture copy needed) in this arrangement.
+    var mirrorsShareFrames: Bool { sharedFrames != nil && arrangement.canShareFrames }
 
     init(
         globals: WaylandGlobals, outputs: OutputSet, appID: String, reopenDelay: Double, flash: FlashPatch? = nil,
@@ -138,6 +143,7 @@ final class ScreenSet {
             frames: screens.mapValues(\.statistics), latency: screens.mapValues(\.latency), now: now)
         vitals.pacing = pacing.rawValue
         vitals.flash = flash != nil
+        vitals.framePaths = screens.filter { $0.value.isOpen }.mapValues(\.route.rawValue)
         vitals.health = screens.mapValues { screen in
             (screen.health.rawValue, screen.lastShownAt.map { Double(now &- $0) / 1e9 })
         }

@@ -17,6 +17,9 @@ protocol WindowArrangement {
     )?
     func drawingGeometry(of screen: Screen, in screens: ScreenSet) -> SurfaceGeometry?
     func hasShown(_ screen: Screen, in screens: ScreenSet) -> Bool
+    /// Whether the controller and its mirrors can show one shared frame on their own surfaces (each screen has
+    /// one), when the run's ``MirrorPath`` allows it.
+    var canShareFrames: Bool { get }
     /// Draws and commits what needs it. - Returns: how many windows were committed.
     func render(
         _ screens: ScreenSet, context: GraphicsContext, canvas: () throws -> Canvas, globals: WaylandGlobals,
@@ -38,6 +41,8 @@ struct SeparateWindows: WindowArrangement {
 
     func hasShown(_ screen: Screen, in screens: ScreenSet) -> Bool { screen.hasCommitted }
 
+    var canShareFrames: Bool { true }
+
     func render(
         _ screens: ScreenSet, context: GraphicsContext, canvas: () throws -> Canvas, globals: WaylandGlobals,
         kind: (Screen) -> ScreenKind, draw: (Screen, Canvas, SurfaceGeometry) -> Void
@@ -46,10 +51,23 @@ struct SeparateWindows: WindowArrangement {
         // redraws ("screen 2 of 3"), and the newcomer's first frame must not wait behind them. Then the controller,
         // so that mirrors drawn after it in this pass show this frame's controller.
         func rank(_ screen: Screen) -> Int { (screen.hasCommitted ? 2 : 0) + (kind(screen) == .controller ? 0 : 1) }
+        let shared = screens.sharedFrames
+        let hasController = screens.ordered.contains { kind($0) == .controller }
+        /// How each screen's frame reaches its surface: with shared frames, the controller draws into one and its
+        /// mirrors show it (a mirror with no controller to show draws its messages, like any screen).
+        func route(_ screen: Screen) -> FrameRoute {
+            switch (kind(screen), shared) {
+            case (.controller, .some): .sharedFrame
+            case (.external(.mirror), .some) where hasController: .sharedMirror
+            case (.external(.mirror), .none) where hasController: .mirrorByCopy
+            default: .window
+            }
+        }
         var drawn = 0
         for screen in screens.ordered.sorted(by: { rank($0) < rank($1) }) {
             let rendered = screen.renderIfNeeded(
-                context: context, canvas: canvas, globals: globals, draw: { draw(screen, $0, $1) })
+                context: context, canvas: canvas, globals: globals, route: route(screen), shared: shared,
+                draw: { draw(screen, $0, $1) })
             if rendered { drawn += 1 }
         }
         return drawn
@@ -95,6 +113,9 @@ struct SpanningWindow: WindowArrangement {
     }
 
     func hasShown(_ screen: Screen, in screens: ScreenSet) -> Bool { screens.screens[host]?.hasCommitted == true }
+
+    /// One surface for every screen: mirrors are regions of it, drawn from the texture copy.
+    var canShareFrames: Bool { false }
 
     func render(
         _ screens: ScreenSet, context: GraphicsContext, canvas: () throws -> Canvas, globals: WaylandGlobals,

@@ -18,6 +18,7 @@ struct StatusReport {
                 entry["role"] = .string(model.assignment.roles[info.registryName]?.rawValue ?? "external")
                 entry["content"] = .string(mode.rawValue)
             }
+            if let path = vitals.framePaths[info.registryName] { entry["framePath"] = .string(path) }
             if let health = vitals.health[info.registryName] {
                 entry["health"] = .string(health.state)
                 entry["lastShownSecondsAgo"] = health.lastShownSecondsAgo.map { .number($0) } ?? .null
@@ -40,6 +41,10 @@ struct StatusReport {
         }
         var json: [String: JSONValue] = [
             "pacing": .string(vitals.pacing), "flash": .bool(vitals.flash),
+            "mirror": .object(
+                ["path": .string(vitals.mirrorPath), "reason": .optional(vitals.mirrorPathReason)].merging(
+                    vitals.sharedFrames.mapValues { .integer($0) }
+                ) { $1 }),
             "screens": .array(screens),
             "controller": .optional(controller),
             "cards": .array(

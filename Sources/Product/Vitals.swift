@@ -26,6 +26,14 @@ public struct Vitals: Sendable {
     public var flash = false
     /// Each message source's notes (``MessageSource/notes``), by the source's name, beside its counters.
     public var sourceNotes: [String: [String: String]] = [:]
+    /// Per output: how its frames reach its surface (`egl`, `egl-texture-copy`, `shared-buffer`,
+    /// `shared-buffer-mirror`).
+    public var framePaths: [UInt32: String] = [:]
+    /// How mirrors get the controller's picture (`shared-buffer` or `texture-copy`), why, and the shared frames'
+    /// counters (frames, held, buffers, bytes, …) when there are any.
+    public var mirrorPath = "texture-copy"
+    public var mirrorPathReason: String?
+    public var sharedFrames: [String: Int] = [:]
 
     public init(
         frames: [UInt32: FrameStatistics] = [:], latency: [UInt32: ScreenLatency] = [:], now: UInt64 = 0,

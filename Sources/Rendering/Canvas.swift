@@ -73,6 +73,10 @@ public final class Canvas {
     /// their own local coordinates either way.
     public var region: (x: Int32, y: Int32, framebufferHeight: Int32)?
 
+    /// Draws the frame upside down in GL terms, so that a frame read back with `glReadPixels` (rows bottom first)
+    /// lands top row first in memory, as `wl_shm` wants it (see ``OffscreenFrame``). False for window surfaces.
+    public var flipsVertically = false
+
     /// Compiles the programs; the context must be current.
     public init(library: ShaderLibrary, rasterizer: TextRasterizer) throws {
         solid = try ShaderProgram(library: library, vertex: "quad.vert", fragment: "solid.frag")
@@ -119,8 +123,7 @@ public final class Canvas {
     }
 
     public func fill(x: Float, y: Float, width: Float, height: Float, color: RGBColor, alpha: Float = 1) {
-        solid.use()
-        glUniform2f(solid.uniform("u_viewport"), viewportWidth, viewportHeight)
+        use(solid)
         let (r, g, b) = color.floats
         glUniform4f(solid.uniform("u_color"), r, g, b, alpha)
         drawQuad(x: x, y: y, width: width, height: height)
@@ -131,8 +134,7 @@ public final class Canvas {
     public func text(_ text: String, x: Float, y: Float, style: TextStyle, box: TextBox) -> TextExtent {
         guard let entry = texture(for: TextKey(text: text, style: style, box: box)) else { return .zero }
         let extent = entry.extent
-        textProgram.use()
-        glUniform2f(textProgram.uniform("u_viewport"), viewportWidth, viewportHeight)
+        use(textProgram)
         glActiveTexture(GLenum(GL_TEXTURE0))
         glBindTexture(GLenum(GL_TEXTURE_2D), entry.texture)
         glUniform1i(textProgram.uniform("u_texture"), 0)
@@ -180,8 +182,7 @@ public final class Canvas {
     /// left, so the texture coordinates are flipped vertically.
     public func drawTexture(_ target: MirrorTexture, in rect: Rect) {
         target.setFiltering(exact: Int32(rect.width) == target.width && Int32(rect.height) == target.height)
-        textureProgram.use()
-        glUniform2f(textureProgram.uniform("u_viewport"), viewportWidth, viewportHeight)
+        use(textureProgram)
         glActiveTexture(GLenum(GL_TEXTURE0))
         glBindTexture(GLenum(GL_TEXTURE_2D), target.texture)
         glUniform1i(textureProgram.uniform("u_texture"), 0)
@@ -213,8 +214,7 @@ public final class Canvas {
             qrTexture = (code, texture)
         }
         guard let texture = qrTexture?.texture else { return }
-        textureProgram.use()
-        glUniform2f(textureProgram.uniform("u_viewport"), viewportWidth, viewportHeight)
+        use(textureProgram)
         glActiveTexture(GLenum(GL_TEXTURE0))
         glBindTexture(GLenum(GL_TEXTURE_2D), texture)
         glUniform1i(textureProgram.uniform("u_texture"), 0)
@@ -280,6 +280,13 @@ public final class Canvas {
     private func deleteTexture(_ texture: GLuint) {
         var t = texture
         glDeleteTextures(1, &t)
+    }
+
+    /// Makes `program` current with this frame's viewport and orientation.
+    private func use(_ program: ShaderProgram) {
+        program.use()
+        glUniform2f(program.uniform("u_viewport"), viewportWidth, viewportHeight)
+        glUniform1f(program.uniform("u_flip"), flipsVertically ? -1 : 1)
     }
 
     private func drawQuad(x: Float, y: Float, width: Float, height: Float, flipped: Bool = false) {

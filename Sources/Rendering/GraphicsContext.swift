@@ -76,6 +76,18 @@ public final class GraphicsContext {
         return chosen
     }
 
+    /// `GL_RENDERER` and `GL_EXTENSIONS` of the context; a context must be current (empty otherwise).
+    public var renderer: (name: String, extensions: String) {
+        let name = glGetString(GLenum(GL_RENDERER)).map { String(cString: $0) } ?? ""
+        let extensions = glGetString(GLenum(GL_EXTENSIONS)).map { String(cString: $0) } ?? ""
+        return (name, extensions)
+    }
+
+    /// Whether `renderer` names one of Mesa's software rasterisers (no GPU: every pixel drawn costs CPU).
+    public static func isSoftware(renderer: String) -> Bool {
+        ["llvmpipe", "softpipe", "Software Rasterizer", "SwiftShader"].contains { renderer.contains($0) }
+    }
+
     /// Makes `surface` current (or no surface, for resource work). Returns false on failure.
     @discardableResult
     public func makeCurrent(_ surface: EGLSurface?) -> Bool {

@@ -93,6 +93,13 @@ public final class ToplevelWindow {
         wp_viewport_set_destination(viewport, width, height)
     }
 
+    /// Unsets the viewport's destination (viewporter.xml: -1, -1), so the buffer's size and scale alone give the
+    /// surface's size again.
+    public func clearViewportDestination() {
+        guard let viewport else { return }
+        wp_viewport_set_destination(viewport, -1, -1)
+    }
+
     /// Requests a `wl_surface.frame` callback for the next commit.
     public func requestFrame(_ done: @escaping (UInt32) -> Void) -> FrameCallback? {
         guard let callback = wl_surface_frame(surface) else { return nil }

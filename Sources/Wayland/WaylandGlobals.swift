@@ -18,6 +18,9 @@ public final class WaylandGlobals {
     public private(set) var fractionalScaleManager: OpaquePointer?
     public private(set) var idleInhibitManager: OpaquePointer?
     public private(set) var decorationManager: OpaquePointer?
+    /// `wl_shm` and `wl_subcompositor`: shared frames for mirrors (one buffer shown on many surfaces).
+    public private(set) var shm: OpaquePointer?
+    public private(set) var subcompositor: OpaquePointer?
 
     /// Versions this code handles every event of.
     public enum Supported {
@@ -71,6 +74,12 @@ public final class WaylandGlobals {
         case "zxdg_decoration_manager_v1":
             decorationManager =
                 registry.bind(name, interface: ms_zxdg_decoration_manager_v1_interface(), supported: 1)?.proxy
+        case "wl_shm":
+            // v1 is all we use (format ARGB8888/XRGB8888, always supported); its `format` events are not needed.
+            shm = registry.bind(name, interface: ms_wl_shm_interface(), supported: 1)?.proxy
+            if let shm { wl_shm_add_listener(shm, shmListener, nil) }
+        case "wl_subcompositor":
+            subcompositor = registry.bind(name, interface: ms_wl_subcompositor_interface(), supported: 1)?.proxy
         default:
             return false
         }
@@ -90,13 +99,16 @@ public final class WaylandGlobals {
         let features: [(String, OpaquePointer?)] = [
             ("presentation", presentation), ("xdg-output", xdgOutputManager), ("viewporter", viewporter),
             ("fractional-scale", fractionalScaleManager), ("idle-inhibit", idleInhibitManager),
-            ("xdg-decoration", decorationManager),
+            ("xdg-decoration", decorationManager), ("subcompositor", subcompositor),
         ]
         return features.map { "\($0.0)=\($0.1 == nil ? "no" : "yes")" }.joined(separator: " ")
     }
 
     /// Destroys in reverse order of binding.
     public func destroy() {
+        if let p = subcompositor { wl_subcompositor_destroy(p) }
+        if let p = shm { wl_shm_destroy(p) }
+        (subcompositor, shm) = (nil, nil)
         if let p = decorationManager { zxdg_decoration_manager_v1_destroy(p) }
         if let p = idleInhibitManager { zwp_idle_inhibit_manager_v1_destroy(p) }
         if let p = fractionalScaleManager { wp_fractional_scale_manager_v1_destroy(p) }
@@ -114,6 +126,13 @@ public final class WaylandGlobals {
         logger.debug("presentation clock \(clock)")
     }
 }
+
+/// wl_shm v1 announces its formats; XRGB8888, the only one used, is always supported (wayland.xml).
+private nonisolated(unsafe) let shmListener: UnsafeMutablePointer<wl_shm_listener> = {
+    let listener = UnsafeMutablePointer<wl_shm_listener>.allocate(capacity: 1)
+    listener.initialize(to: wl_shm_listener(format: { _, _, _ in }))
+    return listener
+}()
 
 /// xdg_wm_base.ping: "A client must respond to a ping event with a pong request or the client may be deemed
 /// unresponsive" (xdg-shell.xml). Answered from the dispatch itself, so a busy render never delays it for long.

@@ -50,6 +50,11 @@ struct Run: ParsableCommand {
     )
     var pacing = "frame"
     @Option(
+        help:
+            "How mirrors get the controller's picture: auto (one shared buffer, scaled by the compositor, on a software renderer), shared, or copy (each mirror draws it)."
+    )
+    var mirror = "auto"
+    @Option(
         help: ArgumentHelp(
             "Serve the phone remote (a web page and WebSocket) at [HOST:]PORT; HOST defaults to 127.0.0.1.",
             discussion: "Give the address phones reach this machine by (e.g. 192.168.1.20:8080) to serve them.",
@@ -70,6 +75,9 @@ struct Run: ParsableCommand {
         guard FramePacing(rawValue: pacing) != nil else {
             throw ValidationError("--pacing takes frame, immediate or deadline")
         }
+        guard MirrorPreferenceName(rawValue: mirror) != nil else {
+            throw ValidationError("--mirror takes auto, shared or copy")
+        }
     }
 
     mutating func run() throws {
@@ -81,6 +89,7 @@ struct Run: ParsableCommand {
             options.configPath = config
             options.statePath = state
             options.pacing = FramePacing(rawValue: pacing)!
+            options.mirror = MirrorPreferenceName(rawValue: mirror)!
             if flash { options.flash = FlashPatch(size: flashSize, corner: FlashPatch.Corner(rawValue: flashCorner)!) }
             let environment = ProcessInfo.processInfo.environment
             let socketPath = try socket ?? ControlSocket.defaultPath(display: display, environment: environment)

@@ -1,0 +1,206 @@
+import CompositorHarness
+import Foundation
+import Testing
+
+/// Issue 10: on a software renderer the controller is drawn once into shared `wl_shm` frames, and every mirror shows
+/// the same frame through its own `wl_buffer`, scaled and letterboxed by the compositor (`wp_viewporter`, a
+/// subsurface over a black background). Checked on pixels, on sway and on weston, and on the buffer accounting
+/// that `status` reports.
+@Suite(.serialized) struct SharedMirrorTests {
+    static let black = RGB(hex: 0x00_00_00)
+
+    /// Mirror rules for `names`.
+    static func mirrorRules(_ names: [String]) -> String {
+        names.map { "[[rule]]\nmatch = { name = \"\($0)\" }\nrole = \"external\"\ncontent = \"mirror\"\n" }
+            .joined(separator: "\n")
+    }
+
+    /// The fraction of `picture`'s pixels that show `controller` scaled to `picture`'s size: each pixel is compared
+    /// with the controller's pixels around the point it maps to (3×3, so the compositor's filtering of edges and
+    /// the rounding of the mapping do not count as differences), within `tolerance` per channel.
+    static func fractionShowing(_ controller: Screenshot, in picture: Screenshot, tolerance: Int = 24) -> Double {
+        guard picture.width > 0, picture.height > 0 else { return 0 }
+        let sx = Double(controller.width) / Double(picture.width)
+        let sy = Double(controller.height) / Double(picture.height)
+        var matching = 0
+        for y in 0..<picture.height {
+            for x in 0..<picture.width {
+                let pixel = picture.pixel(x: x, y: y)
+                let cx = Int((Double(x) + 0.5) * sx)
+                let cy = Int((Double(y) + 0.5) * sy)
+                search: for dy in -1...1 {
+                    for dx in -1...1 {
+                        let px = min(max(cx + dx, 0), controller.width - 1)
+                        let py = min(max(cy + dy, 0), controller.height - 1)
+                        if controller.pixel(x: px, y: py).distance(to: pixel) <= tolerance {
+                            matching += 1
+                            break search
+                        }
+                    }
+                }
+            }
+        }
+        return Double(matching) / Double(picture.width * picture.height)
+    }
+
+    /// `status --json` as a dictionary.
+    static func status(_ app: MultiscreenProcess) throws -> [String: Any] {
+        let reply = try app.request(#"{"method": "status"}"#)
+        let json = try JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any]
+        return json?["result"] as? [String: Any] ?? [:]
+    }
+
+    static func framePaths(_ status: [String: Any]) -> [String: String] {
+        let screens = status["screens"] as? [[String: Any]] ?? []
+        return Dictionary(
+            screens.compactMap { s in (s["name"] as? String).map { ($0, s["framePath"] as? String ?? "") } }
+        ) { a, _ in a }
+    }
+
+    /// A mirror of the controller's size equals the controller; one on a square output is the controller scaled to
+    /// its width with black bars above and below. Live: a message in the controller's log shows on both mirrors.
+    @Test func mirrorsOnSwayShowTheControllerScaledAndLetterboxed() throws {
+        let home = MultiscreenProcess.makeHome()
+        try MultiscreenProcess.writeConfig(Self.mirrorRules(["HEADLESS-2", "HEADLESS-3"]), home: home)
+        let sway = try HeadlessSway(outputs: 3, width: 640, height: 360)
+        try sway.setMode("HEADLESS-3", width: 360, height: 360)
+        let app = try MultiscreenProcess(environment: sway.environment, home: home)
+        try app.waitForLogCount("first frame committed on", count: 3)
+        try app.waitForLog("mirror path: shared-buffer")
+        try app.waitForLog("HEADLESS-2: frames egl → shared-buffer-mirror")
+        try app.waitForLog("HEADLESS-3: frames egl → shared-buffer-mirror")
+        let paths = Self.framePaths(try Self.status(app))
+        #expect(paths["HEADLESS-1"] == "shared-buffer")
+        #expect(paths["HEADLESS-2"] == "shared-buffer-mirror" && paths["HEADLESS-3"] == "shared-buffer-mirror")
+        #expect((try Self.status(app)["mirror"] as? [String: Any])?["path"] as? String == "shared-buffer")
+
+        for round in 0..<2 {
+            if round == 1 { _ = try app.request(#"{"method": "send", "params": {"text": "seen on the mirrors"}}"#) }
+            let controller = try sway.waitForScreenshot("HEADLESS-1", "the controller UI") {
+                $0.fraction(of: ControllerTests.focusRing) > 0.001
+            }
+            // The same size: the same pixels (the compositor copies the shared frame 1:1).
+            try sway.waitForScreenshot("HEADLESS-2", "HEADLESS-2 equal to the controller (round \(round))") {
+                $0.fraction(differingFrom: controller) < 0.002
+            }
+            // 640×360 into 360×360: the picture is 360×202.5 at y 78.75, black above and below.
+            try sway.waitForScreenshot("HEADLESS-3", "HEADLESS-3: the controller scaled, letterboxed (round \(round))")
+            {
+                let top = $0.region(x: 0, y: 0, width: 360, height: 77)
+                let bottom = $0.region(x: 0, y: 283, width: 360, height: 77)
+                let picture = $0.region(x: 0, y: 80, width: 360, height: 200)
+                let expected = controller.region(x: 0, y: 2, width: 640, height: 356)
+                return top.fraction(of: Self.black) > 0.999 && bottom.fraction(of: Self.black) > 0.999
+                    && Self.fractionShowing(expected, in: picture) > 0.97
+            }
+        }
+        #expect(app.process.isRunning)
+        #expect(!app.log.contains("protocol error"))
+    }
+
+    /// The same on weston (nested in a headless sway for its two outputs): a mirror of another aspect ratio shows the
+    /// controller scaled, with black bars.
+    @Test func aMirrorOnWestonShowsTheControllerScaledAndLetterboxed() throws {
+        let outer = try HeadlessSway(outputs: 1, width: 1280, height: 720)
+        let weston = try NestedWeston(inside: outer, sizes: [(640, 360), (360, 360)])
+        let home = MultiscreenProcess.makeHome()
+        try MultiscreenProcess.writeConfig(Self.mirrorRules(["WL2"]), home: home)
+        let app = try MultiscreenProcess(environment: weston.environment, home: home)
+        try app.waitForLogCount("first frame committed on", count: 2)
+        try app.waitForLog("WL2: frames egl → shared-buffer-mirror")
+        var last: Screenshot?
+        do {
+            try waitUntil(timeout: 15, "weston showing the controller and its letterboxed mirror") {
+                let controller = try weston.screenshot(output: 0)
+                let mirror = try weston.screenshot(output: 1)
+                last = mirror
+                guard controller.fraction(of: ControllerTests.focusRing) > 0.001 else { return false }
+                let top = mirror.region(x: 0, y: 0, width: 360, height: 77)
+                let bottom = mirror.region(x: 0, y: 283, width: 360, height: 77)
+                let picture = mirror.region(x: 0, y: 80, width: 360, height: 200)
+                let expected = controller.region(x: 0, y: 2, width: 640, height: 356)
+                return top.fraction(of: Self.black) > 0.999 && bottom.fraction(of: Self.black) > 0.999
+                    && Self.fractionShowing(expected, in: picture) > 0.97
+            }
+        } catch {
+            if let last { try? last.writePNG(to: app.home + "/weston-mirror.png") }
+            throw error
+        }
+        #expect(app.process.isRunning)
+    }
+
+    /// Buffer accounting: 100 updates of the controller and 20 mirrors plugged in and out (nested sway) leave the
+    /// shared frames, their `wl_buffer`s and their memory bounded, with no protocol error (a debug build also stops
+    /// on any write into a frame the compositor holds).
+    @Test func sharedBuffersStayBoundedAcrossUpdatesAndHotplugs() throws {
+        let outer = try HeadlessSway(outputs: 1, width: 1280, height: 720)
+        let nested = try NestedSway(inside: outer, outputs: 1, width: 320, height: 180)
+        let home = MultiscreenProcess.makeHome()
+        try MultiscreenProcess.writeConfig(
+            "[[rule]]\nmatch = { name = \"WL-1\" }\nrole = \"controller\"\n\n" + Self.mirrorRules(["WL-*"]), home: home)
+        let app = try MultiscreenProcess(environment: nested.environment, home: home)
+        try app.waitForLog("first frame committed on WL-1")
+        let frameBytes = 320 * 180 * 4
+        func mirrorCounters() throws -> [String: Int] {
+            (try Self.status(app)["mirror"] as? [String: Any] ?? [:]).compactMapValues { $0 as? Int }
+        }
+        func checkBounded(_ when: String, surfaces: Int) throws {
+            let counters = try mirrorCounters()
+            let frames = counters["frames"] ?? .max
+            #expect(frames <= 4, "\(when): \(counters)")
+            // At most one buffer per frame and surface, and a black one per mirror.
+            #expect((counters["buffers"] ?? .max) <= frames * surfaces + surfaces, "\(when): \(counters)")
+            #expect((counters["bytes"] ?? .max) <= 4 * frameBytes + 4 * surfaces, "\(when): \(counters)")
+        }
+        for update in 1...100 {
+            _ = try app.request(#"{"method": "send", "params": {"text": "update \#(update)"}}"#)
+            if update % 10 == 0 { try app.waitForLog("render pass") }
+        }
+        try checkBounded("after 100 updates", surfaces: 1)
+        var buffersAfterFirstCycle: Int?
+        for cycle in 1...20 {
+            let name = try nested.createOutput()
+            try app.waitForLog("\(name): frames egl → shared-buffer-mirror")
+            try app.waitForLog("first frame committed on \(name)")
+            _ = try app.request(#"{"method": "send", "params": {"text": "cycle \#(cycle)"}}"#)
+            try checkBounded("cycle \(cycle), mirror on", surfaces: 2)
+            try nested.removeOutput(name)
+            try app.waitForLog("screen closed: \(name)")
+            _ = try app.request(#"{"method": "send", "params": {"text": "cycle \#(cycle) gone"}}"#)
+            // The removed mirror's buffers go when the compositor releases them: wait for that.
+            var buffers = Int.max
+            try waitUntil(timeout: 5, "cycle \(cycle): the removed mirror's buffers released") {
+                buffers = try mirrorCounters()["buffers"] ?? .max
+                return buffers <= (try mirrorCounters()["frames"] ?? 0) + 1
+            }
+            if buffersAfterFirstCycle == nil { buffersAfterFirstCycle = buffers }
+            #expect(buffers <= buffersAfterFirstCycle! + 1, "cycle \(cycle): \(buffers) buffers")
+        }
+        try checkBounded("after 20 hotplugs", surfaces: 1)
+        #expect(app.process.isRunning)
+        #expect(!app.log.contains("protocol error"))
+    }
+
+    /// Without `wp_viewporter` (hidden by a proxy) the mirror keeps the texture copy, and says so in the log and in
+    /// `status`.
+    @Test func withoutViewporterMirrorsKeepTheTextureCopy() throws {
+        let home = MultiscreenProcess.makeHome()
+        try MultiscreenProcess.writeConfig(Self.mirrorRules(["HEADLESS-2"]), home: home)
+        let sway = try HeadlessSway(outputs: 2, width: 320, height: 180)
+        let proxy = try WaylandProxy(upstream: sway.waylandSocketPath, hiding: "wp_viewporter")
+        let app = try MultiscreenProcess(
+            environment: sway.environment.merging(["WAYLAND_DISPLAY": proxy.path]) { $1 }, home: home)
+        try app.waitForLogCount("first frame committed on", count: 2)
+        try app.waitForLog("mirror path: texture-copy (the compositor offers no wp_viewporter)")
+        let status = try Self.status(app)
+        #expect((status["mirror"] as? [String: Any])?["path"] as? String == "texture-copy")
+        #expect(Self.framePaths(status)["HEADLESS-2"] == "egl-texture-copy")
+        #expect(Self.framePaths(status)["HEADLESS-1"] == "egl")
+        #expect(proxy.process.output.contains("hid a global"))
+        try sway.waitForScreenshot("HEADLESS-2", "the mirror by texture copy") { mirror in
+            guard let controller = try? sway.screenshot("HEADLESS-1") else { return false }
+            return mirror.fraction(of: ControllerTests.focusRing) > 0.001
+                && mirror.fraction(differingFrom: controller) < 0.05
+        }
+    }
+}
