@@ -26,6 +26,8 @@ public struct Vitals: Sendable {
     public var flash = false
     /// Each message source's notes (``MessageSource/notes``), by the source's name, beside its counters.
     public var sourceNotes: [String: [String: String]] = [:]
+    /// Per output (registry name) showing a web page: the view's state, frames and memory.
+    public var pages: [UInt32: [String: JSONValue]] = [:]
 
     public init(
         frames: [UInt32: FrameStatistics] = [:], latency: [UInt32: ScreenLatency] = [:], now: UInt64 = 0,
