@@ -147,9 +147,8 @@ extension Demo {
     /// Waits until every page has loaded, the controller page's message has arrived, and every screen's picture
     /// has settled (two screenshots in a row alike).
     private func waitForWebApp(_ app: ChildProcess, sway: HeadlessSway) throws {
-        try waitUntil(timeout: timeout, "every page to load", logTail: { app.output }) {
-            app.output.components(separatedBy: "web view: loaded").count - 1 >= outputs
-        }
+        let loaded = { app.output.components(separatedBy: "web view: loaded").count - 1 >= outputs }
+        try waitUntil(timeout: timeout, "every page to load (log: \(app.output.suffix(2000)))", loaded)
         if outputs > 1 { _ = try app.waitForLine(containing: "message #1 for every screen", timeout: timeout) }
         for name in try sway.outputs().map(\.name) {
             var previous: Screenshot?
