@@ -31,6 +31,12 @@ public enum Message: Equatable, Hashable, Sendable {
     /// `link` to put in a QR code with its short `code`; an empty link hides it (someone is in control, or the
     /// remote is off); `locked` says code entry is locked after too many wrong codes.
     case remoteOffer(link: String, code: String, locked: Bool)
+    /// Show the web page at `url` on `screen` (a `file://`, `http://` or `https://` URL).
+    case openWeb(screen: String, url: String)
+    /// Stop showing a web page on `screen`.
+    case closeWeb(screen: String)
+    /// Load the page on `screen` again.
+    case reloadWeb(screen: String)
 
     /// The largest text, in UTF-8 bytes, a message may carry (64 KiB): a long card, far below a text slab's size.
     public static let maximumTextBytes = 64 * 1024
@@ -53,6 +59,9 @@ public enum Message: Equatable, Hashable, Sendable {
         case .status: .status
         case .outputs: .outputs
         case .remoteOffer: .remoteOffer
+        case .openWeb: .openWeb
+        case .closeWeb: .closeWeb
+        case .reloadWeb: .reloadWeb
         }
     }
 
@@ -69,7 +78,11 @@ public enum Message: Equatable, Hashable, Sendable {
         case .openCard(let screen, let text):
             try Self.check(name: screen, field: "screen")
             try Self.check(text: text)
-        case .closeCard(let screen), .reopenCard(_, let screen):
+        case .openWeb(let screen, let url):
+            try Self.check(name: screen, field: "screen")
+            try Self.check(text: url)
+            if url.isEmpty { throw MessageError(.invalidParams, "\"url\" must not be empty") }
+        case .closeCard(let screen), .reopenCard(_, let screen), .closeWeb(let screen), .reloadWeb(let screen):
             try Self.check(name: screen, field: "screen")
         case .discardCard:
             break
@@ -127,6 +140,9 @@ public enum MessageMethod: String, CaseIterable, Sendable {
     case subscribeEvents = "events.subscribe"
     /// Internal: ``Message/remoteOffer(link:code:locked:)``. Refused from the wire (`notPermitted`).
     case remoteOffer = "remote.offer"
+    case openWeb = "web.open"
+    case closeWeb = "web.close"
+    case reloadWeb = "web.reload"
 }
 
 /// A decoded request line: a ``Message`` for the display thread, or a request the transport answers itself.

@@ -23,6 +23,9 @@
 /// | `status`          | none                                                     |
 /// | `outputs`         | none                                                     |
 /// | `events.subscribe`| none (answered by the transport)                         |
+/// | `web.open`        | `screen`, `url`                                          |
+/// | `web.close`       | `screen`                                                 |
+/// | `web.reload`      | `screen`                                                 |
 ///
 /// Unknown keys are errors, at the top level and in `params`: a misspelt parameter should not be ignored silently.
 /// Error codes are ``MessageError/Code``.
@@ -125,6 +128,9 @@ public enum MessageCodec {
         case .clearMessages: message = .clearMessages(screen: try reader.optionalString("screen"))
         case .status: message = .status
         case .outputs: message = .outputs
+        case .openWeb: message = .openWeb(screen: try reader.string("screen"), url: try reader.string("url"))
+        case .closeWeb: message = .closeWeb(screen: try reader.string("screen"))
+        case .reloadWeb: message = .reloadWeb(screen: try reader.string("screen"))
         case .remoteOffer:
             throw MessageError(.notPermitted, "\(method.rawValue) is internal to Multiscreen")
         case .subscribeEvents:
@@ -146,8 +152,11 @@ public enum MessageCodec {
         case .openCard(let screen, let text):
             params["screen"] = .string(screen)
             params["text"] = .string(text)
-        case .closeCard(let screen):
+        case .closeCard(let screen), .closeWeb(let screen), .reloadWeb(let screen):
             params["screen"] = .string(screen)
+        case .openWeb(let screen, let url):
+            params["screen"] = .string(screen)
+            params["url"] = .string(url)
         case .reopenCard(let id, let screen):
             params["id"] = .integer(Int(id))
             params["screen"] = .string(screen)

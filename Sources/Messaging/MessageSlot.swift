@@ -31,6 +31,9 @@ struct MessageSlot: BitwiseCopyable {
         case .status: ("", nil, 0, .status)
         case .outputs: ("", nil, 0, .outputs)
         case .remoteOffer(let link, let code, let locked): (link, code, locked ? 1 : 0, .remoteOffer)
+        case .openWeb(let screen, let url): (url, screen, 0, .openWeb)
+        case .closeWeb(let screen): ("", screen, 0, .closeWeb)
+        case .reloadWeb(let screen): ("", screen, 0, .reloadWeb)
         }
     }
 
@@ -55,6 +58,9 @@ struct MessageSlot: BitwiseCopyable {
         case .status: return .status
         case .outputs: return .outputs
         case .remoteOffer: return .remoteOffer(link: body, code: screen ?? "", locked: argument != 0)
+        case .openWeb: return .openWeb(screen: screen ?? "", url: body)
+        case .closeWeb: return .closeWeb(screen: screen ?? "")
+        case .reloadWeb: return .reloadWeb(screen: screen ?? "")
         case .subscribeEvents: preconditionFailure("events.subscribe is answered by its transport, never queued")
         }
     }

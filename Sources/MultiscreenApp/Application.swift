@@ -9,6 +9,7 @@ import Rendering
 import Screens
 import TextRendering
 import Wayland
+import WebContent
 
 /// Multiscreen on one Wayland connection: who reacts to what. Everything else lives in the parts it wires:
 /// ``OutputSet`` (outputs), ``ScreenSet`` (windows), ``ProductController`` (behaviour), ``Graphics`` (EGL and the
@@ -38,6 +39,8 @@ public final class Application {
     private let outputs = OutputSet()
     private var seat: Seat?
     private let graphics: Graphics
+    /// The web pages on screens (WPE views), started with the first page.
+    private let web: WebScreens
     private let screens: ScreenSet
     private var product: ProductController
     private let saveTimer: OneShotTimer
@@ -74,6 +77,7 @@ public final class Application {
         graphics = try Graphics(display: display, fonts: fonts, logger: logger)
         registry = Registry(display: display)
         loop = EventLoop(display: display)
+        web = WebScreens(bus: bus, logger: logger)
         screens = try ScreenSet(
             globals: globals, outputs: outputs, appID: options.appID, reopenDelay: options.reopenDelay,
             flash: options.flash, pacing: options.pacing, logger: logger)
@@ -115,6 +119,12 @@ public final class Application {
         loop.watch(screens.drawTimer.fd) { [unowned self] in screens.drawTimer.acknowledge() }  // then render()
         loop.watch(screens.healthTimer.fd) { [unowned self] in screens.checkHealth(context: graphics.context) }
         if let watchdog = service.watchdogTimer { loop.watch(watchdog.fd) { [unowned self] in service.ping() } }
+        web.onEngineStarted = { [unowned self] engine in
+            // GLib's sources (WebKit's IPC, the frame export) run in this loop's poll, on this thread.
+            let mainContext = engine.mainContext
+            loop.foreignPoll = (prepare: mainContext.prepare, dispatch: mainContext.dispatch)
+        }
+        screens.onFrameShown = { [unowned self] screen in web.shown(screen.output.registryName) }
         screens.onHealthChange = { [unowned self] screen in
             consumer.publish(.screenHealth(screen: screen.output.displayName, health: screen.health.rawValue))
         }
@@ -194,6 +204,19 @@ public final class Application {
             for screen in screens.screens.values { screen.invalidate() }
         }
         if changes.assignment { seat?.refreshCursor() }
+        for name in changes.pageReloads {
+            if let screen = screens.screens.values.first(where: { $0.output.displayName == name }) {
+                web.reload(screen.output.registryName)
+            }
+        }
+        if let message = changes.message, !web.isEmpty {
+            // Pages on screens that show messages (not the controller's) get the text (`receiveMessage`).
+            let names = screens.screens.values.filter { screen in
+                screen.output.registryName != product.model.assignment.controller
+                    && (message.screen == nil || message.screen == screen.output.displayName)
+            }.map(\.output.registryName)
+            web.deliver(text: message.text, screen: message.screen, to: names)
+        }
         if let message = changes.message, let stamp {
             for screen in screens.screens.values
             where message.screen == nil || message.screen == screen.output.displayName {
@@ -224,6 +247,8 @@ public final class Application {
         vitals.sources = Dictionary(uniqueKeysWithValues: sources.map { ($0.name, $0.counters) })
         vitals.sourceNotes = Dictionary(uniqueKeysWithValues: sources.map { ($0.name, $0.notes) })
         graphics.addMirrorVitals(to: &vitals)
+        vitals.sources.merge(web.sourceCounters) { own, _ in own }
+        vitals.pages = web.vitals
         return vitals
     }
 
@@ -231,9 +256,12 @@ public final class Application {
 
     private func render() {
         let cpuBefore = MonotonicClock.nanoseconds(clock: CLOCK_PROCESS_CPUTIME_ID)
+        web.sync(
+            screens.ordered, kind: { [product] in product.kind(of: $0.output.registryName) },
+            context: graphics.context, eglExtensions: graphics.context.extensions)
         let painter = ScreenPainter(
             product: product, screens: screens, graphics: graphics, bus: bus, applied: messagesApplied,
-            now: MonotonicClock.nanoseconds())
+            now: MonotonicClock.nanoseconds(), web: web)
         let drawn = screens.render(
             context: graphics.context, canvas: { try graphics.makeCanvas() },
             kind: { [product] in product.kind(of: $0.output.registryName) }, draw: painter.draw)
@@ -294,6 +322,7 @@ public final class Application {
     private func shutDown(connectionAlive: Bool) {
         service.stopping()
         product.saveIfChanged()
+        web.tearDownAll(context: graphics.context)
         screens.tearDownAll(context: graphics.context)
         // Nothing draws once the windows are gone: EGL goes next, while every proxy it might know is still alive.
         graphics.destroy()

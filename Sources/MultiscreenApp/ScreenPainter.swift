@@ -16,6 +16,8 @@ struct ScreenPainter {
     let applied: Int
     /// `CLOCK_MONOTONIC` ns of this render pass: the end of each screen's "last minute".
     var now: UInt64 = 0
+    /// The web pages, whose newest frames web screens draw.
+    let web: WebScreens
 
     func draw(_ screen: Screen, on canvas: Canvas, geometry: SurfaceGeometry) {
         switch product.kind(of: screen.output.registryName) {
@@ -48,11 +50,42 @@ struct ScreenPainter {
             }
         case .external(.blank):
             ExternalScene.drawBlank(on: canvas, geometry: geometry)
+        case .external(.web):
+            // `web` with no page to show (none opened, none configured): the messages, as `card` without a card.
+            drawMessages(screen, on: canvas, geometry: geometry)
+        case .web(let url):
+            drawPage(screen, url: url, on: canvas, geometry: geometry)
         case .external(.messages):
             drawMessages(screen, on: canvas, geometry: geometry)
             if let offer = product.remoteOffer {
                 ExternalScene.drawRemoteOffer(on: canvas, geometry: geometry, look: look(screen), offer: offer)
             }
+        }
+    }
+
+    /// A web screen: the page's newest frame, or a card saying why there is none (loading, failed, crashed).
+    private func drawPage(_ screen: Screen, url: String, on canvas: Canvas, geometry: SurfaceGeometry) {
+        let frame = web.frame(of: screen.output.registryName)
+        let note: String?
+        switch frame?.state {
+        case .failed(let reason)?: note = "Cannot show \(url)\n\(reason)"
+        case .crashed(let reason, let retry)?:
+            note = "The page stopped: \(reason).\nLoading \(url) again in \(Int(retry.rounded(.up))) s"
+        case nil where frame == nil: note = "Cannot show \(url)\nthe web engine is not available (see the log)"
+        default: note = nil
+        }
+        if let note {
+            ExternalScene.drawCard(
+                on: canvas, geometry: geometry, output: screen.output, look: look(screen),
+                card: Card(id: 0, text: note, screen: nil))
+        } else if let texture = frame?.texture {
+            canvas.begin(width: geometry.bufferWidth, height: geometry.bufferHeight, background: SceneStyle.black)
+            canvas.drawWebFrame(
+                texture,
+                in: Rect(x: 0, y: 0, width: Float(geometry.bufferWidth), height: Float(geometry.bufferHeight)))
+        } else {
+            // Loading: the page's first frame is on its way.
+            canvas.begin(width: geometry.bufferWidth, height: geometry.bufferHeight, background: SceneStyle.card)
         }
     }
 
@@ -97,6 +130,7 @@ struct ScreenPainter {
             // `card` with no card open shows the messages: say what the screen shows.
             role = "external · messages (no card open)"
         case .external(let mode): role = "external · \(mode.rawValue)"
+        case .web(let url): role = "web · \(url)"
         }
         let scale = info.scale > 1 ? " @\(info.scale)x" : ""
         let state = screens.hasShown(screen) ? "" : " · waiting"

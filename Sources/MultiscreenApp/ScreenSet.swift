@@ -27,6 +27,8 @@ final class ScreenSet {
     /// How long content may wait unshown before a screen counts as stale (sway 1.7 has been seen to stop presenting
     /// an output after a storm of mode changes, keeping an old frame, with no error to the client).
     static let staleAfter = 2.0
+    /// The compositor showed a frame of a screen (its frame callback came): a web page on it may draw the next.
+    var onFrameShown: (Screen) -> Void = { _ in }
     /// A screen's health changed (for the log's sake it is logged here; the caller publishes it).
     var onHealthChange: (Screen) -> Void = { _ in }
     /// Fires when a screen would become stale unless the compositor shows it before: watch it, call
@@ -86,6 +88,7 @@ final class ScreenSet {
             screen.onClose = { [unowned self, unowned screen] in closed(screen, context: context) }
             screen.onLatencyReport = { [unowned self, unowned screen] report in onLatencyReport(screen, report) }
             screen.onShown = { [unowned self, unowned screen] in
+                onFrameShown(screen)
                 guard screen.health != .ok else { return }
                 logger.notice("\(screen.output.displayName): frames are shown again")
                 screen.health = .ok

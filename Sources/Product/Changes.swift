@@ -14,6 +14,8 @@ public struct Changes: Equatable, Sendable {
     public var screens: Set<String> = []
     /// The controller UI shows something new (the text field, focus, the log, the screens list).
     public var controllerUI = false
+    /// Screens (output names) whose web page is to be loaded again (`web.reload`).
+    public var pageReloads: Set<String> = []
     /// The persistent state changed: write it soon.
     public var state = false
 

@@ -93,7 +93,7 @@ public struct ProductController {
     public var outputs: [OutputInfo] { model.roles.outputs }
 
     /// What the screen on this output shows.
-    public func kind(of registryName: UInt32) -> ScreenKind { model.assignment.kind(of: registryName) }
+    public func kind(of registryName: UInt32) -> ScreenKind { model.kind(of: registryName) }
 
     // MARK: - Requests
 
@@ -227,6 +227,34 @@ public struct ProductController {
         case .outputs:
             return Outcome(
                 reply: .result(method: .outputs, result: ["outputs": .array(outputs.map(StatusReport.json))]))
+        case .openWeb(let screen, let url):
+            if let problem = WebAddress.problem(url) {
+                throw MessageError(.invalidParams, "\"url\": \(problem)")
+            }
+            try invalidParams { () throws(UnknownScreenError) in try model.openPage(url: url, onScreen: screen) }
+            logger.info("web page on \(screen): \(url.logSafe)")
+            var outcome = Outcome(
+                reply: .result(method: .openWeb, result: ["screen": .string(screen), "url": .string(url)]))
+            absorb(model.assignment, into: &outcome)
+            outcome.changes.screens = [screen]
+            outcome.changes.pageReloads = [screen]
+            return saving(outcome)
+        case .closeWeb(let screen):
+            let shown = try invalidParams { () throws(UnknownScreenError) in try model.closePage(onScreen: screen) }
+            guard shown else { throw MessageError(.refused, "no web page is shown on \(screen)") }
+            logger.info("web page closed on \(screen)")
+            var outcome = Outcome(reply: .result(method: .closeWeb, result: ["screen": .string(screen)]))
+            absorb(model.assignment, into: &outcome)
+            outcome.changes.screens = [screen]
+            return saving(outcome)
+        case .reloadWeb(let screen):
+            let output = try invalidParams { () throws(UnknownScreenError) in try model.roles.output(named: screen) }
+            guard model.page(of: output.registryName) != nil else {
+                throw MessageError(.refused, "no web page is shown on \(screen)")
+            }
+            var outcome = Outcome(reply: .result(method: .reloadWeb, result: ["screen": .string(screen)]))
+            outcome.changes.pageReloads = [screen]
+            return outcome
         case .remoteOffer(let link, let code, let locked):
             remoteOffer = link.isEmpty && !locked ? nil : RemoteOffer(link: link, code: code, locked: locked)
             var outcome = Outcome(reply: .result(method: .remoteOffer, result: [:]))
@@ -295,8 +323,8 @@ public struct ProductController {
             outcome.toSend = .send(text: text, screen: nil)
         case .cycleContent(let row)?:
             guard row < outputs.count, case .external(let mode) = kind(of: outputs[row].registryName) else { break }
-            let all = ContentMode.allCases
-            let next = all[(all.firstIndex(of: mode)! + 1) % all.count]
+            let all = ContentMode.cycle
+            let next = all[((all.firstIndex(of: mode) ?? -1) + 1) % all.count]
             if let assignment = try? model.set(content: next, forScreen: outputs[row].displayName) {
                 absorb(assignment, into: &outcome)
                 outcome.changes.state = true
@@ -360,9 +388,9 @@ public struct ProductController {
         guard case .result(let method, _)? = reply else { return false }
         switch method {
         case .send, .openCard, .closeCard, .reopenCard, .discardCard, .setRole, .resetRole, .setContent,
-            .clearMessages:
+            .clearMessages, .openWeb, .closeWeb:
             return true
-        case .status, .outputs, .subscribeEvents, .remoteOffer: return false
+        case .status, .outputs, .subscribeEvents, .remoteOffer, .reloadWeb: return false
         }
     }
 

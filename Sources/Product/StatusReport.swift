@@ -17,6 +17,13 @@ struct StatusReport {
             case .external(let mode):
                 entry["role"] = .string(model.assignment.roles[info.registryName]?.rawValue ?? "external")
                 entry["content"] = .string(mode.rawValue)
+            case .web(let url):
+                let isController = model.assignment.controller == info.registryName
+                entry["role"] = .string(
+                    isController ? "controller" : model.assignment.roles[info.registryName]?.rawValue ?? "external")
+                entry["content"] = .string("web")
+                entry["url"] = .string(url)
+                if let page = vitals.pages[info.registryName] { entry["web"] = .object(page) }
             }
             if let path = vitals.framePaths[info.registryName] { entry["framePath"] = .string(path) }
             if let health = vitals.health[info.registryName] {

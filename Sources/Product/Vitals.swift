@@ -34,6 +34,8 @@ public struct Vitals: Sendable {
     public var mirrorPath = "texture-copy"
     public var mirrorPathReason: String?
     public var sharedFrames: [String: Int] = [:]
+    /// Per output (registry name) showing a web page: the view's state, frames and memory.
+    public var pages: [UInt32: [String: JSONValue]] = [:]
 
     public init(
         frames: [UInt32: FrameStatistics] = [:], latency: [UInt32: ScreenLatency] = [:], now: UInt64 = 0,

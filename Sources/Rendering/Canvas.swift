@@ -54,6 +54,7 @@ public final class Canvas {
     private let solid: ShaderProgram
     private let textProgram: ShaderProgram
     private let textureProgram: ShaderProgram
+    private let webProgram: ShaderProgram
     private let rasterizer: TextRasterizer
     private var textures: [TextKey: TextTexture] = [:]
     private var budget = ByteBudgetCache<TextKey>(budget: Canvas.textCacheBudget)
@@ -82,6 +83,7 @@ public final class Canvas {
         solid = try ShaderProgram(library: library, vertex: "quad.vert", fragment: "solid.frag")
         textProgram = try ShaderProgram(library: library, vertex: "quad.vert", fragment: "text.frag")
         textureProgram = try ShaderProgram(library: library, vertex: "quad.vert", fragment: "texture.frag")
+        webProgram = try ShaderProgram(library: library, vertex: "quad.vert", fragment: "web.frag")
         self.rasterizer = rasterizer
         var size: GLint = 0
         glGetIntegerv(GLenum(GL_MAX_TEXTURE_SIZE), &size)
@@ -189,6 +191,18 @@ public final class Canvas {
         drawQuad(x: rect.x, y: rect.y, width: rect.width, height: rect.height, flipped: true)
     }
 
+    /// Draws a web page's frame into `rect` (top row first, as the web process drew it).
+    public func drawWebFrame(_ frame: WebFrameTexture, in rect: Rect) {
+        guard frame.texture != 0 else { return }
+        frame.setFiltering(exact: Int32(rect.width) == frame.width && Int32(rect.height) == frame.height)
+        webProgram.use()
+        glUniform2f(webProgram.uniform("u_viewport"), viewportWidth, viewportHeight)
+        glActiveTexture(GLenum(GL_TEXTURE0))
+        glBindTexture(GLenum(GL_TEXTURE_2D), frame.texture)
+        glUniform1i(webProgram.uniform("u_texture"), 0)
+        drawQuad(x: rect.x, y: rect.y, width: rect.width, height: rect.height)
+    }
+
     /// Draws `code` with its quiet zone, its top-left corner at (x, y), `modulePixels` buffer pixels per module:
     /// a texture of one texel per module sampled with nearest filtering, so every module is a crisp square.
     public func drawQRCode(_ code: QRCode, x: Float, y: Float, modulePixels: Int) {
@@ -229,6 +243,7 @@ public final class Canvas {
         for entry in textures.values { deleteTexture(entry.texture) }
         textures.removeAll()
         budget.removeAll()
+        webProgram.delete()
         textureProgram.delete()
         textProgram.delete()
         solid.delete()

@@ -88,6 +88,13 @@ public final class GraphicsContext {
         ["llvmpipe", "softpipe", "Software Rasterizer", "SwiftShader"].contains { renderer.contains($0) }
     }
 
+    /// The EGL display's extensions (space-separated), e.g. to tell whether buffers of another process's EGL can
+    /// be imported (`EGL_WL_bind_wayland_display`).
+    public var extensions: String {
+        guard let display, let text = eglQueryString(display, EGL_EXTENSIONS) else { return "" }
+        return String(cString: text)
+    }
+
     /// Makes `surface` current (or no surface, for resource work). Returns false on failure.
     @discardableResult
     public func makeCurrent(_ surface: EGLSurface?) -> Bool {

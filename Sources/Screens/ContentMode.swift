@@ -8,4 +8,11 @@ public enum ContentMode: String, Codable, Sendable, CaseIterable {
     case card
     /// Nothing but black.
     case blank
+    /// A web page: the one opened on this screen (`web.open`), else the URL of the config rule that matches it
+    /// (messages when there is neither, as `card` without a card).
+    case web
+
+    /// The modes Enter cycles through on the controller's screens list: `web` needs a URL, so it is set by a rule
+    /// or `web.open`, never reached by cycling.
+    public static let cycle: [ContentMode] = [.messages, .mirror, .card, .blank]
 }

@@ -23,7 +23,8 @@ import TOMLKit
 /// [[rule]]
 /// match = { make = "Dell*" }
 /// role = "external"
-/// content = "mirror"              # messages | mirror | card | blank (default messages)
+/// content = "mirror"              # messages | mirror | card | blank | web (default messages)
+/// # url = "file:///srv/app/external.html"   # with content = "web": the page it shows
 ///
 /// [theme]                         # how external screens look: see ``ScreenTheme``
 /// align = "center"
@@ -43,11 +44,14 @@ public struct RoleConfig: Equatable, Sendable {
         public var role: ScreenRole
         /// The content mode for a matched output that is not the controller; nil leaves the default (messages).
         public var content: ContentMode?
+        /// The page a matched output shows: with `content = "web"` only (a `file://`, `http://` or `https://` URL).
+        public var url: String?
 
-        public init(match: OutputMatch, role: ScreenRole, content: ContentMode? = nil) {
+        public init(match: OutputMatch, role: ScreenRole, content: ContentMode? = nil, url: String? = nil) {
             self.match = match
             self.role = role
             self.content = content
+            self.url = url
         }
     }
 
@@ -168,7 +172,7 @@ public struct RoleConfig: Equatable, Sendable {
     }
 
     private static func rule(_ table: TOMLTable, path: String) throws(RoleConfigError) -> Rule {
-        try checkKeys(table, path: path, allowed: ["match", "role", "content"])
+        try checkKeys(table, path: path, allowed: ["match", "role", "content", "url"])
         guard let matchValue = table["match"] else { throw .missingKey(file: nil, key: "\(path).match") }
         guard let matchTable = matchValue.table else {
             throw .wrongType(file: nil, key: "\(path).match", expected: "a table such as { name = \"HDMI-A-1\" }")
@@ -202,7 +206,22 @@ public struct RoleConfig: Equatable, Sendable {
             }
             content = mode
         }
-        return Rule(match: match, role: role, content: content)
+        var url: String?
+        if let urlValue = table["url"] {
+            let text = try string(urlValue, key: "\(path).url")
+            if let problem = WebAddress.problem(text) {
+                throw .invalidValue(file: nil, key: "\(path).url", value: text, reason: problem)
+            }
+            guard content == .web else {
+                throw .invalidValue(
+                    file: nil, key: "\(path).url", value: text, reason: "a url needs content = \"web\" in the same rule"
+                )
+            }
+            url = text
+        } else if content == .web {
+            throw .missingKey(file: nil, key: "\(path).url")
+        }
+        return Rule(match: match, role: role, content: content, url: url)
     }
 
     private static func checkKeys(_ table: TOMLTable, path: String?, allowed: [String]) throws(RoleConfigError) {

@@ -3,6 +3,8 @@
 public enum ScreenKind: Equatable, Sendable {
     case controller
     case external(ContentMode)
+    /// A web page at this URL, on an external screen or in place of the controller UI (``ScreenModel/page(of:)``).
+    case web(url: String)
 }
 
 extension Assignment {

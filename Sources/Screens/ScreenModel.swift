@@ -14,6 +14,10 @@ public struct ScreenModel: Sendable {
     public private(set) var roles: RoleAssigner
     public private(set) var cards: CardBoard
     public private(set) var log: MessageLog
+    /// Pages opened at run time (`web.open`), by screen name; and screens whose configured page was closed.
+    /// Not saved in the state file: the config's `url` is what survives a restart.
+    public private(set) var pages: [String: String] = [:]
+    private var closedPages: Set<String> = []
 
     /// - Parameters:
     ///   - config: the parsed config file (``RoleConfig/load(path:)``; the defaults when it was missing or bad).
@@ -89,6 +93,48 @@ public struct ScreenModel: Sendable {
     public mutating func closeCard(onScreen screen: String) throws(CardError) -> Card {
         try checkCardScreen(screen)
         return try cards.close(onScreen: screen)
+    }
+
+    /// Shows `url` on `screen` (the controller's screen too: the page replaces the controller UI there); an external
+    /// screen switches to `web` mode, remembered like any mode set at run time.
+    public mutating func openPage(url: String, onScreen screen: String) throws(UnknownScreenError) {
+        let output = try roles.output(named: screen)
+        pages[screen] = url
+        closedPages.remove(screen)
+        if assignment.controller != output.registryName { _ = try? roles.set(content: .web, forOutputNamed: screen) }
+    }
+
+    /// Stops showing a page on `screen`. - Returns: whether one was shown (opened or configured).
+    @discardableResult
+    public mutating func closePage(onScreen screen: String) throws(UnknownScreenError) -> Bool {
+        let output = try roles.output(named: screen)
+        let shown = page(of: output.registryName) != nil
+        pages[screen] = nil
+        closedPages.insert(screen)
+        if shown && assignment.kind(of: output.registryName) == .external(.web) {
+            _ = try? roles.set(content: .messages, forOutputNamed: screen)
+        }
+        return shown
+    }
+
+    /// The page the output shows, if any: the one opened at run time, else its config rule's `url` when its mode
+    /// is `web` (for the controller's screen: when its rule says `content = "web"`).
+    public func page(of registryName: UInt32) -> String? {
+        guard let output = roles.outputs.first(where: { $0.registryName == registryName }) else { return nil }
+        if let opened = pages[output.displayName] { return opened }
+        if closedPages.contains(output.displayName) { return nil }
+        guard let rule = roles.config.rule(for: output), let url = rule.url else { return nil }
+        switch assignment.kind(of: registryName) {
+        case .controller: return rule.content == .web ? url : nil
+        case .external(let mode): return mode == .web ? url : nil
+        case .web: return nil
+        }
+    }
+
+    /// What the screen on this output shows: a page when it has one, else what its role and mode say.
+    public func kind(of registryName: UInt32) -> ScreenKind {
+        if let url = page(of: registryName) { return .web(url: url) }
+        return assignment.kind(of: registryName)
     }
 
     /// Logs a message for every screen (`screen` nil) or one connected screen, shown for `ttl` seconds if given.

@@ -23,6 +23,11 @@ public final class EventLoop {
     public var prepareToSleep: () -> Bool = { true }
     /// Called after every return from `poll`, whatever woke it.
     public var didWake: () -> Void = {}
+    /// Another loop's descriptors, polled with ours instead of on a thread of their own (GLib's main context, once
+    /// a web page is shown): `prepare` is asked right before each poll for descriptors and a timeout in
+    /// milliseconds (-1: none), `dispatch` gets their `revents` after the poll (all 0 when it was interrupted).
+    public var foreignPoll:
+        (prepare: () -> (fds: [(fd: Int32, events: Int16)], timeout: Int32), dispatch: ([Int16]) -> Void)?
 
     public init(display: WaylandDisplay) {
         self.display = display
@@ -50,13 +55,18 @@ public final class EventLoop {
             var fds = [pollfd(fd: waylandFD, events: Int16(POLLIN | (wantWrite ? POLLOUT : 0)), revents: 0)]
             let watched = sources
             fds += watched.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
-            let timeout: Int32 = prepareToSleep() ? -1 : 0
+            let foreign = foreignPoll?.prepare()
+            let foreignStart = fds.count
+            fds += (foreign?.fds ?? []).map { pollfd(fd: $0.fd, events: $0.events, revents: 0) }
+            var timeout: Int32 = prepareToSleep() ? -1 : 0
+            if let wanted = foreign?.timeout, wanted >= 0, timeout < 0 || wanted < timeout { timeout = wanted }
             let ready = poll(&fds, nfds_t(fds.count), timeout)
             let pollError = ready < 0 ? errno : 0  // before anything else can change errno
             didWake()
             if ready < 0 {
                 // Not retried in place: a pending prepare_read must be cancelled first, then the loop prepares again.
                 display.cancelRead()
+                foreignPoll?.dispatch([Int16](repeating: 0, count: fds.count - foreignStart))
                 if pollError == EINTR { continue }
                 throw WaylandError.connectionLost(errno: pollError)
             }
@@ -73,6 +83,7 @@ public final class EventLoop {
             for (index, source) in watched.enumerated() where fds[index + 1].revents != 0 {
                 source.handler()
             }
+            if foreign != nil { foreignPoll?.dispatch(fds[foreignStart...].map(\.revents)) }
         }
     }
 

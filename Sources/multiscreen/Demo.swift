@@ -29,6 +29,11 @@ struct Demo: ParsableCommand {
     var timeout = 30.0
     @Option(help: "The message the demo sends to the external screens.")
     var message = "Hello from Multiscreen · 안녕하세요"
+    @Option(
+        help: ArgumentHelp(
+            "A web app directory with main.html and external.html (examples/starter-kit): the controller shows main.html, which presses its own Send with --message, the other screens external.html.",
+            valueName: "directory"))
+    var web: String?
     /// For tests of the demo itself: the program run as `<client> run …` instead of this executable.
     @Option(help: .hidden)
     var client: String?
@@ -49,6 +54,7 @@ struct Demo: ParsableCommand {
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("multiscreen-demo-\(getpid())").path
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: home) }
+        if let web { try writeWebConfig(app: web, home: home) }
         let app = try ChildProcess(
             client ?? "/proc/self/exe".resolvingSymlinks, ["run", "--log-level", logging.logLevel.rawValue],
             environment: sway.environment.merging([
@@ -56,8 +62,10 @@ struct Demo: ParsableCommand {
                 "MULTISCREEN_SOCKET": home + "/control.sock",
             ]) { $1 })
         defer { app.kill() }
-        // The starter kit's moment: a message from the controller side shows up on every external screen.
-        if outputs > 1 {
+        if web != nil {
+            try waitForWebApp(app, sway: sway)
+        } else if outputs > 1 {
+            // The starter kit's moment: a message from the controller side shows up on every external screen.
             for name in try sway.outputs().map(\.name) {
                 _ = try app.waitForLine(containing: "first frame committed on \(name)", timeout: timeout)
             }
@@ -71,7 +79,7 @@ struct Demo: ParsableCommand {
 
         let names = try sway.outputs().map(\.name).sorted { $0.naturalOrder($1) }
         var paths: [String] = []
-        for (index, name) in names.enumerated() {
+        for (index, name) in names.enumerated() where web == nil {
             let expected = ScreenPalette.background(forScreenAt: index)
             let colour = RGB(red: expected.red, green: expected.green, blue: expected.blue)
             do {
@@ -89,6 +97,11 @@ struct Demo: ParsableCommand {
             try sway.screenshotPNG(name, to: path)
             paths.append((path as NSString).standardizingPath)
         }
+        for name in names where web != nil {
+            let path = (out as NSString).appendingPathComponent("\(name).png")
+            try sway.screenshotPNG(name, to: path)
+            paths.append((path as NSString).standardizingPath)
+        }
         app.signal(SIGTERM)
         let status = try app.waitForExit(timeout: 5)
         for path in paths { print(URL(fileURLWithPath: path).path) }
@@ -98,6 +111,53 @@ struct Demo: ParsableCommand {
             throw ExitCode(status)
         }
         logger.info("multiscreen shut down cleanly (status 0)")
+    }
+}
+
+extension Demo {
+    /// The controller shows `<app>/main.html?send=<message>` (the page presses its own Send), every other screen
+    /// `<app>/external.html`.
+    private func writeWebConfig(app: String, home: String) throws {
+        let directory = URL(fileURLWithPath: app).standardizedFileURL
+        for page in ["main.html", "external.html"]
+        where !FileManager.default.fileExists(atPath: directory.appendingPathComponent(page).path) {
+            throw ValidationError("--web \(app): no \(page) there")
+        }
+        var query = URLComponents()
+        query.queryItems = [URLQueryItem(name: "send", value: message)]
+        let send = query.percentEncodedQuery ?? ""
+        let main = directory.appendingPathComponent("main.html").absoluteString + "?" + send
+        let external = directory.appendingPathComponent("external.html").absoluteString
+        try FileManager.default.createDirectory(atPath: home + "/config/multiscreen", withIntermediateDirectories: true)
+        try """
+        [[rule]]
+        match = { name = "HEADLESS-1" }
+        role = "controller"
+        content = "web"
+        url = "\(main)"
+
+        [[rule]]
+        match = { name = "*" }
+        role = "external"
+        content = "web"
+        url = "\(external)"
+        """.write(toFile: home + "/config/multiscreen/config.toml", atomically: true, encoding: .utf8)
+    }
+
+    /// Waits until every page has loaded, the controller page's message has arrived, and every screen's picture
+    /// has settled (two screenshots in a row alike).
+    private func waitForWebApp(_ app: ChildProcess, sway: HeadlessSway) throws {
+        let loaded = { app.output.components(separatedBy: "web view: loaded").count - 1 >= outputs }
+        try waitUntil(timeout: timeout, "every page to load (log: \(app.output.suffix(2000)))", loaded)
+        if outputs > 1 { _ = try app.waitForLine(containing: "message #1 for every screen", timeout: timeout) }
+        for name in try sway.outputs().map(\.name) {
+            var previous: Screenshot?
+            try waitUntil(timeout: timeout, "\(name) to settle") {
+                let shot = try sway.screenshot(name)
+                defer { previous = shot }
+                return previous.map { shot.fraction(differingFrom: $0) == 0 } ?? false
+            }
+        }
     }
 }
 

@@ -17,7 +17,7 @@ struct Multiscreen: ParsableCommand {
         subcommands: [
             Run.self, Outputs.self, Demo.self, Bench.self, SendCommand.self, CardCommand.self, RoleCommand.self,
             ContentCommand.self, MessagesCommand.self, StatusCommand.self, EventsCommand.self, FleetCommand.self,
-            LatencyCommand.self,
+            LatencyCommand.self, WebCommand.self,
         ],
         defaultSubcommand: nil)
 

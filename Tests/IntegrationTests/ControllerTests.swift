@@ -140,7 +140,8 @@ import Testing
         try sway.waitForScreenshot("HEADLESS-2", "blank") { $0.fraction(of: black) > 0.999 }
         let bad = try app.command(["content", "set", "HEADLESS-2", "sparkles"])
         #expect(
-            bad.status == 2 && bad.output.contains("-32602") && bad.output.contains("messages, mirror, card, blank"))
+            bad.status == 2 && bad.output.contains("-32602")
+                && bad.output.contains("messages, mirror, card, blank, web"))
         #expect(try app.command(["content", "set", "HEADLESS-2", "messages"]).status == 0)
         try sway.waitForScreenshot("HEADLESS-2", "messages again") { $0.fraction(differingFrom: idle) < 0.001 }
 

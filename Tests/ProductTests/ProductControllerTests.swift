@@ -349,7 +349,8 @@ private func errorCode(_ outcome: Outcome) -> MessageError.Code? {
             unknown.reply
                 == .error(
                     MessageError(
-                        .invalidParams, "unknown content mode \"sparkles\" (known: messages, mirror, card, blank)")))
+                        .invalidParams, "unknown content mode \"sparkles\" (known: messages, mirror, card, blank, web)")
+                ))
         #expect(errorCode(fixture.execute(.setContent(screen: "DP-9", mode: "blank"))) == .invalidParams)
     }
 

@@ -1,0 +1,39 @@
+#pragma once
+// WPE WebKit's UI-process API (GLib/GObject). g_signal_connect is a macro Swift cannot call, and its GCallback
+// is untyped: each signal gets a typed helper here, so a callback of the wrong shape does not compile.
+#include <wpe/webkit.h>
+
+typedef void (*multiscreen_script_message_callback)(WebKitUserContentManager *, WebKitJavascriptResult *, gpointer);
+typedef void (*multiscreen_load_changed_callback)(WebKitWebView *, WebKitLoadEvent, gpointer);
+typedef gboolean (*multiscreen_load_failed_callback)(WebKitWebView *, WebKitLoadEvent, const gchar *, GError *,
+                                                     gpointer);
+typedef void (*multiscreen_terminated_callback)(WebKitWebView *, WebKitWebProcessTerminationReason, gpointer);
+
+static inline gulong multiscreen_connect_script_message(WebKitUserContentManager *manager, const char *signal,
+                                                        multiscreen_script_message_callback callback, gpointer data) {
+    return g_signal_connect(manager, signal, G_CALLBACK(callback), data);
+}
+
+static inline gulong multiscreen_connect_load_changed(WebKitWebView *view, multiscreen_load_changed_callback callback,
+                                                      gpointer data) {
+    return g_signal_connect(view, "load-changed", G_CALLBACK(callback), data);
+}
+
+static inline gulong multiscreen_connect_load_failed(WebKitWebView *view, multiscreen_load_failed_callback callback,
+                                                     gpointer data) {
+    return g_signal_connect(view, "load-failed", G_CALLBACK(callback), data);
+}
+
+static inline gulong multiscreen_connect_terminated(WebKitWebView *view, multiscreen_terminated_callback callback,
+                                                    gpointer data) {
+    return g_signal_connect(view, "web-process-terminated", G_CALLBACK(callback), data);
+}
+
+/// The JSON text of a script message's value (a string stays a string: the caller decides what it means).
+/// Returns a newly allocated string (g_free) and whether the value was a JavaScript string.
+static inline char *multiscreen_script_message_text(WebKitJavascriptResult *result, gboolean *is_string) {
+    JSCValue *value = webkit_javascript_result_get_js_value(result);
+    *is_string = jsc_value_is_string(value);
+    if (*is_string) return jsc_value_to_string(value);
+    return jsc_value_to_json(value, 0);
+}

@@ -1,0 +1,161 @@
+import Logging
+import Messaging
+import Rendering
+import Screens
+import WebContent
+
+/// The web pages on screens: one ``WebView`` (with its page's bridge into the bus) and one ``WebFrameTexture`` per
+/// screen whose kind is `web`, made when a screen starts showing a page and destroyed when it stops or its screen
+/// goes. The engine (WPE WebKit, GLib's main context in the display thread's poll) starts with the first page.
+///
+/// Display thread only. ``sync(_:kind:context:)`` runs before every render pass; ``tearDownAll(context:)`` at exit,
+/// before EGL goes.
+final class WebScreens {
+    private struct Page {
+        var url: String
+        var view: WebView
+        var texture: WebFrameTexture
+        var size: (width: Int, height: Int, scale: Int)
+    }
+
+    private var engine: WebEngine?
+    private var pages: [UInt32: Page] = [:]
+    private let bus: MessageBus
+    private let logger: Logger
+    /// The engine started: the caller puts its main context into the display thread's poll.
+    var onEngineStarted: (WebEngine) -> Void = { _ in }
+    /// Views made and destroyed so far, and engine failures, for `status`.
+    private(set) var opened = 0
+    private(set) var closed = 0
+    private(set) var failures = 0
+
+    init(bus: MessageBus, logger: Logger) {
+        self.bus = bus
+        self.logger = logger
+    }
+
+    var isEmpty: Bool { pages.isEmpty }
+
+    /// Makes the views match what the screens show: a view for each screen showing a page (a new one when its URL
+    /// changed), none for the others; a view follows its screen's size and scale.
+    func sync(_ screens: [Screen], kind: (Screen) -> ScreenKind, context: GraphicsContext, eglExtensions: String) {
+        var wanted: [UInt32: (Screen, String)] = [:]
+        for screen in screens {
+            if case .web(let url) = kind(screen) { wanted[screen.output.registryName] = (screen, url) }
+        }
+        for (name, page) in pages where wanted[name]?.1 != page.url {
+            close(name, page: page, context: context)
+        }
+        for (name, (screen, url)) in wanted {
+            let size = Self.size(of: screen)
+            if let page = pages[name] {
+                if page.size != size {
+                    page.view.resize(width: size.width, height: size.height, scale: size.scale)
+                    pages[name]?.size = size
+                }
+                continue
+            }
+            open(screen, url: url, size: size, eglExtensions: eglExtensions)
+        }
+    }
+
+    private static func size(of screen: Screen) -> (width: Int, height: Int, scale: Int) {
+        let logical = screen.output.logicalSize
+        return (Int(logical.width), Int(logical.height), Int(max(screen.output.scale, 1)))
+    }
+
+    private func open(_ screen: Screen, url: String, size: (width: Int, height: Int, scale: Int), eglExtensions: String)
+    {
+        do {
+            let engine = try startEngine(eglExtensions: eglExtensions)
+            let bridge = PageBridge(bus: bus, screen: screen.output.displayName)
+            let view = try WebView(
+                engine: engine, url: url, width: size.width, height: size.height, scale: size.scale, bridge: bridge,
+                logger: logger)
+            view.onChange = { [weak screen] in screen?.invalidate() }
+            pages[screen.output.registryName] = Page(url: url, view: view, texture: WebFrameTexture(), size: size)
+            opened += 1
+            screen.invalidate()
+        } catch {
+            failures += 1
+            logger.error("\(screen.output.displayName): cannot show \(url): \(error)")
+        }
+    }
+
+    private func startEngine(eglExtensions: String) throws(WebContentError) -> WebEngine {
+        if let engine { return engine }
+        let started = try WebEngine(eglExtensions: eglExtensions, logger: logger)
+        engine = started
+        onEngineStarted(started)
+        return started
+    }
+
+    private func close(_ name: UInt32, page: Page, context: GraphicsContext) {
+        page.view.destroy()
+        // Textures are shared by every surface of the one context: any current surface (or none) will do.
+        _ = context.makeCurrent(nil)
+        page.texture.delete()
+        pages[name] = nil
+        closed += 1
+    }
+
+    /// Loads the page on the screen with this registry name again.
+    func reload(_ name: UInt32) { pages[name]?.view.reload() }
+
+    /// What the screen should draw now: the newest frame copied into its texture (the buffer goes back to WPE), or
+    /// the reason there is none. Call with the screen's surface current.
+    func frame(of name: UInt32) -> (texture: WebFrameTexture?, state: WebView.State)? {
+        guard let page = pages[name] else { return nil }
+        page.view.takeFrame { pixels, width, height, stride in
+            page.texture.upload(pixels: pixels, width: width, height: height, stride: stride)
+        }
+        return (page.texture.texture != 0 ? page.texture : nil, page.view.state)
+    }
+
+    /// The compositor showed a frame of this screen: its page may draw the next one.
+    func shown(_ name: UInt32) { pages[name]?.view.framePresented() }
+
+    /// A message arrived for `screen` (nil: every screen): pages on screens that show messages receive it.
+    func deliver(text: String, screen: String?, to names: [UInt32]) {
+        for name in names { pages[name]?.view.bridge.show(text: text, screen: screen) }
+    }
+
+    /// Each page's bridge counters, for `status` beside the other message sources.
+    var sourceCounters: [String: [String: Int]] {
+        Dictionary(uniqueKeysWithValues: pages.values.map { ($0.view.bridge.name, $0.view.bridge.counters) })
+    }
+
+    /// Per screen: what its page is doing.
+    var vitals: [UInt32: [String: JSONValue]] {
+        pages.mapValues { page in
+            let view = page.view
+            var entry: [String: JSONValue] = [
+                "state": .string(Self.name(of: view.state)), "framesReceived": .integer(view.framesReceived),
+                "framesDropped": .integer(view.framesDropped), "framesUploaded": .integer(page.texture.uploads),
+                "crashes": .integer(view.crashes),
+            ]
+            switch view.state {
+            case .failed(let reason), .crashed(let reason, _): entry["reason"] = .string(reason)
+            default: break
+            }
+            return entry
+        }
+    }
+
+    static func name(of state: WebView.State) -> String {
+        switch state {
+        case .loading: "loading"
+        case .shown: "shown"
+        case .failed: "failed"
+        case .crashed: "crashed"
+        }
+    }
+
+    /// For tests: ends the web process of the page on this screen as a crash would.
+    func terminateWebProcess(of name: UInt32) { pages[name]?.view.terminateWebProcess() }
+
+    /// Destroys every view and texture (at exit, while EGL is still alive).
+    func tearDownAll(context: GraphicsContext) {
+        for (name, page) in pages { close(name, page: page, context: context) }
+    }
+}

@@ -1,0 +1,127 @@
+import Messaging
+
+/// One page's link to the bus: the page is a producer like the control socket, with its own ring and its own
+/// reply sink. What the page posts (`window.webkit.messageHandlers.multiscreen.postMessage`) is decoded with the
+/// same codec and, if the page may call that method, enqueued; the reply comes back through this sink and goes to
+/// the page with the id the page gave it.
+///
+/// Display thread only: WebKit calls the script message handler from GLib's main context, which the display
+/// thread's loop dispatches, and the display thread delivers replies and events. `@unchecked Sendable` because
+/// ``ReplySink`` requires it; no other thread ever sees a bridge.
+public final class PageBridge: MessageSource, ReplySink, @unchecked Sendable {
+    /// Methods a page may call unless the config says otherwise: show text, handle cards, read the status.
+    public static let defaultPermissions: Set<MessageMethod> = [
+        .send, .openCard, .closeCard, .reopenCard, .discardCard, .status,
+    ]
+
+    public let name: String
+    /// Its ring into the bus; nil once stopped (the producer holds this sink, so the bridge lets go of it).
+    private var producer: MessageProducer?
+    private let permissions: Set<MessageMethod>
+    /// Ids of requests in the ring, oldest first: replies come back in request order.
+    private var waitingIDs: [JSONValue?] = []
+    /// Runs a delivery script in the page (the ``WebView`` sets it).
+    var run: (String) -> Void = { _ in }
+    private(set) var statistics = (requests: 0, enqueued: 0, malformed: 0, notAllowed: 0, busy: 0, delivered: 0)
+
+    /// - Parameter screen: the page's screen, which names its counters in `status` (`web:<screen>`).
+    public init(bus: MessageBus, screen: String, permissions: Set<MessageMethod> = PageBridge.defaultPermissions) {
+        name = "web:\(screen)"
+        self.permissions = permissions
+        // A page is one producer among many: a small ring is plenty for a person pressing buttons.
+        producer = bus.makeProducer(capacity: 64, textCapacity: 256 * 1024, sink: self)
+    }
+
+    public var counters: [String: Int] {
+        [
+            "requests": statistics.requests, "enqueued": statistics.enqueued, "malformed": statistics.malformed,
+            "notAllowed": statistics.notAllowed, "rejectedBusy": statistics.busy, "delivered": statistics.delivered,
+        ]
+    }
+
+    /// Closes the page's ring (the display thread drains what is left and retires it).
+    public func stop() {
+        producer?.close()
+        producer = nil
+    }
+
+    // MARK: Page → bus
+
+    /// What the `multiscreen` handler received: a JSON object `{method, params, id?}`, as an object or as JSON text.
+    func received(multiscreen text: String) {
+        statistics.requests += 1
+        var id: JSONValue?
+        let message: Message
+        do throws(MessageError) {
+            guard case .object(var object) = try JSONValue.parse(Array(text.utf8)) else {
+                throw MessageError(.invalidRequest, "a page's request is an object {method, params}")
+            }
+            id = object.removeValue(forKey: "id")
+            message = try MessageCodec.decodeRequest(JSONValue.object(object).serialized)
+            guard permissions.contains(message.method) else {
+                statistics.notAllowed += 1
+                throw MessageError(.notPermitted, "a page may not call \(message.method.rawValue)")
+            }
+        } catch {
+            if error.code != .notPermitted { statistics.malformed += 1 }
+            deliverNow(.reply(id: id, .error(error)))
+            return
+        }
+        enqueue(message, id: id)
+    }
+
+    /// The starter kit's `sendMessage` handler: its body is the text to send to every external screen.
+    func received(sendMessage text: String) {
+        statistics.requests += 1
+        let message = Message.send(text: text, screen: nil)
+        do throws(MessageError) {
+            try message.validate()
+            guard text.contains(where: { !$0.isWhitespace }) else {
+                throw MessageError(.invalidParams, "the message is empty")
+            }
+        } catch {
+            statistics.malformed += 1
+            deliverNow(.reply(id: nil, .error(error)))
+            return
+        }
+        enqueue(message, id: nil)
+    }
+
+    private func enqueue(_ message: Message, id: JSONValue?) {
+        guard let producer else { return }
+        switch producer.trySend(message) {
+        case .enqueued:
+            statistics.enqueued += 1
+            waitingIDs.append(id)
+        case .full:
+            statistics.busy += 1
+            deliverNow(.reply(id: id, .error(MessageError(.busy, "the bus is full; try again"))))
+        case .rejected(let error):
+            statistics.malformed += 1
+            deliverNow(.reply(id: id, .error(error)))
+        }
+    }
+
+    // MARK: Bus → page
+
+    public func deliver(_ reply: Reply) {
+        let id = waitingIDs.isEmpty ? nil : waitingIDs.removeFirst()
+        deliverNow(.reply(id: id, reply))
+    }
+
+    public var wantsEvents: Bool { true }
+
+    /// Every event but `frame.shown` (one per frame of every screen: latency tooling's business, not a page's).
+    public func publish(_ event: Event) {
+        guard event.name != Event.Name.frameShown.rawValue else { return }
+        deliverNow(.event(event))
+    }
+
+    /// A message for the page's screen.
+    public func show(text: String, screen: String?) { deliverNow(.message(text: text, screen: screen)) }
+
+    private func deliverNow(_ packet: PagePacket) {
+        statistics.delivered += 1
+        run(packet.script)
+    }
+}

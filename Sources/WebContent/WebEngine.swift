@@ -1,0 +1,49 @@
+import CWPEBackendFDO
+import CWPEWebKit
+import Logging
+
+/// WPE WebKit in this process, started with the first web view and kept until the process ends (WebKit cannot be
+/// shut down and started again in one process).
+///
+/// **How frames travel.** wpebackend-fdo runs a small Wayland server inside this process; each web process draws
+/// into buffers of that server, and the server hands each finished frame to us. It can hand over an `EGLImage`
+/// (`wpe_fdo_initialize_for_egl_display`, which needs `EGL_WL_bind_wayland_display` on our EGL display so the web
+/// process's buffers can be imported) or the frame's `wl_shm` buffer (`wpe_fdo_initialize_shm`). Mesa's llvmpipe,
+/// the only driver on machines without a GPU, offers no `EGL_WL_bind_wayland_display` (the engine logs what the
+/// display offers), so the web process renders in software into shared memory either way: Multiscreen uses the shm
+/// export and copies each frame into a GL texture (one `glTexImage2D`/`glTexSubImage2D` per frame) and gives the
+/// buffer back at once, so no frame is ever held past the upload.
+public final class WebEngine {
+    /// GLib's main context in the display thread's poll.
+    public let mainContext: MainContextPoll
+    private let logger: Logger
+
+    /// - Parameter eglExtensions: our EGL display's extension string, logged with the choice it implies.
+    public init(eglExtensions: String, logger: Logger) throws(WebContentError) {
+        self.logger = logger
+        mainContext = MainContextPoll()
+        guard wpe_loader_init("libWPEBackend-fdo-1.0.so.1") else {
+            throw WebContentError.engine("wpe_loader_init could not load libWPEBackend-fdo-1.0.so.1")
+        }
+        guard wpe_fdo_initialize_shm() else {
+            throw WebContentError.engine("wpe_fdo_initialize_shm failed")
+        }
+        let canImport = eglExtensions.split(separator: " ").contains("EGL_WL_bind_wayland_display")
+        logger.info(
+            "web views: WPE WebKit \(webkit_get_major_version()).\(webkit_get_minor_version()).\(webkit_get_micro_version()), frames through wl_shm (EGL_WL_bind_wayland_display \(canImport ? "offered" : "not offered") by this EGL display)"
+        )
+    }
+}
+
+/// Why a web view could not be made.
+public enum WebContentError: Error, CustomStringConvertible, Equatable {
+    case engine(String)
+    case view(String)
+
+    public var description: String {
+        switch self {
+        case .engine(let reason): "web engine: \(reason)"
+        case .view(let reason): "web view: \(reason)"
+        }
+    }
+}

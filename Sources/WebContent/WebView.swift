@@ -1,0 +1,355 @@
+import CWPEBackendFDO
+import CWPEWebKit
+import Glibc
+import Logging
+
+/// One page on one screen: a WPE view backend whose frames come to us (``WebEngine`` says how), the
+/// `WebKitWebView` that loads the page into a web process, its user content manager (the bridge's script and
+/// handlers), and the page's ``PageBridge``.
+///
+/// Owned by the application on the display thread: made when a screen starts showing a page, ``destroy()``ed when
+/// it stops or the screen goes. Destroyed in reverse: the restart timer, the signal handlers, a frame still held
+/// (given back), the bridge's ring, the view (whose backend's destroy notify frees the exportable backend when
+/// WebKit lets go of it).
+public final class WebView {
+    /// What the page is doing, for the screen to show: its frames, or a placeholder saying why there are none.
+    public enum State: Equatable, Sendable {
+        /// Loading; nothing drawn yet.
+        case loading
+        /// Frames arrive.
+        case shown
+        /// The page could not be loaded: shown as an error card with the URL and the reason.
+        case failed(reason: String)
+        /// The web process ended; the view is reloaded after `retryInSeconds`.
+        case crashed(reason: String, retryInSeconds: Double)
+    }
+
+    public let url: String
+    public let bridge: PageBridge
+    public private(set) var state = State.loading
+    /// A frame or the state changed: the screen showing this view must be drawn again.
+    public var onChange: () -> Void = {}
+    /// Web process ends so far, and frames received.
+    public private(set) var crashes = 0
+    public private(set) var framesReceived = 0
+    public private(set) var framesDropped = 0
+
+    private let logger: Logger
+    private var exportable: OpaquePointer?
+    private var backend: OpaquePointer?
+    private var view: UnsafeMutablePointer<WebKitWebView>?
+    private var manager: UnsafeMutablePointer<WebKitUserContentManager>?
+    /// The newest frame not yet copied into the screen's texture (an older one is given back when a newer comes).
+    private var pendingFrame: OpaquePointer?
+    /// A frame was taken and WebKit waits for `frame_complete` before drawing the next: sent once that frame of
+    /// ours has been shown by the compositor (``framePresented()``).
+    private var frameCompletePending = false
+    private var restartSource: guint = 0
+    /// Consecutive crashes without a page that stayed up ``stableSeconds``: the backoff's exponent.
+    private var crashStreak = 0
+    private var loadedAt: UInt64 = 0
+    private var clientBox: Unmanaged<FrameClient>?
+
+    /// How long a page must stay up after loading for its next crash to count as a first one again.
+    static let stableSeconds = 10.0
+    /// The longest wait before a crashed page is loaded again.
+    static let maximumBackoff = 30.0
+
+    /// - Parameters:
+    ///   - width, height: the screen's logical size; `scale`: its integer buffer scale (the page is rendered at
+    ///     width × scale by height × scale pixels).
+    public init(
+        engine: WebEngine, url: String, width: Int, height: Int, scale: Int, bridge: PageBridge, logger: Logger
+    ) throws(WebContentError) {
+        _ = engine  // the engine must exist (and be initialised) before any view
+        self.url = url
+        self.bridge = bridge
+        self.logger = logger
+        let box = Unmanaged.passRetained(FrameClient())
+        guard
+            let exportable = wpe_view_backend_exportable_fdo_create(
+                FrameClient.table, box.toOpaque(), UInt32(max(width, 1)), UInt32(max(height, 1)))
+        else {
+            box.release()
+            throw WebContentError.view("wpe_view_backend_exportable_fdo_create failed")
+        }
+        clientBox = box
+        self.exportable = exportable
+        let backend = wpe_view_backend_exportable_fdo_get_view_backend(exportable)
+        self.backend = backend
+        wpe_view_backend_dispatch_set_device_scale_factor(backend, Float(max(scale, 1)))
+        wpe_view_backend_add_activity_state(
+            backend,
+            UInt32(
+                wpe_view_activity_state_visible.rawValue | wpe_view_activity_state_focused.rawValue
+                    | wpe_view_activity_state_in_window.rawValue))
+        // WebKit owns the backend wrapper; when it lets go, the exportable backend and the frame client go too.
+        let webBackend = webkit_web_view_backend_new(
+            backend,
+            { data in
+                guard let data else { return }
+                let box = Unmanaged<FrameClient>.fromOpaque(data)
+                if let exportable = box.takeUnretainedValue().exportable {
+                    wpe_view_backend_exportable_fdo_destroy(exportable)
+                }
+                box.release()
+            }, box.toOpaque())
+        box.takeUnretainedValue().exportable = exportable
+        let manager = webkit_user_content_manager_new()!
+        self.manager = manager
+        let script = webkit_user_script_new(
+            BridgeScript.source, WEBKIT_USER_CONTENT_INJECT_TOP_FRAME, WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START,
+            nil, nil)
+        webkit_user_content_manager_add_script(manager, script)
+        webkit_user_script_unref(script)
+        let view = webkit_web_view_new_with_user_content_manager(webBackend, manager)!
+        self.view = view
+        let settings = webkit_web_view_get_settings(view)
+        // A local app directory (file://) loads its own scripts and styles next to the page.
+        webkit_settings_set_allow_file_access_from_file_urls(settings, 1)
+        box.takeUnretainedValue().view = self
+        connectSignals()
+        bridge.run = { [unowned self] script in run(script) }
+        webkit_web_view_load_uri(view, url)
+        logger.info("web view: loading \(url) at \(width)x\(height) scale \(scale)")
+    }
+
+    // MARK: - Frames
+
+    /// Copies the newest frame, if one waits, with `upload` (pixels in B, G, R, A byte order, rows `stride` bytes
+    /// apart) and gives the buffer back to WPE at once. - Returns: whether a frame was uploaded.
+    @discardableResult
+    public func takeFrame(
+        _ upload: (_ pixels: UnsafeRawPointer, _ width: Int32, _ height: Int32, _ stride: Int32) -> Void
+    ) -> Bool {
+        guard let frame = pendingFrame, let exportable else { return false }
+        pendingFrame = nil
+        var pixels = multiscreen_shm_pixels()
+        if multiscreen_shm_begin(frame, &pixels), let data = pixels.data {
+            upload(data, pixels.width, pixels.height, pixels.stride)
+            multiscreen_shm_end(frame)
+        }
+        wpe_view_backend_exportable_fdo_dispatch_release_shm_exported_buffer(exportable, frame)
+        frameCompletePending = true
+        return true
+    }
+
+    /// The screen's frame that showed the last frame taken was shown by the compositor: WebKit may draw the next.
+    public func framePresented() {
+        guard frameCompletePending, let exportable else { return }
+        frameCompletePending = false
+        wpe_view_backend_exportable_fdo_dispatch_frame_complete(exportable)
+    }
+
+    fileprivate func exported(_ frame: OpaquePointer) {
+        framesReceived += 1
+        if let older = pendingFrame, let exportable {
+            // Never hold a frame past the next one.
+            framesDropped += 1
+            wpe_view_backend_exportable_fdo_dispatch_release_shm_exported_buffer(exportable, older)
+        }
+        pendingFrame = frame
+        if state != .shown, case .loading = state { state = .shown }
+        onChange()
+    }
+
+    // MARK: - Size, reload
+
+    /// The screen's size or scale changed.
+    public func resize(width: Int, height: Int, scale: Int) {
+        guard let backend else { return }
+        wpe_view_backend_dispatch_set_device_scale_factor(backend, Float(max(scale, 1)))
+        wpe_view_backend_dispatch_set_size(backend, UInt32(max(width, 1)), UInt32(max(height, 1)))
+    }
+
+    public func reload() {
+        guard let view else { return }
+        cancelRestart()
+        state = .loading
+        webkit_web_view_load_uri(view, url)
+        onChange()
+    }
+
+    // MARK: - Native → page
+
+    private func run(_ script: String) {
+        guard let view else { return }
+        webkit_web_view_run_javascript(view, script, nil, nil, nil)
+    }
+
+    // MARK: - Signals
+
+    private func connectSignals() {
+        guard let view, let manager else { return }
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        for handler in ["multiscreen", "sendMessage"] {
+            webkit_user_content_manager_register_script_message_handler(manager, handler)
+        }
+        _ = multiscreen_connect_script_message(
+            manager, "script-message-received::multiscreen",
+            { _, result, data in
+                guard let result, let data else { return }
+                let page = Unmanaged<WebView>.fromOpaque(data).takeUnretainedValue()
+                page.bridge.received(multiscreen: WebView.text(of: result, stringsAreJSON: true))
+            }, me)
+        _ = multiscreen_connect_script_message(
+            manager, "script-message-received::sendMessage",
+            { _, result, data in
+                guard let result, let data else { return }
+                let page = Unmanaged<WebView>.fromOpaque(data).takeUnretainedValue()
+                page.bridge.received(sendMessage: WebView.text(of: result, stringsAreJSON: false))
+            }, me)
+        _ = multiscreen_connect_load_changed(
+            view,
+            { _, event, data in
+                guard let data, event == WEBKIT_LOAD_FINISHED else { return }
+                Unmanaged<WebView>.fromOpaque(data).takeUnretainedValue().loadFinished()
+            }, me)
+        _ = multiscreen_connect_load_failed(
+            view,
+            { _, _, uri, error, data in
+                guard let data else { return 0 }
+                let reason = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
+                let failing = uri.map { String(cString: $0) } ?? ""
+                Unmanaged<WebView>.fromOpaque(data).takeUnretainedValue().loadFailed(uri: failing, reason: reason)
+                return 1
+            }, me)
+        _ = multiscreen_connect_terminated(
+            view,
+            { _, reason, data in
+                guard let data else { return }
+                Unmanaged<WebView>.fromOpaque(data).takeUnretainedValue().terminated(reason)
+            }, me)
+    }
+
+    /// A script message as text: a JavaScript string as it is (the `multiscreen` handler then reads it as JSON),
+    /// anything else as its JSON (`sendMessage` with an object sends that JSON as text).
+    private static func text(of result: OpaquePointer, stringsAreJSON: Bool) -> String {
+        var isString: gboolean = 0
+        guard let raw = multiscreen_script_message_text(result, &isString) else { return "" }
+        defer { g_free(raw) }
+        return String(cString: raw)
+    }
+
+    private func loadFinished() {
+        loadedAt = monotonicNanoseconds()
+        if case .failed = state { return }
+        logger.info("web view: loaded \(url)")
+        onChange()
+    }
+
+    private func loadFailed(uri: String, reason: String) {
+        // A navigation replaced by another (a reload, a new URL) reports "cancelled": not a failure of the page.
+        if reason.lowercased().contains("cancel") { return }
+        logger.warning("web view: cannot load \(uri): \(reason)")
+        state = .failed(reason: reason)
+        onChange()
+    }
+
+    private func terminated(_ reason: WebKitWebProcessTerminationReason) {
+        crashes += 1
+        let why =
+            switch reason {
+            case WEBKIT_WEB_PROCESS_CRASHED: "the web process crashed"
+            case WEBKIT_WEB_PROCESS_EXCEEDED_MEMORY_LIMIT: "the web process exceeded its memory limit"
+            default: "the web process was terminated"
+            }
+        let now = monotonicNanoseconds()
+        if loadedAt != 0 && Double(now &- loadedAt) / 1e9 >= Self.stableSeconds { crashStreak = 0 }
+        let delay = min(Self.maximumBackoff, pow(2, Double(crashStreak)))
+        crashStreak += 1
+        logger.error("web view \(url): \(why); loading it again in \(delay) s")
+        if let frame = pendingFrame, let exportable {
+            wpe_view_backend_exportable_fdo_dispatch_release_shm_exported_buffer(exportable, frame)
+        }
+        pendingFrame = nil
+        frameCompletePending = false
+        state = .crashed(reason: why, retryInSeconds: delay)
+        cancelRestart()
+        restartSource = g_timeout_add(
+            guint(delay * 1000),
+            { data in
+                guard let data else { return 0 }
+                let page = Unmanaged<WebView>.fromOpaque(data).takeUnretainedValue()
+                page.restartSource = 0
+                page.reload()
+                return 0
+            }, Unmanaged.passUnretained(self).toOpaque())
+        onChange()
+    }
+
+    private func cancelRestart() {
+        if restartSource != 0 { g_source_remove(restartSource) }
+        restartSource = 0
+    }
+
+    /// For tests and diagnostics: ends the web process as a crash would.
+    public func terminateWebProcess() {
+        guard let view else { return }
+        webkit_web_view_terminate_web_process(view)
+    }
+
+    // MARK: - Teardown
+
+    public func destroy() {
+        cancelRestart()
+        bridge.run = { _ in }
+        bridge.stop()
+        if let manager {
+            g_signal_handlers_disconnect_matched(
+                manager, G_SIGNAL_MATCH_DATA, 0, 0, nil, nil, Unmanaged.passUnretained(self).toOpaque())
+            for handler in ["multiscreen", "sendMessage"] {
+                webkit_user_content_manager_unregister_script_message_handler(manager, handler)
+            }
+        }
+        if let view {
+            g_signal_handlers_disconnect_matched(
+                view, G_SIGNAL_MATCH_DATA, 0, 0, nil, nil, Unmanaged.passUnretained(self).toOpaque())
+        }
+        if let frame = pendingFrame, let exportable {
+            wpe_view_backend_exportable_fdo_dispatch_release_shm_exported_buffer(exportable, frame)
+        }
+        pendingFrame = nil
+        clientBox?.takeUnretainedValue().view = nil
+        clientBox = nil
+        exportable = nil
+        backend = nil
+        if let view { g_object_unref(view) }
+        view = nil
+        if let manager { g_object_unref(manager) }
+        manager = nil
+        logger.info("web view closed: \(url)")
+    }
+
+    private func monotonicNanoseconds() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+}
+
+/// The exportable backend's client: receives frames for a view. A box of its own, because WebKit may free the
+/// backend after the ``WebView`` is gone; it forgets the view on ``WebView/destroy()`` and is released by the
+/// backend's destroy notify.
+private final class FrameClient {
+    weak var view: WebView?
+    var exportable: OpaquePointer?
+
+    /// The client table wpebackend-fdo calls, at a fixed address for the life of the process.
+    nonisolated(unsafe) static let table: UnsafeMutablePointer<wpe_view_backend_exportable_fdo_client> = {
+        let table = UnsafeMutablePointer<wpe_view_backend_exportable_fdo_client>.allocate(capacity: 1)
+        table.initialize(
+            to: wpe_view_backend_exportable_fdo_client(
+                export_buffer_resource: nil, export_dmabuf_resource: nil,
+                export_shm_buffer: { data, buffer in
+                    guard let data, let buffer else { return }
+                    let client = Unmanaged<FrameClient>.fromOpaque(data).takeUnretainedValue()
+                    if let view = client.view {
+                        view.exported(buffer)
+                    } else if let exportable = client.exportable {
+                        wpe_view_backend_exportable_fdo_dispatch_release_shm_exported_buffer(exportable, buffer)
+                    }
+                }, _wpe_reserved0: nil, _wpe_reserved1: nil))
+        return table
+    }()
+}

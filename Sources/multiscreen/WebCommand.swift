@@ -1,0 +1,58 @@
+import ArgumentParser
+import Messaging
+
+/// `multiscreen web open|close|reload`: a web page on a screen of a running Multiscreen.
+struct WebCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "web",
+        abstract: "Show, close or reload a web page on a screen of a running Multiscreen.",
+        subcommands: [Open.self, Close.self, Reload.self])
+
+    struct Open: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show the page at URL (file://, http:// or https://) on a screen, the controller's too.",
+            discussion: ControlExit.discussion)
+
+        @OptionGroup var control: ControlOptions
+        @Option(help: ArgumentHelp("The screen.", valueName: "name"))
+        var screen: String
+        @Argument(help: "The page's URL.")
+        var url: String
+
+        func run() throws {
+            let result = try control.request(.openWeb(screen: screen, url: url))
+            print("web page on \(screen)")
+            for line in ResultText.lines(of: result, indent: "  ") { print(line) }
+        }
+    }
+
+    struct Close: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Stop showing a web page on a screen.", discussion: ControlExit.discussion)
+
+        @OptionGroup var control: ControlOptions
+        @Option(help: ArgumentHelp("The screen.", valueName: "name"))
+        var screen: String
+
+        func run() throws {
+            let result = try control.request(.closeWeb(screen: screen))
+            print("web page closed on \(screen)")
+            for line in ResultText.lines(of: result, indent: "  ") { print(line) }
+        }
+    }
+
+    struct Reload: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Load the page on a screen again.", discussion: ControlExit.discussion)
+
+        @OptionGroup var control: ControlOptions
+        @Option(help: ArgumentHelp("The screen.", valueName: "name"))
+        var screen: String
+
+        func run() throws {
+            let result = try control.request(.reloadWeb(screen: screen))
+            print("web page reloaded on \(screen)")
+            for line in ResultText.lines(of: result, indent: "  ") { print(line) }
+        }
+    }
+}

@@ -1,0 +1,165 @@
+import CompositorHarness
+import Foundation
+import Remote
+import Testing
+
+/// Issue 15: web pages on screens (WPE WebKit) and the starter kit's bridge, on a headless sway with real pixels
+/// read back by tesseract. WebKit takes seconds to start on a software renderer, so one Multiscreen with two pages
+/// serves every check, in order.
+@Suite(.serialized) struct WebPageTests {
+    /// The external page: the starter kit's message list, plus a marker that turns the page red if any script a
+    /// message smuggled in ever calls `alert`.
+    static let externalPage = """
+        <!doctype html><html><head><meta charset="utf-8"><style>
+        body { background: #ffffff; color: #000000; font: 30px sans-serif; margin: 12px; }
+        li { list-style: none; margin: 4px 0; }
+        </style></head><body><div>EXTERNAL PAGE</div><ul id="log"></ul><script>
+        window.alert = function () { document.body.style.background = '#ff0000'; };
+        function receiveMessage(text) {
+          var item = document.createElement('li');
+          item.textContent = text;
+          document.getElementById('log').prepend(item);
+        }
+        </script></body></html>
+        """
+
+    /// The controller page: posts a `send` through the bridge once loaded, and tries a method pages may not call.
+    static let controllerPage = """
+        <!doctype html><html><head><meta charset="utf-8"><style>
+        body { background: #ffffff; color: #000000; font: 30px sans-serif; margin: 12px; }
+        </style></head><body><div>CONTROLLER PAGE</div><div id="reply"></div><div id="denied"></div><script>
+        window.addEventListener('load', function () {
+          window.webkit.messageHandlers.multiscreen.postMessage({ method: 'send', params: { text: 'Gate seven boarding' } });
+          multiscreen.request('role.set', { screen: 'HEADLESS-2', role: 'controller' })
+            .catch(function (error) { document.getElementById('denied').textContent = 'denied ' + error.code; });
+          multiscreen.request('status').then(function (status) {
+            document.getElementById('reply').textContent = 'screens ' + status.screens.length;
+          });
+        });
+        </script></body></html>
+        """
+
+    private func ocr(_ sway: HeadlessSway, _ output: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("web-\(UUID().uuidString).png").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try sway.screenshotPNG(output, to: path)
+        let tesseract = try ChildProcess("tesseract", [path, "stdout", "-l", "eng", "--psm", "3"])
+        #expect(try tesseract.waitForExit(timeout: 60) == 0, "\(tesseract.output)")
+        return tesseract.standardOutput
+    }
+
+    /// Waits until tesseract reads `text` on `output`. - Returns: what it read.
+    @discardableResult
+    private func waitForText(_ text: String, on output: String, in sway: HeadlessSway, timeout: Double = 30) throws
+        -> String
+    {
+        var read = ""
+        try waitUntil(timeout: timeout, "\"\(text)\" on \(output) (last read: \(read))") {
+            read = try ocr(sway, output)
+            return read.contains(text)
+        }
+        return read
+    }
+
+    private func status(_ app: MultiscreenProcess) throws -> [String: Any] {
+        let reply = try app.request(#"{"method": "status"}"#)
+        let object = try JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any]
+        return try #require(object?["result"] as? [String: Any], "\(reply.prefix(300))")
+    }
+
+    private func page(_ app: MultiscreenProcess, _ screen: String) throws -> [String: Any]? {
+        let screens = try status(app)["screens"] as? [[String: Any]] ?? []
+        return screens.first { $0["name"] as? String == screen }?["web"] as? [String: Any]
+    }
+
+    /// The `WPEWebProcess` children of `pid`.
+    private func webProcesses(of pid: Int32) -> [Int32] {
+        let children = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
+        return children.split(separator: " ").compactMap { Int32($0) }.filter { child in
+            let comm = (try? String(contentsOfFile: "/proc/\(child)/comm", encoding: .utf8)) ?? ""
+            return comm.hasPrefix("WPEWebProcess")
+        }
+    }
+
+    @Test func pagesOnScreensTalkThroughTheBridge() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("web-app-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Self.externalPage.write(
+            to: directory.appendingPathComponent("external.html"), atomically: true, encoding: .utf8)
+        try Self.controllerPage.write(
+            to: directory.appendingPathComponent("main.html"), atomically: true, encoding: .utf8)
+
+        let sway = try HeadlessSway(outputs: 2, width: 640, height: 360)
+        let home = MultiscreenProcess.makeHome()
+        try MultiscreenProcess.writeConfig(
+            """
+            [[rule]]
+            match = { name = "HEADLESS-2" }
+            role = "external"
+            content = "web"
+            url = "file://\(directory.path)/external.html"
+            """, home: home)
+        let app = try MultiscreenProcess(environment: sway.environment, home: home)
+        try app.waitForLog("web view: loaded", timeout: 30)
+        try waitForText("EXTERNAL PAGE", on: "HEADLESS-2", in: sway)
+
+        // Native → page: `multiscreen send` reaches the page's receiveMessage.
+        let sent = try app.command(["send", "Hello from the command line"])
+        #expect(sent.status == 0, "\(sent.output)")
+        try waitForText("Hello from the command line", on: "HEADLESS-2", in: sway)
+
+        // Text that would break out of a spliced string literal arrives as text and runs nothing.
+        let injection = "'); alert(1); ('</script><b>bold</b>"
+        #expect(try app.command(["send", injection]).status == 0)
+        let read = try waitForText("alert(1)", on: "HEADLESS-2", in: sway)
+        #expect(read.contains("script") && read.contains("bold"), "the whole text is shown as text: \(read)")
+        let shot = try sway.screenshot("HEADLESS-2")
+        #expect(shot.fraction(of: RGB(red: 255, green: 0, blue: 0), tolerance: 30) < 0.1, "alert() ran")
+
+        // Page → native: the controller page posts `send`; it appears in `status` and on the other screen.
+        let opened = try app.command(["web", "open", "--screen", "HEADLESS-1", "file://\(directory.path)/main.html"])
+        #expect(opened.status == 0, "\(opened.output)")
+        try waitForText("Gate seven boarding", on: "HEADLESS-2", in: sway)
+        let messages = try status(app)["messages"] as? [[String: Any]] ?? []
+        #expect(messages.contains { $0["text"] as? String == "Gate seven boarding" })
+        let controllerRead = try waitForText("denied -32004", on: "HEADLESS-1", in: sway)
+        #expect(controllerRead.contains("screens 2"), "the status request's reply reached the page: \(controllerRead)")
+        let counters = try #require(status(app)["web:HEADLESS-1"] as? [String: Any])
+        #expect(counters["enqueued"] as? Int ?? 0 >= 2 && counters["notAllowed"] as? Int == 1, "\(counters)")
+
+        // Idle: with both pages loaded and nothing changing, the display thread sleeps.
+        try app.process.waitUntilQuiet(for: 0.5, timeout: 15)
+        let pid = app.process.pid
+        let before = try app.process.activity()
+        Thread.sleep(forTimeInterval: 2)  // the observation window itself
+        let after = try app.process.activity()
+        let displayThread = (after.contextSwitchesByThread[pid] ?? 0) - (before.contextSwitchesByThread[pid] ?? 0)
+        #expect(displayThread == 0, "the display thread woke \(displayThread) times in 2 s with idle pages")
+        print(
+            "idle pages: display thread \(displayThread), whole process \(after.contextSwitches - before.contextSwitches) context switches in 2 s"
+        )
+
+        // A killed web process: placeholder, then the page loads again by itself.
+        let processes = webProcesses(of: pid)
+        #expect(!processes.isEmpty)
+        for process in processes { kill(process, SIGKILL) }
+        try waitUntil(timeout: 10, "a crash reported in status") {
+            (try page(app, "HEADLESS-2")?["crashes"] as? Int ?? 0) >= 1
+        }
+        try waitForText("EXTERNAL PAGE", on: "HEADLESS-2", in: sway)
+        #expect(try page(app, "HEADLESS-2")?["state"] as? String == "shown")
+
+        // A page that cannot load shows an error card with its URL and the reason.
+        let missing = "file://\(directory.path)/missing.html"
+        #expect(try app.command(["web", "open", "--screen", "HEADLESS-1", missing]).status == 0)
+        try waitForText("Cannot show", on: "HEADLESS-1", in: sway)
+        #expect(try page(app, "HEADLESS-1")?["state"] as? String == "failed")
+
+        // Closing gives the controller UI back; the views are gone with it.
+        #expect(try app.command(["web", "close", "--screen", "HEADLESS-1"]).status == 0)
+        #expect(try app.command(["web", "close", "--screen", "HEADLESS-1"]).status != 0)
+        try app.waitForLog("web view closed: \(missing)")
+        #expect(app.process.isRunning)
+    }
+}
