@@ -19,7 +19,6 @@ private final class InputClient {
     let registry: Registry
     let globals = WaylandGlobals()
     var seat: Seat?
-    var shm: OpaquePointer?
     var virtualPointerManager: OpaquePointer?
     var window: ToplevelWindow!
     var buffer: ShmBuffer?
@@ -42,8 +41,6 @@ private final class InputClient {
             switch interface {
             case "wl_seat" where self.seat == nil:
                 self.seat = Seat(registry: registry, name: name)
-            case "wl_shm":
-                shm = registry.bind(name, interface: ms_wl_shm_interface(), supported: 1)?.proxy
             case "zwlr_virtual_pointer_manager_v1":
                 virtualPointerManager = registry.bind(name, interface: cvp_manager_interface(), supported: 2)?.proxy
             default:
@@ -64,7 +61,7 @@ private final class InputClient {
             window.acknowledge(serial: serial)
             let w = width > 0 ? width : 320
             let h = height > 0 ? height : 240
-            if buffer == nil || (w, h) != size, let shm {
+            if buffer == nil || (w, h) != size, let shm = globals.shm {
                 size = (w, h)
                 buffer = ShmBuffer(shm: shm, width: w, height: h)
                 wl_surface_attach(window.surface, buffer?.buffer, 0, 0)
@@ -84,7 +81,6 @@ private final class InputClient {
         seat?.destroy()
         window.destroy()
         buffer = nil
-        if let p = shm { wl_shm_destroy(p) }
         globals.destroy()
         registry.destroy()
         display.disconnect()
