@@ -16,7 +16,16 @@ final class WebScreens {
         var view: WebView
         var texture: WebFrameTexture
         var size: (width: Int, height: Int, scale: Int)
+        /// Messages handed to the page (id, enqueue time) whose frame has not come yet, and those in the frame
+        /// uploaded last, waiting for the compositor to show it.
+        var waiting: [(id: UInt64, enqueuedAt: UInt64)] = []
+        var carried: [(id: UInt64, enqueuedAt: UInt64)] = []
+        /// Message enqueue → the page's frame showing it shown by the compositor (frame callback), ms, newest last.
+        var latencies: [Double] = []
     }
+
+    /// Latency samples kept per page.
+    static let latencySamples = 1000
 
     private var engine: WebEngine?
     private var pages: [UInt32: Page] = [:]
@@ -106,18 +115,40 @@ final class WebScreens {
     /// the reason there is none. Call with the screen's surface current.
     func frame(of name: UInt32) -> (texture: WebFrameTexture?, state: WebView.State)? {
         guard let page = pages[name] else { return nil }
-        page.view.takeFrame { pixels, width, height, stride in
+        let uploaded = page.view.takeFrame { pixels, width, height, stride in
             page.texture.upload(pixels: pixels, width: width, height: height, stride: stride)
+        }
+        // An idle page draws only because of what it was told: the first frame after a message is the one
+        // showing it (a page that animates would make this an underestimate).
+        if uploaded && !page.waiting.isEmpty {
+            pages[name]?.carried += page.waiting
+            pages[name]?.waiting = []
         }
         return (page.texture.texture != 0 ? page.texture : nil, page.view.state)
     }
 
     /// The compositor showed a frame of this screen: its page may draw the next one.
-    func shown(_ name: UInt32) { pages[name]?.view.framePresented() }
+    func shown(_ name: UInt32) {
+        guard var page = pages[name] else { return }
+        page.view.framePresented()
+        guard !page.carried.isEmpty else { return }
+        let now = MonotonicClock.nanoseconds()
+        for message in page.carried {
+            let ms = Double(now &- message.enqueuedAt) / 1e6
+            logger.debug("web latency: message #\(message.id) on \(page.view.bridge.name) enqueue→shown \(ms) ms")
+            page.latencies.append(ms)
+        }
+        page.latencies = Array(page.latencies.suffix(Self.latencySamples))
+        page.carried = []
+        pages[name] = page
+    }
 
     /// A message arrived for `screen` (nil: every screen): pages on screens that show messages receive it.
-    func deliver(text: String, screen: String?, to names: [UInt32]) {
-        for name in names { pages[name]?.view.bridge.show(text: text, screen: screen) }
+    func deliver(text: String, screen: String?, to names: [UInt32], id: UInt64, enqueuedAt: UInt64?) {
+        for name in names where pages[name] != nil {
+            pages[name]?.view.bridge.show(text: text, screen: screen)
+            if let enqueuedAt { pages[name]?.waiting.append((id, enqueuedAt)) }
+        }
     }
 
     /// Each page's bridge counters, for `status` beside the other message sources.
@@ -134,6 +165,16 @@ final class WebScreens {
                 "framesDropped": .integer(view.framesDropped), "framesUploaded": .integer(page.texture.uploads),
                 "crashes": .integer(view.crashes),
             ]
+            if !page.latencies.isEmpty {
+                let sorted = page.latencies.sorted()
+                let rank = { (p: Double) in
+                    sorted[min(sorted.count - 1, Int((p / 100 * Double(sorted.count)).rounded(.up)) - 1)]
+                }
+                entry["latency"] = .object([
+                    "messages": .integer(sorted.count), "p50Ms": .number(rank(50)), "p99Ms": .number(rank(99)),
+                    "to": .string("frameDone"),
+                ])
+            }
             switch view.state {
             case .failed(let reason), .crashed(let reason, _): entry["reason"] = .string(reason)
             default: break

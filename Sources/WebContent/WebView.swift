@@ -49,6 +49,7 @@ public final class WebView {
     private var crashStreak = 0
     private var loadedAt: UInt64 = 0
     private var clientBox: Unmanaged<FrameClient>?
+    private let openedAt: UInt64
 
     /// How long a page must stay up after loading for its next crash to count as a first one again.
     static let stableSeconds = 10.0
@@ -62,6 +63,7 @@ public final class WebView {
         engine: WebEngine, url: String, width: Int, height: Int, scale: Int, bridge: PageBridge, logger: Logger
     ) throws(WebContentError) {
         _ = engine  // the engine must exist (and be initialised) before any view
+        openedAt = Self.monotonicNanoseconds()
         self.url = url
         self.bridge = bridge
         self.logger = logger
@@ -143,6 +145,10 @@ public final class WebView {
 
     fileprivate func exported(_ frame: OpaquePointer) {
         framesReceived += 1
+        if framesReceived == 1 {
+            let elapsed = Double(Self.monotonicNanoseconds() &- openedAt) / 1e6
+            logger.info("web view: first frame of \(url) \((elapsed * 10).rounded() / 10) ms after it was opened")
+        }
         if let older = pendingFrame, let exportable {
             // Never hold a frame past the next one.
             framesDropped += 1
@@ -232,7 +238,7 @@ public final class WebView {
     }
 
     private func loadFinished() {
-        loadedAt = monotonicNanoseconds()
+        loadedAt = Self.monotonicNanoseconds()
         if case .failed = state { return }
         logger.info("web view: loaded \(url)")
         onChange()
@@ -254,7 +260,7 @@ public final class WebView {
             case WEBKIT_WEB_PROCESS_EXCEEDED_MEMORY_LIMIT: "the web process exceeded its memory limit"
             default: "the web process was terminated"
             }
-        let now = monotonicNanoseconds()
+        let now = Self.monotonicNanoseconds()
         if loadedAt != 0 && Double(now &- loadedAt) / 1e9 >= Self.stableSeconds { crashStreak = 0 }
         let delay = min(Self.maximumBackoff, pow(2, Double(crashStreak)))
         crashStreak += 1
@@ -321,7 +327,7 @@ public final class WebView {
         logger.info("web view closed: \(url)")
     }
 
-    private func monotonicNanoseconds() -> UInt64 {
+    private static func monotonicNanoseconds() -> UInt64 {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
         return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)

@@ -11,7 +11,7 @@ struct Bench: ParsableCommand {
         subcommands: [
             BenchStartup.self, BenchHotplug.self, BenchIdle.self, BenchMemory.self, BenchMessages.self,
             BenchMirror.self, BenchKeypress.self, BenchRingCommand.self, BenchFleetLatency.self, BenchFleetLoad.self,
-            BenchFleetKiosks.self,
+            BenchFleetKiosks.self, BenchWeb.self,
         ])
 }
 
@@ -116,5 +116,20 @@ struct BenchMirror: ParsableCommand {
 
     func run() throws {
         printResults(try options.benchmarks().mirrorCost(updates: updates), json: options.json)
+    }
+}
+
+struct BenchWeb: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "web",
+        abstract: "Page → page message latency next to the native text path; cost per web screen; open/close cycles.")
+    @OptionGroup var options: DisplayBenchOptions
+    @Option(help: "Messages the controller page sends.")
+    var messages = 100
+    @Option(help: "Open/close cycles of a view after the latency run (0: none).")
+    var cycles = 20
+
+    func run() throws {
+        printResults(try options.benchmarks().web(messages: messages, cycles: cycles), json: options.json)
     }
 }
