@@ -195,8 +195,7 @@ public final class Canvas {
     public func drawWebFrame(_ frame: WebFrameTexture, in rect: Rect) {
         guard frame.texture != 0 else { return }
         frame.setFiltering(exact: Int32(rect.width) == frame.width && Int32(rect.height) == frame.height)
-        webProgram.use()
-        glUniform2f(webProgram.uniform("u_viewport"), viewportWidth, viewportHeight)
+        use(webProgram)
         glActiveTexture(GLenum(GL_TEXTURE0))
         glBindTexture(GLenum(GL_TEXTURE_2D), frame.texture)
         glUniform1i(webProgram.uniform("u_texture"), 0)
