@@ -31,6 +31,9 @@ public enum Message: Equatable, Hashable, Sendable {
     /// `link` to put in a QR code with its short `code`; an empty link hides it (someone is in control, or the
     /// remote is off); `locked` says code entry is locked after too many wrong codes.
     case remoteOffer(link: String, code: String, locked: Bool)
+    /// Internal (the phone remote's own producer, never the wire): something happened to remote control, told to
+    /// event subscribers as a `remote.<kind>` event (``RemoteActivity``).
+    case remoteActivity(RemoteActivity)
 
     /// The largest text, in UTF-8 bytes, a message may carry (64 KiB): a long card, far below a text slab's size.
     public static let maximumTextBytes = 64 * 1024
@@ -53,6 +56,7 @@ public enum Message: Equatable, Hashable, Sendable {
         case .status: .status
         case .outputs: .outputs
         case .remoteOffer: .remoteOffer
+        case .remoteActivity: .remoteActivity
         }
     }
 
@@ -87,6 +91,11 @@ public enum Message: Equatable, Hashable, Sendable {
             try Self.check(text: link)
             if code.utf8.count > Self.maximumNameBytes {
                 throw MessageError(.invalidParams, "a remote code is at most \(Self.maximumNameBytes) bytes")
+            }
+        case .remoteActivity(let activity):
+            if activity.detail.utf8.count > Self.maximumNameBytes {
+                throw MessageError(
+                    .invalidParams, "a remote activity's detail is at most \(Self.maximumNameBytes) bytes")
             }
         }
     }
@@ -127,6 +136,8 @@ public enum MessageMethod: String, CaseIterable, Sendable {
     case subscribeEvents = "events.subscribe"
     /// Internal: ``Message/remoteOffer(link:code:locked:)``. Refused from the wire (`notPermitted`).
     case remoteOffer = "remote.offer"
+    /// Internal: ``Message/remoteActivity(_:)``. Refused from the wire (`notPermitted`).
+    case remoteActivity = "remote.activity"
 }
 
 /// A decoded request line: a ``Message`` for the display thread, or a request the transport answers itself.

@@ -125,7 +125,7 @@ public enum MessageCodec {
         case .clearMessages: message = .clearMessages(screen: try reader.optionalString("screen"))
         case .status: message = .status
         case .outputs: message = .outputs
-        case .remoteOffer:
+        case .remoteOffer, .remoteActivity:
             throw MessageError(.notPermitted, "\(method.rawValue) is internal to Multiscreen")
         case .subscribeEvents:
             try reader.rejectUnread()
@@ -168,6 +168,9 @@ public enum MessageCodec {
             params["link"] = .string(link)
             params["code"] = .string(code)
             params["locked"] = .bool(locked)
+        case .remoteActivity(let activity):
+            params = activity.event.params
+            params["kind"] = .string(activity.kind.rawValue)
         }
         return JSONValue.object(["method": .string(message.method.rawValue), "params": .object(params)]).serialized
     }

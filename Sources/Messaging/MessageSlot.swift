@@ -31,6 +31,7 @@ struct MessageSlot: BitwiseCopyable {
         case .status: ("", nil, 0, .status)
         case .outputs: ("", nil, 0, .outputs)
         case .remoteOffer(let link, let code, let locked): (link, code, locked ? 1 : 0, .remoteOffer)
+        case .remoteActivity(let activity): (activity.detail, activity.kind.rawValue, activity.session, .remoteActivity)
         }
     }
 
@@ -55,6 +56,10 @@ struct MessageSlot: BitwiseCopyable {
         case .status: return .status
         case .outputs: return .outputs
         case .remoteOffer: return .remoteOffer(link: body, code: screen ?? "", locked: argument != 0)
+        case .remoteActivity:
+            return .remoteActivity(
+                RemoteActivity(
+                    kind: RemoteActivity.Kind(rawValue: screen ?? "") ?? .released, session: argument, detail: body))
         case .subscribeEvents: preconditionFailure("events.subscribe is answered by its transport, never queued")
         }
     }

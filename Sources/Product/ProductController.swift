@@ -232,6 +232,10 @@ public struct ProductController {
             var outcome = Outcome(reply: .result(method: .remoteOffer, result: [:]))
             outcome.changes.everyScreen = true
             return outcome
+        case .remoteActivity(let activity):
+            var outcome = Outcome(reply: .result(method: .remoteActivity, result: [:]))
+            outcome.events = [activity.event]
+            return outcome
         }
     }
 
@@ -362,7 +366,7 @@ public struct ProductController {
         case .send, .openCard, .closeCard, .reopenCard, .discardCard, .setRole, .resetRole, .setContent,
             .clearMessages:
             return true
-        case .status, .outputs, .subscribeEvents, .remoteOffer: return false
+        case .status, .outputs, .subscribeEvents, .remoteOffer, .remoteActivity: return false
         }
     }
 
