@@ -18,7 +18,7 @@ extension DisplayBenchmarks {
         return UInt64(log[range.upperBound...].prefix { $0.isNumber })
     }
 
-    private func waitForCommit(_ instance: Instance, id: Int, screen: String = "HEADLESS-2") throws -> UInt64 {
+    func waitForCommit(_ instance: Instance, id: Int, screen: String = "HEADLESS-2") throws -> UInt64 {
         var found: UInt64?
         try waitUntil(timeout: 10, "message #\(id) committed on \(screen)") {
             found = Self.commitTime(in: instance.app.output, id: id, screen: screen)

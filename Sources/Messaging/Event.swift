@@ -21,6 +21,10 @@ public struct Event: Equatable, Sendable {
         case screenHealth = "screen.health"
         case frameShown = "frame.shown"
         case eventsDropped = "events.dropped"
+        case remoteClaimed = "remote.claimed"
+        case remoteSuperseded = "remote.superseded"
+        case remoteReleased = "remote.released"
+        case remoteLocked = "remote.locked"
     }
 
     public init(name: String, params: [String: JSONValue] = [:]) {

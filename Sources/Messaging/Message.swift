@@ -37,6 +37,9 @@ public enum Message: Equatable, Hashable, Sendable {
     case closeWeb(screen: String)
     /// Load the page on `screen` again.
     case reloadWeb(screen: String)
+    /// Internal (the phone remote's own producer, never the wire): something happened to remote control, told to
+    /// event subscribers as a `remote.<kind>` event (``RemoteActivity``).
+    case remoteActivity(RemoteActivity)
 
     /// The largest text, in UTF-8 bytes, a message may carry (64 KiB): a long card, far below a text slab's size.
     public static let maximumTextBytes = 64 * 1024
@@ -62,6 +65,7 @@ public enum Message: Equatable, Hashable, Sendable {
         case .openWeb: .openWeb
         case .closeWeb: .closeWeb
         case .reloadWeb: .reloadWeb
+        case .remoteActivity: .remoteActivity
         }
     }
 
@@ -100,6 +104,11 @@ public enum Message: Equatable, Hashable, Sendable {
             try Self.check(text: link)
             if code.utf8.count > Self.maximumNameBytes {
                 throw MessageError(.invalidParams, "a remote code is at most \(Self.maximumNameBytes) bytes")
+            }
+        case .remoteActivity(let activity):
+            if activity.detail.utf8.count > Self.maximumNameBytes {
+                throw MessageError(
+                    .invalidParams, "a remote activity's detail is at most \(Self.maximumNameBytes) bytes")
             }
         }
     }
@@ -143,6 +152,8 @@ public enum MessageMethod: String, CaseIterable, Sendable {
     case openWeb = "web.open"
     case closeWeb = "web.close"
     case reloadWeb = "web.reload"
+    /// Internal: ``Message/remoteActivity(_:)``. Refused from the wire (`notPermitted`).
+    case remoteActivity = "remote.activity"
 }
 
 /// A decoded request line: a ``Message`` for the display thread, or a request the transport answers itself.

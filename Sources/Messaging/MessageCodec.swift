@@ -131,7 +131,7 @@ public enum MessageCodec {
         case .openWeb: message = .openWeb(screen: try reader.string("screen"), url: try reader.string("url"))
         case .closeWeb: message = .closeWeb(screen: try reader.string("screen"))
         case .reloadWeb: message = .reloadWeb(screen: try reader.string("screen"))
-        case .remoteOffer:
+        case .remoteOffer, .remoteActivity:
             throw MessageError(.notPermitted, "\(method.rawValue) is internal to Multiscreen")
         case .subscribeEvents:
             try reader.rejectUnread()
@@ -177,6 +177,9 @@ public enum MessageCodec {
             params["link"] = .string(link)
             params["code"] = .string(code)
             params["locked"] = .bool(locked)
+        case .remoteActivity(let activity):
+            params = activity.event.params
+            params["kind"] = .string(activity.kind.rawValue)
         }
         return JSONValue.object(["method": .string(message.method.rawValue), "params": .object(params)]).serialized
     }

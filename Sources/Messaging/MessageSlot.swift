@@ -34,6 +34,7 @@ struct MessageSlot: BitwiseCopyable {
         case .openWeb(let screen, let url): (url, screen, 0, .openWeb)
         case .closeWeb(let screen): ("", screen, 0, .closeWeb)
         case .reloadWeb(let screen): ("", screen, 0, .reloadWeb)
+        case .remoteActivity(let activity): (activity.detail, activity.kind.rawValue, activity.session, .remoteActivity)
         }
     }
 
@@ -61,6 +62,10 @@ struct MessageSlot: BitwiseCopyable {
         case .openWeb: return .openWeb(screen: screen ?? "", url: body)
         case .closeWeb: return .closeWeb(screen: screen ?? "")
         case .reloadWeb: return .reloadWeb(screen: screen ?? "")
+        case .remoteActivity:
+            return .remoteActivity(
+                RemoteActivity(
+                    kind: RemoteActivity.Kind(rawValue: screen ?? "") ?? .released, session: argument, detail: body))
         case .subscribeEvents: preconditionFailure("events.subscribe is answered by its transport, never queued")
         }
     }

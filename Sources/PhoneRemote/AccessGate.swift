@@ -1,4 +1,5 @@
 import Foundation
+import Messaging
 
 /// How long codes and sessions last and how many wrong codes are tolerated. Every duration is in seconds.
 public struct AccessPolicy: Sendable, Equatable {
@@ -13,6 +14,9 @@ public struct AccessPolicy: Sendable, Equatable {
     public var failureWindow: Double = 60
     /// How long code entry stays locked once the budget is spent.
     public var lockout: Double = 60
+    /// How long after the controller's page closed (its WebSocket ended) control is released, unless the page
+    /// connects again first (a reload, or the page's own form post navigating).
+    public var closeGrace: Double = 5
 
     public init() {}
 }
@@ -31,6 +35,9 @@ public struct ControllerSession: Sendable, Equatable {
     public let token: String
     public let claimedAt: Double
     public var lastActivity: Double
+    /// Since when no page of this session is connected (nil: one is, or none ever was: a page without
+    /// JavaScript, which only idles out).
+    public var closedAt: Double?
 }
 
 /// Why a code or a session was refused. The raw value is the word clients and logs see.
@@ -49,6 +56,8 @@ public enum AccessRefusal: String, Error, Sendable, CaseIterable {
     case idle
     /// The session ended by its own Release.
     case released
+    /// The session's page closed and did not come back within ``AccessPolicy/closeGrace``.
+    case closed
 }
 
 /// What the external screens should show for the remote now.
@@ -77,6 +86,8 @@ public struct AccessGate {
     /// Sessions that ended, and why, so their holders get a precise reason.
     private var ended: [(token: String, reason: AccessRefusal)] = []
     private var nextSessionID = 1
+    /// What happened since the owner last took ``takeActivities()``, in order: for `remote.*` events.
+    private var activities: [RemoteActivity] = []
     private let randomBytes: (Int) -> [UInt8]
 
     /// The letters and digits of short codes: no 0/O, 1/I. 32 symbols, so a random byte maps without bias.
@@ -109,6 +120,10 @@ public struct AccessGate {
             endedSession = (current, .idle)
             end(current, reason: .idle)
             bump("idleEnded")
+        } else if let current = session, let closedAt = current.closedAt, now - closedAt >= policy.closeGrace {
+            endedSession = (current, .closed)
+            end(current, reason: .closed)
+            bump("closedEnded")
         }
         if let until = lockedUntil, now >= until { lockedUntil = nil }
         failures.removeAll { now - $0 >= policy.failureWindow }
@@ -124,6 +139,39 @@ public struct AccessGate {
     private func wantsCode(at now: Double) -> Bool {
         guard let session else { return true }
         return now - session.claimedAt >= policy.hold
+    }
+
+    /// The earliest time at which ``advance(to:)`` would change something: a session idling out or its closed page
+    /// releasing it, the hold running out (a code is shown again), the code expiring, the lockout lifting. nil when
+    /// nothing is due (the owner's timer need not be armed).
+    public var nextDeadline: Double? {
+        var times: [Double] = []
+        if let session {
+            times.append(session.lastActivity + policy.idle)
+            if let closedAt = session.closedAt { times.append(closedAt + policy.closeGrace) }
+            if code == nil { times.append(session.claimedAt + policy.hold) }
+        }
+        if let code { times.append(code.issuedAt + policy.ttl) }
+        if let lockedUntil { times.append(lockedUntil) }
+        return times.min()
+    }
+
+    /// The session's page connected (again): a closed page's grace is over.
+    public mutating func pageOpened(_ token: String, at now: Double) {
+        guard case .success = authorize(token, at: now) else { return }
+        session?.closedAt = nil
+    }
+
+    /// The session's last page closed: control is released after ``AccessPolicy/closeGrace`` unless it reconnects.
+    public mutating func pageClosed(_ token: String, at now: Double) {
+        guard case .success = authorize(token, at: now) else { return }
+        session?.closedAt = now
+    }
+
+    /// The `remote.*` activities since the last call, oldest first.
+    public mutating func takeActivities() -> [RemoteActivity] {
+        defer { activities = [] }
+        return activities
     }
 
     /// What the screens should show at the time of the last ``advance(to:)``.
@@ -161,6 +209,7 @@ public struct AccessGate {
                 lockedUntil = now + policy.lockout
                 failures.removeAll()
                 bump("lockouts")
+                activities.append(RemoteActivity(kind: .locked, session: 0, detail: "\(Int(policy.lockout.rounded()))"))
             }
             return .failure(.wrongCode)
         }
@@ -176,6 +225,11 @@ public struct AccessGate {
         nextSessionID += 1
         session = new
         bump("claims")
+        activities.append(RemoteActivity(kind: .claimed, session: UInt32(clamping: new.id)))
+        if let previous {
+            activities.append(
+                RemoteActivity(kind: .superseded, session: UInt32(clamping: previous.id), detail: "\(new.id)"))
+        }
         return .success((new, previous))
     }
 
@@ -206,6 +260,17 @@ public struct AccessGate {
     private mutating func end(_ current: ControllerSession, reason: AccessRefusal) {
         remember(&ended, (current.token, reason))
         session = nil
+        // A supersession is told with the claim that caused it (above).
+        let how: String? =
+            switch reason {
+            case .released: "release"
+            case .idle: "idle"
+            case .closed: "closed"
+            default: nil
+            }
+        if let how {
+            activities.append(RemoteActivity(kind: .released, session: UInt32(clamping: current.id), detail: how))
+        }
     }
 
     private func remember<T>(_ list: inout [T], _ value: T) {

@@ -112,10 +112,15 @@ enum Page {
             ws.onmessage = function (event) {
               var reply;
               try { reply = JSON.parse(event.data); } catch (e) { return; }
-              if (reply.error) {
+              if (reply.method === "message.shown" && reply.params) {
+                var count = Number(reply.params.screens);
+                say("Message " + String(reply.params.id) + " shown on " + String(count) +
+                    (count === 1 ? " screen." : " screens."));
+              } else if (reply.error) {
                 var why = String(reply.error.message);
                 if (why === "superseded") { why = "Another phone took control."; }
                 if (why === "idle") { why = "Control ended after a quiet minute. Scan the code again."; }
+                if (why === "closed") { why = "Control ended when the page closed. Scan the code again."; }
                 say(why);
               } else if (reply.result) {
                 say("Sent (message " + String(reply.result.id) + ").");

@@ -1,5 +1,7 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import HummingbirdWebSocket
 import Logging
 import Messaging
@@ -7,12 +9,16 @@ import NIOCore
 import NIOPosix
 import Synchronization
 
-/// The phone remote as a ``MessageSource``: Hummingbird serving ``RemoteRoutes`` on its own event loop group (one
-/// thread), a ``ProducerChannel`` into the bus, and a once-a-second tick of the access gate.
+/// The phone remote as a ``MessageSource``: Hummingbird serving ``RemoteRoutes`` (over TLS when given a certificate)
+/// on its own event loop group (one thread), a ``ProducerChannel`` into the bus, and a ``DeadlineTimer`` that
+/// applies the access gate's limits when one is due, not before.
+///
+/// Making one never waits for the socket: binding happens on the remote's own thread, and ``listening()`` (or
+/// ``state``) tells how it went. The QR code's offer is posted once the address is bound.
 ///
 /// ```swift
 /// let remote = try PhoneRemoteServer(host: "127.0.0.1", port: 8080, bus: bus)
-/// remote.url   // "http://127.0.0.1:8080/"
+/// let port = try await remote.listening()
 /// remote.stop()
 /// ```
 public final class PhoneRemoteServer: MessageSource, @unchecked Sendable {
@@ -20,142 +26,277 @@ public final class PhoneRemoteServer: MessageSource, @unchecked Sendable {
         public var hub = RemoteHub.Options()
         /// Extra names the kiosk is reached by (besides the listen address), for `Host`/`Origin` checks.
         public var extraHosts: [String] = []
-        /// The link shown in the QR code; default `http://HOST:PORT/`.
+        /// The link shown in the QR code; default `http(s)://HOST:PORT/`.
         public var publicURL: String?
+        /// Serve HTTPS and WSS with this certificate chain and key (PEM files).
+        public var tls: TLSFiles?
 
         public init() {}
     }
 
+    /// Where the server is in its life.
+    public enum State: Equatable, Sendable {
+        case starting
+        case listening(port: Int)
+        case failed(String)
+        case stopped
+    }
+
     public let name = "remote"
     public let hub: RemoteHub
-    /// The listen address as bound (the real port when 0 was asked for).
+    /// The listen address as asked for (see ``state`` for the port bound when 0 was asked for).
     public let host: String
-    public let port: Int
+    private let askedPort: Int
+    private let extraHosts: [String]
     private let channel: ProducerChannel
     private let group: MultiThreadedEventLoopGroup
-    private let tasks = Mutex<[Task<Void, Never>]>([])
+    private let timer: DeadlineTimer
     private let logger = Logger(label: "multiscreen.remote")
-    private let baseURL: String
+    private let scheme: String
+    private struct Life {
+        var state = State.starting
+        var baseURL: String?
+        var waiting: [CheckedContinuation<State, Never>] = []
+        var serverTask: Task<Void, Never>?
+    }
+    private let life = Mutex(Life())
+    /// Which `Host` and `Origin` are served: the listen address, with the real port once bound.
+    private let hosts: SharedHostPolicy
+    /// An offer the ring had no room for, posted again by the timer a second later.
+    private let unsent = Mutex<Message?>(nil)
+    /// `remote.*` activities the ring had no room for (events are not retried: a later one may already be in).
+    private let activitiesDropped = DropCounter()
+    private let onDisplay: @Sendable (RemoteDisplay, String) -> Void
 
-    /// Binds `host:port` and starts serving; throws when the address cannot be bound (within 10 s).
+    /// Starts serving `host:port` on the remote's own thread and returns at once.
+    /// - Throws: ``RemoteError/tls(_:)`` when the certificate or key cannot be loaded (checked here, before any
+    ///   thread starts).
     /// - Parameter onDisplay: what the screens should show, whenever it changes (called on the remote's threads).
     public init(
         host: String, port: Int, bus: MessageBus, options: Options = Options(),
         onDisplay: @escaping @Sendable (RemoteDisplay, _ url: String) -> Void = { _, _ in }
     ) throws {
-        let channel = ProducerChannel()
+        let tlsConfiguration = try options.tls.map(Self.tlsConfiguration)
+        self.host = host
+        askedPort = port
+        extraHosts = options.extraHosts
+        self.onDisplay = onDisplay
+        scheme = options.tls == nil ? "http" : "https"
+        let receipts = ReceiptBook()
+        let channel = ProducerChannel(receipts: receipts)
         channel.attach(to: bus)
         self.channel = channel
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        // The hub reports its first display before the URL is known: that one is reported below, once bound.
-        let url = Mutex<String?>(nil)
-        // An offer the ring had no room for, posted again on the next tick.
-        let unsent = Mutex<Message?>(nil)
-        hub = RemoteHub(options: options.hub, sender: channel) { display in
-            if let known = url.withLock({ $0 }) {
-                Self.show(display, url: known, channel: channel, unsent: unsent, onDisplay)
-            }
-        }
-        let bound = BoundSignal()
-        let router = RemoteRoutes.router(
-            hub: hub, hosts: HostPolicy(host: host, port: port, extraHosts: options.extraHosts))
+        timer = DeadlineTimer()
+        let hosts = SharedHostPolicy()
+        self.hosts = hosts
+        // Every callback below reaches `self` weakly: the hub and the server task belong to it.
+        let box = WeakServer()
+        let dropped = activitiesDropped
+        hub = RemoteHub(
+            options: options.hub, sender: channel, receipts: receipts,
+            onDisplay: { display in box.server?.show(display) },
+            onActivity: { activity in
+                if !channel.post(.remoteActivity(activity)) { dropped.count.add(1, ordering: .relaxed) }
+            },
+            onChange: { box.server?.rearm() })
+        box.server = self
+        hosts.withLock { $0 = HostPolicy(host: host, port: port, extraHosts: options.extraHosts) }
+        let router = RemoteRoutes.router(hub: hub, hosts: { hosts.withLock { $0 } })
+        let webSocket = HTTPServerBuilder.http1WebSocketUpgrade(
+            webSocketRouter: router, configuration: .init(ws: .init(maxFrameSize: options.hub.maximumMessageBytes)))
+        let server =
+            try tlsConfiguration.map { try HTTPServerBuilder.tls(webSocket, tlsConfiguration: $0) } ?? webSocket
+        let publicURL = options.publicURL
         let app = Application(
-            router: router,
-            server: .http1WebSocketUpgrade(
-                webSocketRouter: router,
-                configuration: .init(ws: .init(maxFrameSize: options.hub.maximumMessageBytes))),
+            router: router, server: server,
             configuration: .init(address: .hostname(host, port: port), serverName: nil),
-            onServerRunning: { channel in bound.signal(.success(channel.localAddress?.port ?? port)) },
+            onServerRunning: { channel in
+                box.server?.bound(port: channel.localAddress?.port ?? port, publicURL: publicURL)
+            },
             eventLoopGroupProvider: .shared(group),
             logger: Logger(label: "multiscreen.remote.http"))
         let serverTask = Task {
             do {
                 try await app.run()
+                box.server?.ended(nil)
             } catch {
-                bound.signal(.failure(error))
-            }
-            bound.signal(.failure(RemoteError.stopped))
-        }
-        let boundPort: Int
-        switch bound.wait(seconds: 10) {
-        case .success(let port)?: boundPort = port
-        case .failure(let error)?:
-            serverTask.cancel()
-            channel.close()
-            try? group.syncShutdownGracefully()
-            throw RemoteError.cannotListen("\(host):\(port)", "\(error)")
-        case nil:
-            serverTask.cancel()
-            channel.close()
-            try? group.syncShutdownGracefully()
-            throw RemoteError.cannotListen("\(host):\(port)", "timed out")
-        }
-        self.host = host
-        self.port = boundPort
-        baseURL = options.publicURL ?? "http://\(HostPolicy.authority(host, boundPort))/"
-        url.withLock { $0 = baseURL }
-        let hub = self.hub
-        let ticker = Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(1))
-                hub.tick()
-                // Under the lock, so a newer offer cannot be posted between this one's check and its post.
-                unsent.withLock { pending in
-                    if let message = pending, channel.post(message) { pending = nil }
-                }
+                box.server?.ended("\(error)")
             }
         }
-        tasks.withLock { $0 = [serverTask, ticker] }
-        Self.show(hub.display, url: baseURL, channel: channel, unsent: unsent, onDisplay)
-        logger.info("phone remote listening at \(baseURL)")
+        life.withLock { $0.serverTask = serverTask }
     }
 
-    /// The link for a code: the QR code's content.
-    public func link(for code: AccessCode) -> String { Self.link(base: baseURL, code: code) }
+    /// Waits until the address is bound (the port) or binding failed.
+    /// - Throws: ``RemoteError/cannotListen(_:_:)`` or ``RemoteError/stopped``.
+    @discardableResult
+    public func listening() async throws -> Int {
+        let outcome: State = await withCheckedContinuation { continuation in
+            let now: State? = life.withLock { life in
+                if case .starting = life.state {
+                    life.waiting.append(continuation)
+                    return nil
+                }
+                return life.state
+            }
+            if let now { continuation.resume(returning: now) }
+        }
+        switch outcome {
+        case .listening(let port): return port
+        case .failed(let why): throw RemoteError.cannotListen(HostPolicy.authority(host, askedPort), why)
+        case .starting, .stopped: throw RemoteError.stopped
+        }
+    }
+
+    public var state: State { life.withLock { $0.state } }
+
+    /// The port bound; nil before (or without) binding.
+    public var port: Int? {
+        if case .listening(let port) = state { return port }
+        return nil
+    }
+
+    private func settle(_ state: State) {
+        let waiting = life.withLock { life in
+            life.state = state
+            defer { life.waiting = [] }
+            return life.waiting
+        }
+        for continuation in waiting { continuation.resume(returning: state) }
+    }
+
+    /// On the server's thread, once bound: the link is known, so the QR code can go up, and the gate's timer starts.
+    private func bound(port: Int, publicURL: String?) {
+        let base = publicURL ?? "\(scheme)://\(HostPolicy.authority(host, port))/"
+        if askedPort == 0 {
+            hosts.withLock { $0 = HostPolicy(host: host, port: port, extraHosts: extraHosts) }
+        }
+        life.withLock { $0.baseURL = base }
+        logger.info("phone remote listening at \(base)")
+        timer.start { [weak self] in self?.fire() }
+        show(hub.display)
+        rearm()
+        settle(.listening(port: port))
+    }
+
+    private func ended(_ error: String?) {
+        let wasStarting = life.withLock { $0.state == .starting }
+        if let error {
+            if wasStarting {
+                logger.error("phone remote cannot listen at \(HostPolicy.authority(host, askedPort)): \(error)")
+            } else {
+                logger.error("phone remote stopped: \(error)")
+            }
+            settle(.failed(error))
+        } else if wasStarting {
+            settle(.failed("the server ended before it was bound"))
+        }
+    }
+
+    /// The link for a code: the QR code's content (nil until bound).
+    public func link(for code: AccessCode) -> String? {
+        life.withLock { $0.baseURL }.map { Self.link(base: $0, code: code) }
+    }
 
     static func link(base: String, code: AccessCode) -> String { "\(base)?code=\(code.token)" }
 
+    // MARK: Timer
+
+    /// The gate's limits, applied when the earliest is due; an offer that found the ring full is posted again.
+    private func fire() {
+        hub.tick()
+        unsent.withLock { pending in
+            if let message = pending, channel.post(message) { pending = nil }
+        }
+        rearm()
+    }
+
+    /// Arms the timer for the gate's next deadline (a second from now while an offer waits for room).
+    private func rearm() {
+        var deadline = hub.nextDeadline
+        if unsent.withLock({ $0 != nil }) { deadline = min(deadline ?? .infinity, hub.now + 1) }
+        timer.arm(at: deadline.map { $0 - hub.now })
+    }
+
+    // MARK: Display
+
     /// Tells the display thread what the external screens show for the remote (through this remote's own
-    /// producer, in order with its other messages), and the caller's observer.
-    private static func show(
-        _ display: RemoteDisplay, url: String, channel: ProducerChannel, unsent: borrowing Mutex<Message?>,
-        _ onDisplay: @Sendable (RemoteDisplay, String) -> Void
-    ) {
+    /// producer, in order with its other messages), and the caller's observer. Before the link is known, nothing.
+    private func show(_ display: RemoteDisplay) {
+        guard let url = life.withLock({ $0.baseURL }) else { return }
         let offer: Message
         switch display {
-        case .code(let code): offer = .remoteOffer(link: link(base: url, code: code), code: code.short, locked: false)
+        case .code(let code):
+            offer = .remoteOffer(link: Self.link(base: url, code: code), code: code.short, locked: false)
         case .inControl: offer = .remoteOffer(link: "", code: "", locked: false)
         case .locked: offer = .remoteOffer(link: "", code: "", locked: true)
         }
+        // Under the lock, so a newer offer cannot be posted between this one's check and its post.
         let posted = unsent.withLock { pending in
             let posted = channel.post(offer)
             pending = posted ? nil : offer
             return posted
         }
         if !posted {
-            Logger(label: "multiscreen.remote").warning("the display is busy: the remote's code goes on screen later")
+            logger.warning("the display is busy: the remote's code goes on screen later")
+            rearm()
         }
         onDisplay(display, url)
     }
 
+    // MARK: MessageSource
+
     public var counters: [String: Int] {
-        hub.counters.merging(["rejectedBusy": channel.rejectedFull, "port": port]) { a, _ in a }
+        var counters = hub.counters
+        counters["rejectedBusy"] = channel.rejectedFull
+        counters["activitiesDropped"] = activitiesDropped.count.load(ordering: .relaxed)
+        if let port { counters["port"] = port }
+        return counters
     }
 
-    /// Stops serving, closes every connection and the producer. Idempotent.
-    public func stop() {
-        let running = tasks.withLock { tasks in
-            defer { tasks = [] }
-            return tasks
+    public var notes: [String: String] {
+        let (state, base) = life.withLock { ($0.state, $0.baseURL) }
+        switch state {
+        case .starting: return ["state": "starting"]
+        case .listening: return ["state": "listening", "url": base ?? ""]
+        case .failed(let why): return ["state": "failed", "lastError": why]
+        case .stopped: return ["state": "stopped"]
         }
-        guard !running.isEmpty else { return }
-        for task in running { task.cancel() }
+    }
+
+    /// Stops serving, closes every connection, the timer and the producer. Idempotent; blocks until the server's
+    /// task has ended (at most 5 s): for the thread that owns the remote (the display thread at shutdown), never a
+    /// task's thread, which the server's own tasks may need. From async code, use ``shutdown()``.
+    public func stop() {
+        guard let task = takeServerTask() else { return }
         let done = DispatchSemaphore(value: 0)
-        Task {
-            for task in running { await task.value }
+        Task.detached {
+            await task.value
             done.signal()
         }
         if done.wait(timeout: .now() + 5) == .timedOut { logger.warning("phone remote did not stop within 5 s") }
+        finish()
+    }
+
+    /// ``stop()`` for async code: waits for the server's task without blocking a thread.
+    public func shutdown() async {
+        guard let task = takeServerTask() else { return }
+        await task.value
+        finish()
+    }
+
+    private func takeServerTask() -> Task<Void, Never>? {
+        let task = life.withLock { life in
+            defer { life.serverTask = nil }
+            return life.serverTask
+        }
+        timer.stop()
+        task?.cancel()
+        return task
+    }
+
+    private func finish() {
+        settle(.stopped)
         // Nothing to scan once the remote is gone.
         channel.post(.remoteOffer(link: "", code: "", locked: false))
         channel.close()
@@ -164,36 +305,46 @@ public final class PhoneRemoteServer: MessageSource, @unchecked Sendable {
     }
 
     deinit { stop() }
+
+    static func tlsConfiguration(_ files: TLSFiles) throws -> TLSConfiguration {
+        do {
+            let chain = try NIOSSLCertificate.fromPEMFile(files.certificate)
+            guard !chain.isEmpty else { throw RemoteError.tls("\(files.certificate): no certificate in it") }
+            let key = try NIOSSLPrivateKey(file: files.key, format: .pem)
+            return TLSConfiguration.makeServerConfiguration(
+                certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+        } catch let error as RemoteError {
+            throw error
+        } catch {
+            throw RemoteError.tls("cannot load \(files.certificate) and \(files.key): \(error)")
+        }
+    }
+}
+
+private final class SharedHostPolicy: Sendable {
+    private let policy = Mutex(HostPolicy(allowedAuthorities: []))
+    func withLock<T>(_ body: (inout HostPolicy) -> T) -> T { policy.withLock { body(&$0) } }
+}
+
+private final class DropCounter: Sendable {
+    let count = Atomic<Int>(0)
+}
+
+/// The server, held weakly by the callbacks it hands out (they outlive no one, but must not keep it alive).
+private final class WeakServer: @unchecked Sendable {
+    weak var server: PhoneRemoteServer?
 }
 
 public enum RemoteError: Error, CustomStringConvertible {
     case cannotListen(String, String)
     case stopped
+    case tls(String)
 
     public var description: String {
         switch self {
         case .cannotListen(let address, let why): "cannot listen at \(address): \(why)"
         case .stopped: "the server stopped"
+        case .tls(let why): "TLS: \(why)"
         }
-    }
-}
-
-/// The first outcome of binding, waited for by the starting thread.
-private final class BoundSignal: Sendable {
-    private let result = Mutex<Result<Int, any Error>?>(nil)
-    private let semaphore = DispatchSemaphore(value: 0)
-
-    func signal(_ outcome: Result<Int, any Error>) {
-        let first = result.withLock { result in
-            guard result == nil else { return false }
-            result = outcome
-            return true
-        }
-        if first { semaphore.signal() }
-    }
-
-    func wait(seconds: Double) -> Result<Int, any Error>? {
-        _ = semaphore.wait(timeout: .now() + seconds)
-        return result.withLock { $0 }
     }
 }

@@ -19,8 +19,17 @@ public final class ProducerChannel: ReplySink, MessageSender {
         var head = 0
     }
     private let state = Mutex(State())
+    /// Where `frame.shown` events go, to become the receipts of this producer's sends; nil: no events wanted.
+    private let receipts: ReceiptBook?
 
-    public init() {}
+    public init(receipts: ReceiptBook? = nil) {
+        self.receipts = receipts
+    }
+
+    /// Events only while a receipt is owed: otherwise the display thread need not build them for this producer.
+    public var wantsEvents: Bool { receipts?.wantsEvents ?? false }
+
+    public func publish(_ event: Event) { receipts?.take(event) }
 
     /// Makes the producer (its sink is this channel). Call once, before any request.
     public func attach(to bus: MessageBus, capacity: Int = 256) {

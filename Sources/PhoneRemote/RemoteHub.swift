@@ -3,7 +3,8 @@ import Messaging
 import Synchronization
 
 /// The remote's shared state, whatever the route: the ``AccessGate`` (behind a mutex), the clock, the way to the
-/// display thread, and the live WebSocket of the current controller so a newer claim can tell it `superseded`.
+/// display thread, the live WebSocket of the current controller (so a newer claim can tell it `superseded`), and
+/// the receipts its messages are owed.
 public final class RemoteHub: Sendable {
     public struct Options: Sendable {
         public var policy = AccessPolicy()
@@ -17,57 +18,84 @@ public final class RemoteHub: Sendable {
         public init() {}
     }
 
+    /// One live WebSocket of a session, and how to end it with a reason.
+    private struct Connection {
+        let id: Int
+        let kick: @Sendable (AccessRefusal) -> Void
+    }
+
     public let options: Options
+    /// Where the display thread's `frame.shown` events are matched with the messages this remote sent.
+    public let receipts: ReceiptBook
     private let clock: @Sendable () -> Double
     private let sender: any MessageSender
     let logger = Logger(label: "multiscreen.remote")
     private struct State {
         var gate: AccessGate
-        /// Session id → how to end that session's live connection.
-        var kickers: [Int: @Sendable (AccessRefusal) -> Void] = [:]
+        /// Session id → its live connection.
+        var connections: [Int: Connection] = [:]
+        var nextConnection = 1
         var display: RemoteDisplay?
         var counters: [String: Int] = [:]
     }
     private let state: Mutex<State>
     private let onDisplay: @Sendable (RemoteDisplay) -> Void
+    private let onActivity: @Sendable (RemoteActivity) -> Void
+    private let onChange: @Sendable () -> Void
 
     /// - Parameters:
     ///   - clock: monotonic seconds (injected by tests).
     ///   - onDisplay: called, outside the lock, whenever what the screens should show changes.
+    ///   - onActivity: each `remote.*` activity, in order: called under the hub's lock, so it must not call back
+    ///     into the hub (posting to a ring is what it is for).
+    ///   - onChange: called after anything that may have moved ``nextDeadline`` earlier (a claim, a closed page),
+    ///     so a timer waiting for the old deadline can re-arm.
     public init(
         options: Options = Options(), clock: @escaping @Sendable () -> Double = RemoteHub.monotonicSeconds,
         randomBytes: @escaping @Sendable (Int) -> [UInt8] = AccessGate.systemRandom, sender: any MessageSender,
-        onDisplay: @escaping @Sendable (RemoteDisplay) -> Void = { _ in }
+        receipts: ReceiptBook = ReceiptBook(),
+        onDisplay: @escaping @Sendable (RemoteDisplay) -> Void = { _ in },
+        onActivity: @escaping @Sendable (RemoteActivity) -> Void = { _ in },
+        onChange: @escaping @Sendable () -> Void = {}
     ) {
         self.options = options
         self.clock = clock
         self.sender = sender
+        self.receipts = receipts
         self.onDisplay = onDisplay
+        self.onActivity = onActivity
+        self.onChange = onChange
         state = Mutex(State(gate: AccessGate(policy: options.policy, randomBytes: randomBytes)))
         tick()
     }
 
     public static func monotonicSeconds() -> Double { Double(MonotonicClock.nanoseconds()) / 1e9 }
 
+    /// The hub's clock now.
+    public var now: Double { clock() }
+
     // MARK: State
 
-    /// Applies the gate's limits now: ends an idle session (its connection is told `idle`), rotates codes, and
-    /// reports a change of display. Call about once a second.
+    /// Applies the gate's limits now: ends an idle (or closed) session (its connection is told why), rotates
+    /// codes, lifts a lockout, and reports a change of display. Called by the remote's timer at
+    /// ``nextDeadline``.
     public func tick() {
         let now = clock()
         let (kick, display) = state.withLock { state in
             var kick: ((AccessRefusal) -> Void, AccessRefusal)?
-            if let (ended, reason) = state.gate.advance(to: now), let kicker = state.kickers[ended.id] {
-                state.kickers[ended.id] = nil
-                kick = (kicker, reason)
+            if let (ended, reason) = state.gate.advance(to: now), let connection = state.connections[ended.id] {
+                state.connections[ended.id] = nil
+                kick = (connection.kick, reason)
             }
-            return (kick, Self.displayChange(&state))
+            return (kick, settle(&state))
         }
         if let (kicker, reason) = kick { kicker(reason) }
         if let display { onDisplay(display) }
     }
 
-    private static func displayChange(_ state: inout State) -> RemoteDisplay? {
+    /// Under the lock, after every change of the gate: tells its activities (in order) and returns a new display.
+    private func settle(_ state: inout State) -> RemoteDisplay? {
+        for activity in state.gate.takeActivities() { onActivity(activity) }
         let display = state.gate.display
         guard display != state.display else { return nil }
         state.display = display
@@ -80,19 +108,26 @@ public final class RemoteHub: Sendable {
         return state.withLock { $0.gate.display }
     }
 
+    /// When ``tick()`` next has something to do (monotonic seconds on the hub's clock); nil: nothing is due.
+    public var nextDeadline: Double? { state.withLock { $0.gate.nextDeadline } }
+
     /// The gate's counters and the transport's, for `status`: claims, supersessions, refusals by reason
     /// (`refused.<reason>`), lockouts, codes issued and expired; whether a controller is active and for how many
-    /// seconds (`controllerSeconds`), and the current code's age (`codeAgeSeconds`).
+    /// seconds (`controllerSeconds`), whether its page is connected (`controllerConnected`), and the current
+    /// code's age (`codeAgeSeconds`).
     public var counters: [String: Int] {
         let now = clock()
-        return state.withLock { state in
+        var counters = state.withLock { state in
             var counters = state.gate.counters.merging(state.counters) { a, _ in a }
             counters["controllerActive"] = state.gate.session == nil ? 0 : 1
+            counters["controllerConnected"] = state.connections.isEmpty ? 0 : 1
             if let session = state.gate.session { counters["controllerSeconds"] = Int(now - session.claimedAt) }
             if let code = state.gate.code { counters["codeAgeSeconds"] = Int(now - code.issuedAt) }
             counters["locked"] = state.gate.lockedUntil == nil ? 0 : 1
             return counters
         }
+        counters.merge(receipts.counters) { a, _ in a }
+        return counters
     }
 
     func count(_ key: String) { state.withLock { $0.counters[key, default: 0] += 1 } }
@@ -106,12 +141,13 @@ public final class RemoteHub: Sendable {
             let result = state.gate.claim(code, at: now)
             var kick: (@Sendable (AccessRefusal) -> Void)?
             if case .success(let claimed) = result, let previous = claimed.superseded {
-                kick = state.kickers.removeValue(forKey: previous.id)
+                kick = state.connections.removeValue(forKey: previous.id)?.kick
             }
-            return (result, kick, Self.displayChange(&state))
+            return (result, kick, settle(&state))
         }
         kick?(.superseded)
         if let display { onDisplay(display) }
+        onChange()
         switch result {
         case .success(let claimed):
             logger.info(
@@ -139,35 +175,49 @@ public final class RemoteHub: Sendable {
         let (released, display) = state.withLock { state in
             let session = state.gate.session
             let released = state.gate.release(token, at: now)
-            if released, let session { state.kickers[session.id] = nil }
-            return (released, Self.displayChange(&state))
+            if released, let session { state.connections[session.id] = nil }
+            return (released, settle(&state))
         }
         if let display { onDisplay(display) }
+        onChange()
         if released { logger.info("remote control released") }
         return released
     }
 
     /// Registers the live connection of the session holding `token`; `kick` ends it with a reason. Returns the
-    /// session id to detach with, or why the token is no good.
-    public func attach(_ token: String, kick: @escaping @Sendable (AccessRefusal) -> Void) -> Result<Int, AccessRefusal>
-    {
+    /// session and connection ids to detach with, or why the token is no good. The session's page counts as open
+    /// (a closed one's grace ends).
+    public func attach(
+        _ token: String, kick: @escaping @Sendable (AccessRefusal) -> Void
+    ) -> Result<(session: Int, connection: Int), AccessRefusal> {
         let now = clock()
         let (result, previous) = state.withLock { state in
             let result = state.gate.authorize(token, at: now)
             guard case .success(let session) = result else {
-                return (result.map { $0.id }, (@Sendable (AccessRefusal) -> Void)?.none)
+                return (result.map { (session: $0.id, connection: 0) }, (@Sendable (AccessRefusal) -> Void)?.none)
             }
-            let previous = state.kickers[session.id]
-            state.kickers[session.id] = kick
-            return (.success(session.id), previous)
+            let connection = Connection(id: state.nextConnection, kick: kick)
+            state.nextConnection += 1
+            let previous = state.connections.updateValue(connection, forKey: session.id)
+            state.gate.pageOpened(token, at: now)
+            return (.success((session: session.id, connection: connection.id)), previous?.kick)
         }
         // One live connection per session: a second tab of the same session replaces the first.
         previous?(.superseded)
         return result
     }
 
-    public func detach(session id: Int) {
-        state.withLock { _ = $0.kickers.removeValue(forKey: id) }
+    /// The connection ended. When it was its session's live one, the page counts as closed: control is released
+    /// after ``AccessPolicy/closeGrace`` unless a page of the session connects again.
+    public func detach(session id: Int, connection: Int, token: String) {
+        let now = clock()
+        let closed = state.withLock { state in
+            guard state.connections[id]?.id == connection else { return false }
+            state.connections[id] = nil
+            state.gate.pageClosed(token, at: now)
+            return true
+        }
+        if closed { onChange() }
     }
 
     // MARK: Requests
@@ -191,14 +241,14 @@ public final class RemoteHub: Sendable {
     }
 
     /// One WebSocket text message: decoded with the socket's codec, answered in its envelope (nil for a JSON-RPC
-    /// notification).
-    public func handle(json bytes: [UInt8], token: String) async -> String? {
+    /// notification), and the id of the message it sent when it sent one (its receipts are owed).
+    public func handle(json bytes: [UInt8], token: String) async -> (line: String?, sent: UInt64?) {
         let decoded: (request: Request, envelope: Envelope)
         do {
             decoded = try MessageCodec.decode(bytes: bytes)
         } catch {
             count("malformed")
-            return MessageCodec.encode(.error(error.error), in: error.envelope)
+            return (MessageCodec.encode(.error(error.error), in: error.envelope), nil)
         }
         let reply: Reply
         switch decoded.request {
@@ -208,6 +258,10 @@ public final class RemoteHub: Sendable {
         case .message(let message):
             reply = await perform(message, token: token)
         }
-        return MessageCodec.encode(reply, in: decoded.envelope)
+        var sent: UInt64?
+        if case .result(.send, let result) = reply, case .integer(let id)? = result["id"], id >= 0 {
+            sent = UInt64(id)
+        }
+        return (MessageCodec.encode(reply, in: decoded.envelope), sent)
     }
 }

@@ -23,6 +23,13 @@ public enum RemoteRoutes {
     static let cookieName = "multiscreen_session"
 
     public static func router(hub: RemoteHub, hosts: HostPolicy) -> Router<Context> {
+        router(hub: hub, hosts: { hosts })
+    }
+
+    /// - Parameter hosts: the policy now (a server asked for port 0 learns its port only once bound).
+    public static func router(hub: RemoteHub, hosts currentHosts: @escaping @Sendable () -> HostPolicy) -> Router<
+        Context
+    > {
         let router = Router(context: Context.self)
         let limit = hub.options.maximumMessageBytes
 
@@ -31,15 +38,15 @@ public enum RemoteRoutes {
                 status: .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "ok\n")))
         }
         router.get("/app.js") { request, _ in
-            if let refused = refusal(request, hosts, hub) { return refused }
+            if let refused = refusal(request, currentHosts, hub) { return refused }
             return asset(Page.javascript, type: "text/javascript; charset=utf-8")
         }
         router.get("/app.css") { request, _ in
-            if let refused = refusal(request, hosts, hub) { return refused }
+            if let refused = refusal(request, currentHosts, hub) { return refused }
             return asset(Page.css, type: "text/css; charset=utf-8")
         }
         router.get("/") { request, _ in
-            if let refused = refusal(request, hosts, hub) { return refused }
+            if let refused = refusal(request, currentHosts, hub) { return refused }
             if let code = request.uri.queryParameters.get("code") { return claim(code, hub: hub) }
             if let token = sessionToken(request), case .success = hub.authorize(token) {
                 return page(.controller, status: nil, hub: hub)
@@ -47,14 +54,14 @@ public enum RemoteRoutes {
             return page(.codeEntry, status: nil, hub: hub)
         }
         router.post("/claim") { request, context in
-            if let refused = refusal(request, hosts, hub) { return refused }
+            if let refused = refusal(request, currentHosts, hub) { return refused }
             guard let form = try await form(request, context, limit: 1024), let code = form["code"] else {
                 return page(.codeEntry, status: "Type the code shown on the screen.", hub: hub, status: .badRequest)
             }
             return claim(code, hub: hub)
         }
         router.post("/send") { request, context in
-            if let refused = refusal(request, hosts, hub) { return refused }
+            if let refused = refusal(request, currentHosts, hub) { return refused }
             guard let token = sessionToken(request) else {
                 return page(.codeEntry, status: describe(.noSession), hub: hub, status: .forbidden)
             }
@@ -74,14 +81,14 @@ public enum RemoteRoutes {
             }
         }
         router.post("/release") { request, _ in
-            if let refused = refusal(request, hosts, hub) { return refused }
+            if let refused = refusal(request, currentHosts, hub) { return refused }
             if let token = sessionToken(request) { hub.release(token) }
             var response = page(.codeEntry, status: "You released control.", hub: hub)
             response.headers[.setCookie] = "\(cookieName)=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict"
             return response
         }
         router.ws("/ws") { request, _ in
-            if let refused = refusal(request, hosts, hub) {
+            if let refused = refusal(request, currentHosts, hub) {
                 throw HTTPError(refused.status, message: "refused")
             }
             guard let token = sessionToken(request) else {
@@ -100,33 +107,51 @@ public enum RemoteRoutes {
         return router
     }
 
-    /// One controller's WebSocket: each text message is a request, answered in order; a binary or oversized message
-    /// is an error; a newer claim (or idling out) writes the reason and closes with 1008.
+    /// What reaches a controller's socket besides the replies to its requests.
+    enum Push: Sendable {
+        /// A receipt: one screen showed one of its messages.
+        case shown(ShownReceipt)
+        /// Its session ended for this reason: tell it and close with 1008.
+        case ended(AccessRefusal)
+    }
+
+    /// One controller's WebSocket: each text message is a request, answered in order, and each message it sent is
+    /// acknowledged again as screens show it (``ShownReceipt``); a binary or oversized message is an error; a
+    /// newer claim (or idling out) writes the reason and closes with 1008. When the socket ends, the session's page
+    /// counts as closed (control is released after the grace unless it comes back).
     static func serve(
         inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, token: String, hub: RemoteHub
     ) async throws {
-        let (kicks, kick) = AsyncStream<AccessRefusal>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let (pushes, push) = AsyncStream<Push>.makeStream(bufferingPolicy: .bufferingNewest(64))
         let attached = hub.attach(token) { reason in
-            kick.yield(reason)
-            kick.finish()
+            push.yield(.ended(reason))
+            push.finish()
         }
-        let sessionID: Int
+        let ids: (session: Int, connection: Int)
         switch attached {
-        case .success(let id): sessionID = id
+        case .success(let attachedIDs): ids = attachedIDs
         case .failure(let refusal):
             try await outbound.write(.text(MessageCodec.encodeError(MessageError(.notPermitted, refusal.rawValue))))
             try await outbound.close(.policyViolation, reason: refusal.rawValue)
             return
         }
-        defer { hub.detach(session: sessionID) }
+        defer {
+            hub.receipts.forget(owner: ids.connection)
+            hub.detach(session: ids.session, connection: ids.connection, token: token)
+        }
         let limit = hub.options.maximumMessageBytes
         let perSecond = hub.options.messagesPerSecond
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                for await reason in kicks {
-                    let error = MessageError(.notPermitted, reason.rawValue)
-                    try? await outbound.write(.text(MessageCodec.encodeError(error)))
-                    try? await outbound.close(.policyViolation, reason: reason.rawValue)
+                for await pushed in pushes {
+                    switch pushed {
+                    case .shown(let receipt):
+                        try? await outbound.write(.text(receipt.line))
+                    case .ended(let reason):
+                        let error = MessageError(.notPermitted, reason.rawValue)
+                        try? await outbound.write(.text(MessageCodec.encodeError(error)))
+                        try? await outbound.close(.policyViolation, reason: reason.rawValue)
+                    }
                 }
             }
             group.addTask {
@@ -149,7 +174,15 @@ public enum RemoteRoutes {
                                 MessageError(.busy, "more than \(Int(perSecond)) messages a second; slow down"))
                         case .text(let text):
                             bucket -= 1
-                            line = await hub.handle(json: Array(text.utf8), token: token)
+                            let handled = await hub.handle(json: Array(text.utf8), token: token)
+                            line = handled.line
+                            if let id = handled.sent {
+                                // Registered before the reply is written: a frame can show it before the
+                                // phone reads the reply, never before the display thread replied.
+                                hub.receipts.watch(id: id, owner: ids.connection) { receipt in
+                                    push.yield(.shown(receipt))
+                                }
+                            }
                         }
                         if let line { try await outbound.write(.text(line)) }
                     }
@@ -162,7 +195,7 @@ public enum RemoteRoutes {
                         hub.count("closedWithError")
                     }
                 }
-                kick.finish()
+                push.finish()
             }
             try await group.next()
             group.cancelAll()
@@ -193,6 +226,7 @@ public enum RemoteRoutes {
         case .noSession: "You are not in control. Scan the code on the screen."
         case .idle: "Control ended after a quiet minute. Scan the code again."
         case .released: "You released control."
+        case .closed: "Control ended when the page closed. Scan the code again."
         }
     }
 
@@ -201,8 +235,8 @@ public enum RemoteRoutes {
     }
 
     /// A refusal response when `Host` or `Origin` is not allowed; nil when the request may go on.
-    static func refusal(_ request: Request, _ hosts: HostPolicy, _ hub: RemoteHub) -> Response? {
-        guard let reason = hosts.refusal(host: request.head.authority, origin: request.headers[.origin]) else {
+    static func refusal(_ request: Request, _ hosts: () -> HostPolicy, _ hub: RemoteHub) -> Response? {
+        guard let reason = hosts().refusal(host: request.head.authority, origin: request.headers[.origin]) else {
             return nil
         }
         hub.count("refused.origin")

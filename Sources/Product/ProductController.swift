@@ -260,6 +260,10 @@ public struct ProductController {
             var outcome = Outcome(reply: .result(method: .remoteOffer, result: [:]))
             outcome.changes.everyScreen = true
             return outcome
+        case .remoteActivity(let activity):
+            var outcome = Outcome(reply: .result(method: .remoteActivity, result: [:]))
+            outcome.events = [activity.event]
+            return outcome
         }
     }
 
@@ -390,7 +394,7 @@ public struct ProductController {
         case .send, .openCard, .closeCard, .reopenCard, .discardCard, .setRole, .resetRole, .setContent,
             .clearMessages, .openWeb, .closeWeb:
             return true
-        case .status, .outputs, .subscribeEvents, .remoteOffer, .reloadWeb: return false
+        case .status, .outputs, .subscribeEvents, .remoteOffer, .reloadWeb, .remoteActivity: return false
         }
     }
 

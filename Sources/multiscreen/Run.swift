@@ -57,15 +57,23 @@ struct Run: ParsableCommand {
     @Option(
         help: ArgumentHelp(
             "Serve the phone remote (a web page and WebSocket) at [HOST:]PORT; HOST defaults to 127.0.0.1.",
-            discussion: "Give the address phones reach this machine by (e.g. 192.168.1.20:8080) to serve them.",
+            discussion: """
+                Give the address phones reach this machine by (e.g. 192.168.1.20:8080) to serve them. A [remote] \
+                section in the config turns it on too; these flags override its keys.
+                """,
             valueName: "[HOST:]PORT"))
     var remote: String?
-    @Option(help: "Phone remote: seconds an unused code lasts before it is replaced.")
-    var remoteTTL: Double = 300
-    @Option(help: "Phone remote: seconds without a message before the controller loses control.")
-    var remoteIdle: Double = 60
-    @Option(help: "Phone remote: seconds of control before a fresh code is shown for the next visitor.")
-    var remoteHold: Double = 300
+    @Option(help: "Phone remote: seconds an unused code lasts before it is replaced (default 300).")
+    var remoteTTL: Double?
+    @Option(help: "Phone remote: seconds without a message before the controller loses control (default 60).")
+    var remoteIdle: Double?
+    @Option(help: "Phone remote: seconds of control before a fresh code is shown for the next visitor (default 300).")
+    var remoteHold: Double?
+    @Option(
+        parsing: .upToNextOption,
+        help: ArgumentHelp(
+            "Phone remote over HTTPS/WSS with this certificate chain and key (PEM).", valueName: "CERT KEY"))
+    var remoteTLS: [String] = []
 
     func validate() throws {
         guard FlashPatch.Corner(rawValue: flashCorner) != nil else {
@@ -77,6 +85,19 @@ struct Run: ParsableCommand {
         }
         guard MirrorPreferenceName(rawValue: mirror) != nil else {
             throw ValidationError("--mirror takes auto, shared or copy")
+        }
+        guard remoteTLS.isEmpty || remoteTLS.count == 2 else {
+            throw ValidationError("--remote-tls takes two files: the certificate chain and the key")
+        }
+        do throws(RemoteConfigError) {
+            if let remote { _ = try ListenAddress(remote, key: "--remote") }
+            for (value, flag) in [
+                (remoteTTL, "--remote-ttl"), (remoteIdle, "--remote-idle"), (remoteHold, "--remote-hold"),
+            ] {
+                if let value { _ = try RemoteConfig.checkDuration(value, key: flag) }
+            }
+        } catch {
+            throw ValidationError(error.message)
         }
     }
 
@@ -98,26 +119,28 @@ struct Run: ParsableCommand {
                 try ControlSocket.makePrivateDirectory(of: socketPath)
             }
             let fleetConfig = fleetConfiguration(logger: logger)
-            let remoteAddress = try remote.map(Self.parseListen)
-            var remoteOptions = PhoneRemoteServer.Options()
-            remoteOptions.hub.policy.ttl = remoteTTL
-            remoteOptions.hub.policy.idle = remoteIdle
-            remoteOptions.hub.policy.hold = remoteHold
+            let remoteSetup = remoteConfiguration(logger: logger)
             app = try Application(options: options) { bus in
                 var sources: [any MessageSource] = [try ControlServer(path: socketPath, bus: bus)]
-                if let (host, port) = remoteAddress {
+                if let (address, remoteOptions) = remoteSetup {
                     let remoteLogger = Logger(label: "multiscreen.remote")
-                    sources.append(
-                        try PhoneRemoteServer(host: host, port: port, bus: bus, options: remoteOptions) {
-                            display, url in
-                            switch display {
-                            case .code(let code):
-                                remoteLogger.info("remote code \(code.short) at \(url)")
-                                remoteLogger.debug("remote link \(url)?code=\(code.token)")
-                            case .inControl: remoteLogger.info("remote: someone is in control")
-                            case .locked: remoteLogger.warning("remote: code entry locked after too many wrong codes")
-                            }
-                        })
+                    do {
+                        sources.append(
+                            try PhoneRemoteServer(
+                                host: address.host, port: address.port, bus: bus, options: remoteOptions
+                            ) { display, url in
+                                switch display {
+                                case .code(let code):
+                                    remoteLogger.info("remote code \(code.short) at \(url)")
+                                    remoteLogger.debug("remote link \(url)?code=\(code.token)")
+                                case .inControl: remoteLogger.info("remote: someone is in control")
+                                case .locked:
+                                    remoteLogger.warning("remote: code entry locked after too many wrong codes")
+                                }
+                            })
+                    } catch {
+                        logger.error("phone remote not started: \(error); the screens run without it")
+                    }
                 }
                 if let fleetConfig {
                     do {
@@ -157,18 +180,37 @@ struct Run: ParsableCommand {
         }
     }
 
-    /// `8080` → 127.0.0.1:8080; `192.168.1.20:8080`; `[::1]:8080`.
-    static func parseListen(_ text: String) throws -> (String, Int) {
-        var host = "127.0.0.1"
-        var portText = Substring(text)
-        if let colon = text.lastIndex(of: ":") {
-            host = String(text[..<colon])
-            portText = text[text.index(after: colon)...]
-            if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+    /// The phone remote's address and options: `[remote]` from the config, each key overridden by its flag; nil
+    /// when neither turns it on. A broken section is logged and leaves the kiosk without the remote.
+    private func remoteConfiguration(logger: Logger) -> (ListenAddress, PhoneRemoteServer.Options)? {
+        let path = config ?? RoleConfig.defaultPath()
+        do throws(RemoteConfigError) {
+            let section = try RemoteConfig.load(path: path)
+            guard section != nil || remote != nil else { return nil }
+            let address: ListenAddress
+            if let remote {
+                address = try ListenAddress(remote, key: "--remote")
+            } else if let listen = section?.listen {
+                address = listen
+            } else {
+                throw RemoteConfigError("\(path): [remote] needs listen = \"[HOST:]PORT\" (or run --remote)")
+            }
+            var options = PhoneRemoteServer.Options()
+            let policy = options.hub.policy
+            options.hub.policy.ttl = remoteTTL ?? section?.ttl ?? policy.ttl
+            options.hub.policy.idle = remoteIdle ?? section?.idle ?? policy.idle
+            options.hub.policy.hold = remoteHold ?? section?.hold ?? policy.hold
+            options.extraHosts = section?.allowOrigins ?? []
+            if remoteTLS.count == 2 {
+                options.tls = TLSFiles(certificate: remoteTLS[0], key: remoteTLS[1])
+            } else {
+                options.tls = section?.tls
+            }
+            if let methods = section?.methods { options.hub.methods = methods }
+            return (address, options)
+        } catch {
+            logger.error("phone remote not started: \(error)")
+            return nil
         }
-        guard let port = Int(portText), (0...65535).contains(port), !host.isEmpty else {
-            throw ValidationError("--remote wants [HOST:]PORT, got \"\(text)\"")
-        }
-        return (host, port)
     }
 }

@@ -93,8 +93,10 @@ try:
     first.find_element(By.ID, "text").send_keys("Phone one says hello")
     time.sleep(0.5)  # the WebSocket opens on load; without it the form posts, which works as well
     first.find_element(By.CSS_SELECTOR, "#send button").click()
-    WebDriverWait(first, 10).until(lambda d: status(d).startswith("Sent (message"))
-    check(True, f"the page acknowledges the message: {status(first)!r}")
+    # Acknowledged twice: accepted ("Sent (message N)."), then shown, with the number of screens showing it: the
+    # external screen and the controller's log.
+    WebDriverWait(first, 10).until(lambda d: status(d).endswith("shown on 2 screens."))
+    check(True, f"the page says where the message was shown: {status(first)!r}")
     wait_for(lambda: "Phone one says hello" in text_on_screen(), 15, "the message is on the external screen")
     check(True, "the message is on the external screen (OCR)")
 
@@ -115,6 +117,14 @@ try:
     check(True, "the second phone releases control")
     after = wait_for(qr_on_screen, 10, "the QR code back after release")
     check(after not in (url, newer), "a new code after release")
+
+    # Closing the page (here: leaving it) releases control once the grace has passed; the QR code comes back.
+    first.get(after)
+    check(status(first) == "You are in control.", "the first phone takes control again")
+    wait_for(lambda: qr_on_screen() is None, 10, "the QR code hides again")
+    first.get("about:blank")
+    last = wait_for(qr_on_screen, 20, "the QR code back after the page closed")
+    check(last not in (url, newer, after), "a new code after the page closed")
 finally:
     first.quit()
     second.quit()

@@ -1,3 +1,4 @@
+import Messaging
 import Testing
 
 @testable import PhoneRemote
@@ -169,5 +170,86 @@ final class CountingBytes: @unchecked Sendable {
     @Test func base64URLHasNoUnsafeCharacters() {
         #expect(AccessGate.base64URL([0xfb, 0xff, 0xfe]) == "-__-")
         #expect(AccessGate.base64URL([0]) == "AA")
+    }
+
+    @Test func nextDeadlineIsTheEarliestLimit() throws {
+        var gate = makeGate {
+            $0.ttl = 300
+            $0.idle = 60
+            $0.hold = 200
+            $0.closeGrace = 5
+        }
+        gate.advance(to: 0)
+        // A code waiting: its expiry, and nothing sooner.
+        #expect(gate.nextDeadline == 300)
+        let code = try #require(gate.code)
+        let session = try gate.claim(code.token, at: 10).get().session
+        // In control: idle at 70 is sooner than the hold at 210.
+        #expect(gate.nextDeadline == 70)
+        _ = gate.touch(session.token, at: 50)
+        #expect(gate.nextDeadline == 110)
+        gate.pageClosed(session.token, at: 51)
+        #expect(gate.nextDeadline == 56)
+        gate.pageOpened(session.token, at: 53)
+        #expect(gate.nextDeadline == 110)
+        // Past the hold a code is shown again: its expiry joins the session's idle limit.
+        var held = makeGate { $0.hold = 20 }
+        held.advance(to: 0)
+        let heldSession = try held.claim(try #require(held.code).token, at: 0).get().session
+        #expect(held.nextDeadline == 20)
+        _ = held.touch(heldSession.token, at: 19)
+        held.advance(to: 20)
+        #expect(held.code != nil)
+        #expect(held.nextDeadline == 79)
+    }
+
+    @Test func aClosedPageReleasesControlAfterTheGraceUnlessItComesBack() throws {
+        var gate = makeGate { $0.closeGrace = 5 }
+        gate.advance(to: 0)
+        let session = try gate.claim(try #require(gate.code).token, at: 0).get().session
+        gate.pageClosed(session.token, at: 1)
+        gate.pageOpened(session.token, at: 4)  // a reload
+        gate.advance(to: 10)
+        #expect(gate.session != nil)
+        gate.pageClosed(session.token, at: 10)
+        let early = gate.advance(to: 14.9)
+        #expect(early == nil)
+        let due = gate.advance(to: 15)
+        let ended = try #require(due)
+        #expect(ended.reason == .closed)
+        #expect(gate.session == nil)
+        #expect(gate.code != nil)
+        #expect(throws: AccessRefusal.closed) { try gate.authorize(session.token, at: 16).get() }
+        #expect(gate.counters["closedEnded"] == 1)
+    }
+
+    @Test func activitiesTellEveryChangeOfControlInOrder() throws {
+        var gate = makeGate {
+            $0.failureBudget = 2
+            $0.lockout = 30
+            $0.idle = 1000
+        }
+        gate.advance(to: 0)
+        let first = try gate.claim(try #require(gate.code).token, at: 1).get().session
+        gate.advance(to: AccessPolicy().hold + 1)
+        let second = try gate.claim(try #require(gate.code).token, at: AccessPolicy().hold + 1).get().session
+        _ = gate.release(second.token, at: AccessPolicy().hold + 2)
+        _ = gate.claim("wrong", at: AccessPolicy().hold + 3)
+        _ = gate.claim("wrong again", at: AccessPolicy().hold + 4)
+        #expect(
+            gate.takeActivities() == [
+                RemoteActivity(kind: .claimed, session: UInt32(first.id)),
+                RemoteActivity(kind: .claimed, session: UInt32(second.id)),
+                RemoteActivity(kind: .superseded, session: UInt32(first.id), detail: "\(second.id)"),
+                RemoteActivity(kind: .released, session: UInt32(second.id), detail: "release"),
+                RemoteActivity(kind: .locked, session: 0, detail: "30"),
+            ])
+        #expect(gate.takeActivities().isEmpty)
+        // Idling out is a release too.
+        gate.advance(to: 2000)
+        let third = try gate.claim(try #require(gate.code).token, at: 2000).get().session
+        _ = gate.takeActivities()
+        gate.advance(to: 3000)
+        #expect(gate.takeActivities() == [RemoteActivity(kind: .released, session: UInt32(third.id), detail: "idle")])
     }
 }

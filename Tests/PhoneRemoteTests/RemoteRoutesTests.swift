@@ -306,19 +306,22 @@ extension HTTPFields {
         let fixture = RemoteFixture()
         let token = try fixture.hub.claim(fixture.code.token).get()
         let roleSet = await fixture.hub.handle(
-            json: Array(#"{"method":"role.set","params":{"screen":"a","role":"controller"}}"#.utf8), token: token)
+            json: Array(#"{"method":"role.set","params":{"screen":"a","role":"controller"}}"#.utf8), token: token
+        ).line
         #expect(roleSet?.contains("-32004") == true)
-        let subscribe = await fixture.hub.handle(json: Array(#"{"method":"events.subscribe"}"#.utf8), token: token)
+        let subscribe = await fixture.hub.handle(json: Array(#"{"method":"events.subscribe"}"#.utf8), token: token).line
         #expect(subscribe?.contains("-32004") == true)
         let card = await fixture.hub.handle(
-            json: Array(#"{"method":"card.open","params":{"screen":"a","text":"t"}}"#.utf8), token: token)
+            json: Array(#"{"method":"card.open","params":{"screen":"a","text":"t"}}"#.utf8), token: token
+        ).line
         #expect(card?.contains("-32004") == true)
         let sent = await fixture.hub.handle(
-            json: Array(#"{"jsonrpc":"2.0","id":7,"method":"send","params":{"text":"hi"}}"#.utf8), token: token)
+            json: Array(#"{"jsonrpc":"2.0","id":7,"method":"send","params":{"text":"hi"}}"#.utf8), token: token
+        ).line
         #expect(sent == #"{"id":7,"jsonrpc":"2.0","result":{"id":1,"screen":null}}"#)
-        let malformed = await fixture.hub.handle(json: Array("{".utf8), token: token)
+        let malformed = await fixture.hub.handle(json: Array("{".utf8), token: token).line
         #expect(malformed?.contains("-32700") == true)
-        let invalidUTF8 = await fixture.hub.handle(json: [0x22, 0xff, 0x22], token: token)
+        let invalidUTF8 = await fixture.hub.handle(json: [0x22, 0xff, 0x22], token: token).line
         #expect(invalidUTF8?.contains("error") == true)
         #expect(fixture.sender.messages == [.send(text: "hi", screen: nil)])
     }
@@ -327,7 +330,8 @@ extension HTTPFields {
         let fixture = RemoteFixture { $0.methods = [.send, .openCard, .closeCard] }
         let token = try fixture.hub.claim(fixture.code.token).get()
         _ = await fixture.hub.handle(
-            json: Array(#"{"method":"card.open","params":{"screen":"a","text":"t"}}"#.utf8), token: token)
+            json: Array(#"{"method":"card.open","params":{"screen":"a","text":"t"}}"#.utf8), token: token
+        ).line
         #expect(fixture.sender.messages == [.openCard(screen: "a", text: "t")])
     }
 

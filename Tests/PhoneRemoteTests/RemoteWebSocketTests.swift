@@ -157,4 +157,120 @@ import Testing
         #expect(seen.filter { $0.contains("-32003") }.count >= 2)
         #expect(fixture.sender.messages.count <= 4)
     }
+
+    /// A message over the limit split into frames each within it (so the frame decoder cannot see it): the socket is
+    /// closed with 1009 at once and the connection's handler ends, from a real client over a real socket.
+    @Test func fragmentedOversizeMessageClosesTheSocketAndEndsTheHandler() async throws {
+        let fixture = LiveFixture { $0.maximumMessageBytes = 256 }
+        let token = try fixture.hub.claim(fixture.code.token).get()
+        let started = ContinuousClock.now
+        try await fixture.app(port: 0).test(.live) { client in
+            let close = try await withDeadline(seconds: 10) {
+                try await client.ws("/ws", configuration: fixture.config(token: token)) { inbound, outbound, _ in
+                    let piece = ByteBuffer(string: String(repeating: "x", count: 200))
+                    try await outbound.write(.custom(.init(fin: false, opcode: .text, data: piece)))
+                    for _ in 0..<200 {
+                        try? await outbound.write(.custom(.init(fin: false, opcode: .continuation, data: piece)))
+                    }
+                    for try await _ in inbound {}
+                }
+            }
+            #expect(close??.closeCode == .messageTooLarge)
+            // The handler has ended: the session has no live connection left.
+            let ended = await poll(seconds: 5) { fixture.hub.counters["controllerConnected"] == 0 }
+            #expect(ended)
+        }
+        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(fixture.hub.counters["refused.oversize"] == 1)
+        #expect(fixture.sender.messages.isEmpty)
+    }
+
+    /// Each send is acknowledged twice: its reply (the id), then one `message.shown` per screen that shows it.
+    @Test func receiptsFollowTheReplyScreenByScreen() async throws {
+        let fixture = LiveFixture()
+        let token = try fixture.hub.claim(fixture.code.token).get()
+        let lines = Mutex<[String]>([])
+        try await fixture.app(port: 0).test(.live) { client in
+            try await client.ws("/ws", configuration: fixture.config(token: token)) { inbound, outbound, _ in
+                try await outbound.write(.text(#"{"method":"send","params":{"text":"hello"}}"#))
+                var iterator = inbound.messages(maxSize: 1 << 16).makeAsyncIterator()
+                if case .text(let line) = try await iterator.next() { lines.withLock { $0.append(line) } }
+                // The display thread's frame.shown for two screens, and one for a message this phone did not send.
+                fixture.hub.receipts.take(Self.frameShown(screen: "HEADLESS-2", ids: [1], shownAt: 2_000_000))
+                fixture.hub.receipts.take(Self.frameShown(screen: "HEADLESS-3", ids: [99, 1], shownAt: 3_000_000))
+                for _ in 0..<2 {
+                    if case .text(let line) = try await iterator.next() { lines.withLock { $0.append(line) } }
+                }
+            }
+        }
+        let seen = lines.withLock { $0 }
+        #expect(seen.count == 3)
+        #expect(seen.first == #"{"method":"send","result":{"id":1,"screen":null}}"#)
+        #expect(
+            seen.dropFirst().first
+                == #"{"method":"message.shown","params":{"id":1,"ms":1.0,"screen":"HEADLESS-2","screens":1,"shownAt":2000000,"source":"presented"}}"#
+        )
+        #expect(seen.last?.contains(#""screen":"HEADLESS-3","screens":2"#) == true)
+        #expect(fixture.hub.counters["receiptsDelivered"] == 2)
+        // The connection ended: nothing is owed any more, so the display thread need not build events for it.
+        #expect(fixture.hub.receipts.wantsEvents == false)
+    }
+
+    /// Closing the page (its socket) releases control after the grace: the QR code comes back with a fresh code.
+    @Test func closingThePageReleasesControlAfterTheGrace() async throws {
+        let fixture = LiveFixture()
+        let token = try fixture.hub.claim(fixture.code.token).get()
+        try await fixture.app(port: 0).test(.live) { client in
+            try await client.ws("/ws", configuration: fixture.config(token: token)) { _, outbound, _ in
+                try await outbound.close(.goingAway, reason: nil)
+            }
+            #expect(await poll(seconds: 5) { fixture.hub.counters["controllerConnected"] == 0 })
+        }
+        #expect(fixture.hub.display == .inControl)
+        fixture.clock.advance(AccessPolicy().closeGrace)
+        fixture.hub.tick()
+        guard case .code = fixture.hub.display else {
+            Issue.record("no code after the page closed")
+            return
+        }
+        #expect(throws: AccessRefusal.closed) { try fixture.hub.authorize(token).get() }
+        #expect(fixture.hub.counters["closedEnded"] == 1)
+    }
+
+    static func frameShown(screen: String, ids: [Int], shownAt: Int) -> Event {
+        Event(
+            name: "frame.shown",
+            params: [
+                "screen": .string(screen), "source": .string("presented"), "shownAt": .integer(shownAt),
+                "messages": .array(ids.map { .object(["id": .integer($0), "enqueuedAt": .integer(1_000_000)]) }),
+            ])
+    }
+}
+
+/// Polls `condition` every 10 ms until it holds or `seconds` pass.
+func poll(seconds: Double, _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    while ContinuousClock.now < deadline {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return condition()
+}
+
+struct DeadlineExceeded: Error {}
+
+/// Runs `body`, or records an issue and returns nil when it has not finished within `seconds` (a hang is a failure,
+/// not a stuck test run).
+func withDeadline<T: Sendable>(seconds: Double, _ body: @escaping @Sendable () async throws -> T) async throws -> T? {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: .seconds(seconds))
+            return nil
+        }
+        let first = try await group.next()!
+        group.cancelAll()
+        if first == nil { Issue.record("did not finish within \(seconds) s") }
+        return first
+    }
 }

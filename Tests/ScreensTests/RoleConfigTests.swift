@@ -18,6 +18,13 @@ import Testing
         #expect(config.fallback == .none)
     }
 
+    /// So is `[remote]`, the phone remote's (PhoneRemote's RemoteConfig reads it).
+    @Test func aRemoteSectionIsLeftToThePhoneRemote() throws {
+        let config = try RoleConfig.parse(
+            "[controller]\nfallback = \"none\"\n\n[remote]\nlisten = \"127.0.0.1:8080\"\n")
+        #expect(config.fallback == .none)
+    }
+
     @Test func parsesTheDocumentedExample() throws {
         let config = try RoleConfig.parse(
             """

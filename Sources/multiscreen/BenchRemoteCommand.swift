@@ -1,0 +1,28 @@
+import ArgumentParser
+import Benchmarks
+
+/// `multiscreen bench remote-idle`, `remote-latency` and `remote-load` (issue 8).
+struct BenchRemoteIdle: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remote-idle", abstract: "Idle wakeups per second with the phone remote on, off, and of sleep.")
+    @OptionGroup var options: DisplayBenchOptions
+    @Option(help: "Seconds each process is watched.")
+    var seconds = 10.0
+
+    func run() throws {
+        printResults(try options.benchmarks().remoteIdle(seconds: seconds), json: options.json)
+    }
+}
+
+struct BenchRemoteLatency: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remote-latency",
+        abstract: "Phone WebSocket message → committed on both external screens, next to the local socket (same run).")
+    @OptionGroup var options: DisplayBenchOptions
+    @Option(help: "Messages from the phone (each also sent once through the local socket).")
+    var messages = 200
+
+    func run() throws {
+        printResults(try options.benchmarks().remoteLatency(messages: messages), json: options.json)
+    }
+}

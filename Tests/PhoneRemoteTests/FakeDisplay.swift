@@ -1,0 +1,79 @@
+import Foundation
+import Messaging
+import Synchronization
+
+/// Plays the display thread on a thread of its own: drains the bus, records every message, answers `send` with
+/// increasing ids (anything else with an empty result), and publishes the events it is given, as the display thread
+/// publishes `frame.shown`.
+final class FakeDisplay: @unchecked Sendable {
+    private let consumer: MessageConsumer
+    private let received = Mutex<[ReceivedMessage]>([])
+    private let events = Mutex<[Event]>([])
+    private let stopped = Atomic<Bool>(false)
+    private let done = DispatchSemaphore(value: 0)
+    private var nextID: UInt64 = 1
+
+    init(bus: MessageBus) {
+        consumer = bus.makeConsumer()
+        let thread = Thread { [self] in loop() }
+        thread.name = "fake display"
+        thread.start()
+    }
+
+    private func loop() {
+        while !stopped.load(ordering: .acquiring) {
+            _ = consumer.drain { message in
+                received.withLock { $0.append(message) }
+                switch message.message {
+                case .send:
+                    message.replyTo?.deliver(.sent(id: nextID, screen: nil))
+                    nextID += 1
+                default:
+                    message.replyTo?.deliver(.result(method: message.message.method, result: [:]))
+                }
+            }
+            for event in events.withLock({ events in
+                defer { events = [] }
+                return events
+            }) {
+                consumer.publish(event)
+            }
+            _ = consumer.waitForMessages(timeoutMilliseconds: 5)
+        }
+        done.signal()
+    }
+
+    var messages: [Message] { received.withLock { $0.map(\.message) } }
+
+    /// Published on the fake display thread at its next turn.
+    func publish(_ event: Event) { events.withLock { $0.append(event) } }
+
+    /// Waits (polling, with a deadline) until `condition` holds for the messages received so far.
+    func wait(seconds: Double = 5, until condition: ([Message]) -> Bool) async -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if condition(messages) { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return condition(messages)
+    }
+
+    func stop() {
+        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        done.wait()
+    }
+
+    deinit { stop() }
+}
+
+extension Message {
+    var offerLink: String? {
+        if case .remoteOffer(let link, _, _) = self { return link }
+        return nil
+    }
+
+    var activity: RemoteActivity? {
+        if case .remoteActivity(let activity) = self { return activity }
+        return nil
+    }
+}
