@@ -74,11 +74,20 @@ import Testing
         #expect(paths["HEADLESS-2"] == "shared-buffer-mirror" && paths["HEADLESS-3"] == "shared-buffer-mirror")
         #expect((try Self.status(app)["mirror"] as? [String: Any])?["path"] as? String == "shared-buffer")
 
+        var previous: Screenshot?
         for round in 0..<2 {
             if round == 1 { _ = try app.request(#"{"method": "send", "params": {"text": "seen on the mirrors"}}"#) }
-            let controller = try sway.waitForScreenshot("HEADLESS-1", "the controller UI") {
-                $0.fraction(of: ControllerTests.focusRing) > 0.001
+            // The controller's picture of this round (after the message: one that differs from the last round's).
+            let controller: Screenshot
+            do {
+                controller = try sway.waitForScreenshot("HEADLESS-1", "the controller UI (round \(round))") { shot in
+                    shot.fraction(of: ControllerTests.focusRing) > 0.001
+                        && (previous.map { shot.fraction(differingFrom: $0) > 0.001 } ?? true)
+                }
+            } catch {
+                throw HarnessError("\(error)\n--- multiscreen log ---\n\(app.log)")
             }
+            previous = controller
             // The same size: the same pixels (the compositor copies the shared frame 1:1).
             try sway.waitForScreenshot("HEADLESS-2", "HEADLESS-2 equal to the controller (round \(round))") {
                 $0.fraction(differingFrom: controller) < 0.002
