@@ -190,6 +190,30 @@ import Testing
         #expect(!app.log.contains("protocol error"))
     }
 
+    /// The controller and its mirrors never call `eglSwapBuffers`, so a compositor that stops reading (SIGSTOP)
+    /// cannot block the display thread inside Mesa: with every screen drawing at once (`--pacing immediate`), 30
+    /// messages and a `status` are still answered while sway is stopped. Seen failing with `--mirror copy` (the
+    /// texture copy, EGL on every screen): the display thread hung in `eglSwapBuffers` after two messages.
+    @Test func aStoppedCompositorDoesNotBlockTheDisplayThread() throws {
+        let home = MultiscreenProcess.makeHome()
+        try MultiscreenProcess.writeConfig(Self.mirrorRules(["HEADLESS-2", "HEADLESS-3"]), home: home)
+        let sway = try HeadlessSway(outputs: 3, width: 640, height: 360)
+        let app = try MultiscreenProcess(
+            environment: sway.environment, arguments: ["run", "--pacing", "immediate"], home: home)
+        try app.waitForLogCount("first frame committed on", count: 3)
+        sway.signal(SIGSTOP)
+        defer { sway.signal(SIGCONT) }
+        for number in 1...30 {
+            let sent = try app.command(["send", "while stopped \(number)"])
+            #expect(sent.status == 0, "message \(number): \(sent.output)")
+            if sent.status != 0 { break }
+        }
+        #expect(try app.command(["status"]).status == 0)
+        sway.signal(SIGCONT)
+        try app.waitForLog("message #30 ")
+        #expect(app.process.isRunning)
+    }
+
     /// Without `wp_viewporter` (hidden by a proxy) the mirror keeps the texture copy, and says so in the log and in
     /// `status`.
     @Test func withoutViewporterMirrorsKeepTheTextureCopy() throws {
