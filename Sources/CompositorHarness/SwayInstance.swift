@@ -27,9 +27,15 @@ public final class SwayInstance: Sendable {
         var environment = environment
         // An unprivileged sway cannot read root's home; keep whatever it writes (fontconfig caches) in the directory.
         if owner != nil { environment["HOME"] = directory.path }
+        // `-D noscanout`: sway 1.7 scans a fullscreen client's `wl_shm` buffer out directly on a headless output
+        // (nothing refuses it there, unlike a DRM output), and `grim` then copies the output's own swapchain, which
+        // still holds what was composited before: a screenshot of the grey background instead of the window. Seen with
+        // Multiscreen's shared frames (controller and mirrors showing one buffer) in about half the runs; always
+        // right with scan-out off. Screenshots must show what is composited.
         let compositor = try CompositorProcess(
             name: name, directory: directory,
-            command: Privileges.prefix(for: owner) + ["sway", "--config", configPath], environment: environment)
+            command: Privileges.prefix(for: owner) + ["sway", "-D", "noscanout", "--config", configPath],
+            environment: environment)
         var wayland: String?
         var ipc: String?
         try cleaningUp(onError: compositor.stop) {

@@ -4,6 +4,8 @@ import CWaylandProtocols
 /// How a window shows a shared frame scaled to its output with the aspect ratio kept: the window's own surface shows
 /// the pool's 1×1 black frame stretched over the whole output by its viewport (the letterbox), and a subsurface on
 /// it shows the frame, placed and sized by its own viewport. The compositor scales; nothing is drawn per mirror.
+/// When the picture fills the output (same aspect ratio), the window's own surface shows it instead and the
+/// subsurface nothing: the compositor then has no background to draw under it.
 ///
 /// The subsurface is synchronized (the default): its attach and commit apply with the window's next commit, so
 /// the window's frame callback and presentation feedback describe the mirror's frame.
@@ -18,7 +20,16 @@ public final class MirrorLayer {
     private let compositor: OpaquePointer?
     /// Where the picture sits on the output (logical coordinates), as last set.
     private var placed: (x: Int32, y: Int32, width: Int32, height: Int32)?
-    private var backgroundSize: (width: Int32, height: Int32)?
+    /// What the window's own surface shows.
+    private var parentShows: ParentContent?
+
+    private enum ParentContent: Equatable {
+        /// The black letterbox, stretched to the output's size; the picture is on the subsurface.
+        case background(width: Int32, height: Int32)
+        /// The picture itself, scaled to the output's size: it fills the output (same aspect ratio), so there is no
+        /// letterbox for the compositor to draw underneath, and the subsurface shows nothing.
+        case picture(width: Int32, height: Int32)
+    }
 
     /// Nil when the compositor lacks `wl_subcompositor` or `wp_viewporter`, or the window has no viewport.
     public init?(globals: WaylandGlobals, window: ToplevelWindow) {
@@ -46,13 +57,27 @@ public final class MirrorLayer {
         pool: SharedFramePool
     ) {
         guard let surface, let parent = window.surface else { return }
-        if backgroundSize == nil || backgroundSize! != (outputWidth, outputHeight) {
-            // 1×1 with scale 1: a buffer size always divisible by the scale; the viewport stretches it.
-            wl_surface_set_buffer_scale(parent, 1)
+        if x == 0 && y == 0 && width == outputWidth && height == outputHeight {
+            if parentShows != .picture(width: outputWidth, height: outputHeight) {
+                if case .background = parentShows {
+                    // Hide the subsurface (a null buffer unmaps it); its buffers go once released.
+                    wl_surface_attach(surface, nil, 0, 0)
+                    wl_surface_commit(surface)
+                    pool.retire(surface: surface)
+                    placed = nil
+                }
+                setParentState(width: outputWidth, height: outputHeight)
+                parentShows = .picture(width: outputWidth, height: outputHeight)
+            }
+            frame.attach(to: parent)
+            return
+        }
+        if parentShows != .background(width: outputWidth, height: outputHeight) {
+            let showedPicture = if case .picture = parentShows { true } else { false }
             pool.black.attach(to: parent)
-            window.setViewportDestination(width: outputWidth, height: outputHeight)
-            window.setOpaque(width: outputWidth, height: outputHeight, compositor: compositor)
-            backgroundSize = (outputWidth, outputHeight)
+            if showedPicture { pool.retireFrames(surface: parent) }
+            setParentState(width: outputWidth, height: outputHeight)
+            parentShows = .background(width: outputWidth, height: outputHeight)
         }
         if placed == nil || placed! != (x, y, width, height) {
             wl_subsurface_set_position(subsurface, x, y)
@@ -61,6 +86,14 @@ public final class MirrorLayer {
         }
         frame.attach(to: surface)
         wl_surface_commit(surface)
+    }
+
+    /// The window's own surface: scale 1 (a 1×1 buffer is always divisible by it), stretched to the output by its
+    /// viewport, opaque.
+    private func setParentState(width: Int32, height: Int32) {
+        wl_surface_set_buffer_scale(window.surface, 1)
+        window.setViewportDestination(width: width, height: height)
+        window.setOpaque(width: width, height: height, compositor: compositor)
     }
 
     /// Destroys the subsurface's objects in reverse order of creation; its shared buffers are retired in `pool`

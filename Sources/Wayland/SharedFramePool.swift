@@ -85,6 +85,12 @@ public final class SharedFramePool {
         black.retire(id)
     }
 
+    /// `surface` stops showing the controller's frames but keeps the black one.
+    public func retireFrames(surface: OpaquePointer?) {
+        guard let id = SurfaceID(surface) else { return }
+        for frame in frames { frame.retire(id) }
+    }
+
     /// What `status` and the benchmarks count: frames of pixels, `wl_buffer`s alive, bytes of shared memory.
     public var statistics: Statistics {
         let all = frames + [black]

@@ -74,11 +74,20 @@ import Testing
         #expect(paths["HEADLESS-2"] == "shared-buffer-mirror" && paths["HEADLESS-3"] == "shared-buffer-mirror")
         #expect((try Self.status(app)["mirror"] as? [String: Any])?["path"] as? String == "shared-buffer")
 
+        var previous: Screenshot?
         for round in 0..<2 {
             if round == 1 { _ = try app.request(#"{"method": "send", "params": {"text": "seen on the mirrors"}}"#) }
-            let controller = try sway.waitForScreenshot("HEADLESS-1", "the controller UI") {
-                $0.fraction(of: ControllerTests.focusRing) > 0.001
+            // The controller's picture of this round (after the message: one that differs from the last round's).
+            let controller: Screenshot
+            do {
+                controller = try sway.waitForScreenshot("HEADLESS-1", "the controller UI (round \(round))") { shot in
+                    shot.fraction(of: ControllerTests.focusRing) > 0.001
+                        && (previous.map { shot.fraction(differingFrom: $0) > 0.001 } ?? true)
+                }
+            } catch {
+                throw HarnessError("\(error)\n--- multiscreen log ---\n\(app.log)")
             }
+            previous = controller
             // The same size: the same pixels (the compositor copies the shared frame 1:1).
             try sway.waitForScreenshot("HEADLESS-2", "HEADLESS-2 equal to the controller (round \(round))") {
                 $0.fraction(differingFrom: controller) < 0.002
@@ -179,6 +188,30 @@ import Testing
         try checkBounded("after 20 hotplugs", surfaces: 1)
         #expect(app.process.isRunning)
         #expect(!app.log.contains("protocol error"))
+    }
+
+    /// The controller and its mirrors never call `eglSwapBuffers`, so a compositor that stops reading (SIGSTOP)
+    /// cannot block the display thread inside Mesa: with every screen drawing at once (`--pacing immediate`), 30
+    /// messages and a `status` are still answered while sway is stopped. Seen failing with `--mirror copy` (the
+    /// texture copy, EGL on every screen): the display thread hung in `eglSwapBuffers` after two messages.
+    @Test func aStoppedCompositorDoesNotBlockTheDisplayThread() throws {
+        let home = MultiscreenProcess.makeHome()
+        try MultiscreenProcess.writeConfig(Self.mirrorRules(["HEADLESS-2", "HEADLESS-3"]), home: home)
+        let sway = try HeadlessSway(outputs: 3, width: 640, height: 360)
+        let app = try MultiscreenProcess(
+            environment: sway.environment, arguments: ["run", "--pacing", "immediate"], home: home)
+        try app.waitForLogCount("first frame committed on", count: 3)
+        sway.signal(SIGSTOP)
+        defer { sway.signal(SIGCONT) }
+        for number in 1...30 {
+            let sent = try app.command(["send", "while stopped \(number)"])
+            #expect(sent.status == 0, "message \(number): \(sent.output)")
+            if sent.status != 0 { break }
+        }
+        #expect(try app.command(["status"]).status == 0)
+        sway.signal(SIGCONT)
+        try app.waitForLog("message #30 ")
+        #expect(app.process.isRunning)
     }
 
     /// Without `wp_viewporter` (hidden by a proxy) the mirror keeps the texture copy, and says so in the log and in
