@@ -19,7 +19,8 @@ private final class InputClient {
     let registry: Registry
     let globals = WaylandGlobals()
     var seat: Seat?
-    var shm: OpaquePointer?
+    /// `wl_shm`, bound by ``WaylandGlobals`` (which owns it).
+    var shm: OpaquePointer? { globals.shm }
     var virtualPointerManager: OpaquePointer?
     var window: ToplevelWindow!
     var buffer: ShmBuffer?
@@ -42,8 +43,6 @@ private final class InputClient {
             switch interface {
             case "wl_seat" where self.seat == nil:
                 self.seat = Seat(registry: registry, name: name)
-            case "wl_shm":
-                shm = registry.bind(name, interface: ms_wl_shm_interface(), supported: 1)?.proxy
             case "zwlr_virtual_pointer_manager_v1":
                 virtualPointerManager = registry.bind(name, interface: cvp_manager_interface(), supported: 2)?.proxy
             default:
@@ -84,7 +83,6 @@ private final class InputClient {
         seat?.destroy()
         window.destroy()
         buffer = nil
-        if let p = shm { wl_shm_destroy(p) }
         globals.destroy()
         registry.destroy()
         display.disconnect()
