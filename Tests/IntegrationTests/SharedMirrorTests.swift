@@ -232,6 +232,31 @@ import Testing
         #expect(!app.log.contains("protocol error"))
     }
 
+    /// Mirrors whose outputs stop presenting keep the frame they last showed: the controller still finds a frame to
+    /// draw into and shows every message at once (three hidden mirrors, each holding a different frame).
+    @Test func hiddenMirrorsDoNotStallTheController() throws {
+        let outer = try HeadlessSway(outputs: 1, width: 1280, height: 720)
+        let nested = try NestedSway(inside: outer, outputs: 4, width: 320, height: 180)
+        let home = MultiscreenProcess.makeHome()
+        try MultiscreenProcess.writeConfig(
+            "[[rule]]\nmatch = { name = \"WL-1\" }\nrole = \"controller\"\n\n" + Self.mirrorRules(["WL-*"]), home: home)
+        let app = try MultiscreenProcess(environment: nested.environment, home: home)
+        try app.waitForLogCount("first frame committed on", count: 4)
+        var number = 0
+        for hidden in ["WL-2", "WL-3", "WL-4"] {
+            try nested.hideOutput(hidden)
+            for _ in 0..<3 {
+                number += 1
+                _ = try app.request(#"{"method": "send", "params": {"text": "while \#(hidden) is hidden"}}"#)
+                // Well before the health check (2 s) would recreate the hidden windows and free their frames.
+                try app.waitForLog("latency: message #\(number) on WL-1 committed", timeout: 1)
+            }
+        }
+        let mirror = (try Self.status(app)["mirror"] as? [String: Any] ?? [:]).compactMapValues { $0 as? Int }
+        #expect((mirror["frames"] ?? .max) <= 6, "\(mirror)")
+        #expect(app.process.isRunning)
+    }
+
     /// The controller and its mirrors never call `eglSwapBuffers`, so a compositor that stops reading (SIGSTOP)
     /// cannot block the display thread inside Mesa: with every screen drawing at once (`--pacing immediate`), 30
     /// messages and a `status` are still answered while sway is stopped. Seen failing with `--mirror copy` (the
