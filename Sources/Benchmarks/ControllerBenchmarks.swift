@@ -156,9 +156,15 @@ extension DisplayBenchmarks {
             binary: binary, outputs: 3, width: width, height: height, config: rule("mirror"),
             arguments: ["--mirror", "copy"])
         defer { copied.stop() }
+        // The controller alone drawn with EGL as before (`--mirror copy` keeps it on its window surface): what the
+        // shared frames' read-back replaces.
+        let aloneEGL = try Instance(
+            binary: binary, outputs: 3, width: width, height: height, config: rule("blank"),
+            arguments: ["--mirror", "copy"])
+        defer { aloneEGL.stop() }
         let scenarios = [
             ("controller-alone", alone, 1.0), ("controller-and-2-mirrors", mirrored, 3.0),
-            ("controller-and-2-mirrors-texture-copy", copied, 3.0),
+            ("controller-and-2-mirrors-texture-copy", copied, 3.0), ("controller-alone-egl", aloneEGL, 1.0),
         ]
         var samples: [String: [Double]] = [:]
         var screensDrawn: [String: [Double]] = [:]
@@ -215,7 +221,7 @@ extension DisplayBenchmarks {
         let median = { (name: String) in samples[name].map(SampleStatistics.median) ?? 0 }
         let base = median("controller-alone")
         if base > 0 {
-            for name in ["controller-and-2-mirrors", "controller-and-2-mirrors-texture-copy"] {
+            for name in ["controller-and-2-mirrors", "controller-and-2-mirrors-texture-copy", "controller-alone-egl"] {
                 results.append(
                     BenchmarkResult(
                         benchmark: "mirror-cost", subject: "\(name)/controller-alone", metric: "ratio-of-medians",

@@ -322,10 +322,16 @@ final class Screen {
         draw: (Canvas, SurfaceGeometry) -> Void
     ) throws -> (Bool, Bool) {
         applySurfaceState(window: window, geometry: geometry, globals: globals)
-        guard context.makeCurrent(nil),
-            shared.offscreen.bind(width: geometry.bufferWidth, height: geometry.bufferHeight)
-        else { throw RenderingError.egl(call: "framebuffer object for \(output.displayName)", code: 0) }
+        guard let surface = window.surface, context.makeCurrent(nil) else {
+            throw RenderingError.egl(call: "eglMakeCurrent (no surface) for \(output.displayName)", code: 0)
+        }
+        // The canvas first (it may need the context to compile its programs), then the framebuffer object, which
+        // stays the target of drawing only until the read-back: window surfaces drawn next draw into themselves.
         let canvas = try canvas()
+        defer { shared.offscreen.unbind() }
+        guard shared.offscreen.bind(width: geometry.bufferWidth, height: geometry.bufferHeight) else {
+            throw RenderingError.egl(call: "framebuffer object for \(output.displayName)", code: 0)
+        }
         canvas.flipsVertically = true
         defer { canvas.flipsVertically = false }
         draw(canvas, geometry)
@@ -333,7 +339,7 @@ final class Screen {
         shared.offscreen.read(into: frame.pixelsForWriting())
         shared.pool.publish(frame)
         sharedPool = shared.pool
-        frame.attach(to: window.surface!)
+        frame.attach(to: surface)
         let withFeedback = requestFrameAndFeedback(window: window, globals: globals)
         window.commit()
         return (carriesMessages, withFeedback)

@@ -51,11 +51,15 @@ public final class OffscreenFrame {
         return glCheckFramebufferStatus(GLenum(GL_FRAMEBUFFER)) == GLenum(GL_FRAMEBUFFER_COMPLETE)
     }
 
-    /// Copies the whole frame into `pixels` (`width` × 4 bytes a row, rows as drawn) and makes the default
-    /// framebuffer the target again. Waits for the drawing to finish (it is the read).
+    /// Copies the whole frame into `pixels` (`width` × 4 bytes a row, rows as drawn). Waits for the drawing to
+    /// finish (it is the read).
     public func read(into pixels: UnsafeMutableRawPointer) {
         glPixelStorei(GLenum(GL_PACK_ALIGNMENT), 4)
         glReadPixels(0, 0, width, height, Self.bgra, GLenum(GL_UNSIGNED_BYTE), pixels)
+    }
+
+    /// Makes the window surface's default framebuffer the target of drawing again.
+    public func unbind() {
         glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
     }
 

@@ -7,9 +7,11 @@ import Logging
 ///
 /// A surface keeps holding the frame it shows until it shows another (or, on some compositors, until the compositor
 /// copied it): with the controller and mirrors committing in the same pass, two frames alternate; a mirror whose
-/// output is slow to present holds an older one. The pool grows up to ``maximumFrames`` and no further: with every
-/// frame held, ``acquire(width:height:)`` says no and the controller waits for a `release` (counted in
-/// ``waitedForRelease``). Frames of an old size are dropped as soon as nobody holds them.
+/// output is slow to present holds an older one. The pool grows up to ``maximumFrames``, or two more than the
+/// surfaces showing its frames when that is more (each mirror on an output that stopped presenting keeps the frame
+/// it last showed, and the controller must still find one to draw into), and no further: with every frame held,
+/// ``acquire(width:height:)`` says no and the controller waits for a `release` (counted in ``waitedForRelease``).
+/// Frames of an old size are dropped as soon as nobody holds them.
 ///
 /// Owned by the graphics owner; ``destroy()`` after every surface that showed its frames is gone.
 public final class SharedFramePool {
@@ -49,7 +51,9 @@ public final class SharedFramePool {
         // Prefer a free frame that is not the newest picture, so a mirror about to show it still finds it intact.
         let free = frames.filter { $0.width == width && $0.height == height && !$0.isHeld }
         if let frame = free.first(where: { $0 !== latest }) ?? free.first { return frame }
-        guard frames.count < Self.maximumFrames else {
+        // Surfaces that show (or showed) these frames: each holds at most one at a time.
+        let surfaces = Set(frames.flatMap(\.surfaces)).count
+        guard frames.count < max(Self.maximumFrames, surfaces + 2) else {
             waitedForRelease += 1
             return nil
         }

@@ -47,6 +47,8 @@ public final class ShmFrame {
     public var isHeld: Bool { buffers.values.contains { $0.isHeld } }
     /// `wl_buffer`s alive over this frame (held or idle).
     public var bufferCount: Int { buffers.count }
+    /// The surfaces with a `wl_buffer` over this frame.
+    var surfaces: [SurfaceID] { Array(buffers.keys) }
 
     /// The pixels, to write a new picture into. Never while the compositor holds the frame: a debug build stops
     /// here if it does.

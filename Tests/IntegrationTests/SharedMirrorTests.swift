@@ -107,6 +107,48 @@ import Testing
         #expect(!app.log.contains("protocol error"))
     }
 
+    /// A mirror's output changing mode, scale and transform at run time: the mirror follows (letterboxed when the
+    /// aspect ratio differs), with no protocol error.
+    @Test func aMirrorFollowsModeScaleAndTransformChanges() throws {
+        let home = MultiscreenProcess.makeHome()
+        try MultiscreenProcess.writeConfig(Self.mirrorRules(["HEADLESS-2"]), home: home)
+        let sway = try HeadlessSway(outputs: 2, width: 640, height: 360)
+        let app = try MultiscreenProcess(environment: sway.environment, home: home)
+        try app.waitForLogCount("first frame committed on", count: 2)
+        let controller = try sway.waitForScreenshot("HEADLESS-1", "the controller UI") {
+            $0.fraction(of: ControllerTests.focusRing) > 0.001
+        }
+        func letterboxed(_ shot: Screenshot) -> Bool {
+            // 640×360 into a square: bars of 78 px above and below, the picture between.
+            let side = shot.width
+            let bar = side * 77 / 360
+            let top = shot.region(x: 0, y: 0, width: side, height: bar)
+            let bottom = shot.region(x: 0, y: side - bar, width: side, height: bar)
+            let picture = shot.region(x: 0, y: side * 80 / 360, width: side, height: side * 200 / 360)
+            return shot.height == side && top.fraction(of: Self.black) > 0.999
+                && bottom.fraction(of: Self.black) > 0.999
+                && Self.fractionShowing(controller.region(x: 0, y: 2, width: 640, height: 356), in: picture) > 0.95
+        }
+        try sway.setMode("HEADLESS-2", width: 360, height: 360)
+        try sway.waitForScreenshot("HEADLESS-2", "letterboxed after the mode change", where: letterboxed)
+        // Scale 2: logical 180×180, the same 360×360 pixels.
+        try sway.setScale("HEADLESS-2", 2)
+        try sway.waitForScreenshot("HEADLESS-2", "letterboxed at scale 2", where: letterboxed)
+        try sway.setScale("HEADLESS-2", 1)
+        // Rotated: 640×360 becomes a 360×640 portrait output, the picture 360×202 with bars of 219 px.
+        try sway.setMode("HEADLESS-2", width: 640, height: 360)
+        try sway.setTransform("HEADLESS-2", "90")
+        try sway.waitForScreenshot("HEADLESS-2", "a portrait mirror, bars above and below") { shot in
+            let portrait = shot.height > shot.width
+            let top = shot.region(x: 0, y: 0, width: shot.width, height: shot.height * 200 / 640)
+            return portrait && top.fraction(of: Self.black) > 0.999
+                && shot.fraction(of: expectedBackground(0), tolerance: 2) > 0.1
+        }
+        #expect(Self.framePaths(try Self.status(app))["HEADLESS-2"] == "shared-buffer-mirror")
+        #expect(app.process.isRunning)
+        #expect(!app.log.contains("protocol error"))
+    }
+
     /// The same on weston (nested in a headless sway for its two outputs): a mirror of another aspect ratio shows the
     /// controller scaled, with black bars.
     @Test func aMirrorOnWestonShowsTheControllerScaledAndLetterboxed() throws {
@@ -188,6 +230,31 @@ import Testing
         try checkBounded("after 20 hotplugs", surfaces: 1)
         #expect(app.process.isRunning)
         #expect(!app.log.contains("protocol error"))
+    }
+
+    /// Mirrors whose outputs stop presenting keep the frame they last showed: the controller still finds a frame to
+    /// draw into and shows every message at once (three hidden mirrors, each holding a different frame).
+    @Test func hiddenMirrorsDoNotStallTheController() throws {
+        let outer = try HeadlessSway(outputs: 1, width: 1280, height: 720)
+        let nested = try NestedSway(inside: outer, outputs: 4, width: 320, height: 180)
+        let home = MultiscreenProcess.makeHome()
+        try MultiscreenProcess.writeConfig(
+            "[[rule]]\nmatch = { name = \"WL-1\" }\nrole = \"controller\"\n\n" + Self.mirrorRules(["WL-*"]), home: home)
+        let app = try MultiscreenProcess(environment: nested.environment, home: home)
+        try app.waitForLogCount("first frame committed on", count: 4)
+        var number = 0
+        for hidden in ["WL-2", "WL-3", "WL-4"] {
+            try nested.hideOutput(hidden)
+            for _ in 0..<3 {
+                number += 1
+                _ = try app.request(#"{"method": "send", "params": {"text": "while \#(hidden) is hidden"}}"#)
+                // Well before the health check (2 s) would recreate the hidden windows and free their frames.
+                try app.waitForLog("latency: message #\(number) on WL-1 committed", timeout: 1)
+            }
+        }
+        let mirror = (try Self.status(app)["mirror"] as? [String: Any] ?? [:]).compactMapValues { $0 as? Int }
+        #expect((mirror["frames"] ?? .max) <= 6, "\(mirror)")
+        #expect(app.process.isRunning)
     }
 
     /// The controller and its mirrors never call `eglSwapBuffers`, so a compositor that stops reading (SIGSTOP)
