@@ -128,16 +128,18 @@ import Testing
         let counters = try #require(status(app)["web:HEADLESS-1"] as? [String: Any])
         #expect(counters["enqueued"] as? Int ?? 0 >= 2 && counters["notAllowed"] as? Int == 1, "\(counters)")
 
-        // Idle: with both pages loaded and nothing changing, the display thread sleeps.
+        // Idle: with both pages loaded and nothing changing, the display thread sleeps. WebKit's IPC wakes it about
+        // three times a minute (measured, docs/benchmarks.md), so a window of 3 s may hold one such wakeup; a page
+        // that drew, a busy loop or a GLib timeout polled too often would make dozens.
         try app.process.waitUntilQuiet(for: 0.5, timeout: 15)
         let pid = app.process.pid
         let before = try app.process.activity()
-        Thread.sleep(forTimeInterval: 2)  // the observation window itself
+        Thread.sleep(forTimeInterval: 3)  // the observation window itself
         let after = try app.process.activity()
         let displayThread = (after.contextSwitchesByThread[pid] ?? 0) - (before.contextSwitchesByThread[pid] ?? 0)
-        #expect(displayThread == 0, "the display thread woke \(displayThread) times in 2 s with idle pages")
+        #expect(displayThread <= 2, "the display thread woke \(displayThread) times in 3 s with idle pages")
         print(
-            "idle pages: display thread \(displayThread), whole process \(after.contextSwitches - before.contextSwitches) context switches in 2 s"
+            "idle pages: display thread \(displayThread), whole process \(after.contextSwitches - before.contextSwitches) context switches in 3 s"
         )
 
         // A killed web process: placeholder, then the page loads again by itself.
