@@ -33,6 +33,8 @@ public final class WebView {
     public private(set) var crashes = 0
     public private(set) var framesReceived = 0
     public private(set) var framesDropped = 0
+    /// The size of the last frame taken, in pixels.
+    public private(set) var frameSize: (width: Int32, height: Int32) = (0, 0)
 
     private let logger: Logger
     private var exportable: OpaquePointer?
@@ -128,6 +130,10 @@ public final class WebView {
         pendingFrame = nil
         var pixels = multiscreen_shm_pixels()
         if multiscreen_shm_begin(frame, &pixels), let data = pixels.data {
+            if frameSize != (pixels.width, pixels.height) {
+                frameSize = (pixels.width, pixels.height)
+                logger.info("web view: \(url) frames are \(pixels.width)x\(pixels.height) pixels")
+            }
             upload(data, pixels.width, pixels.height, pixels.stride)
             multiscreen_shm_end(frame)
         }

@@ -142,6 +142,12 @@ import Testing
             "idle pages: display thread \(displayThread), whole process \(after.contextSwitches - before.contextSwitches) context switches in 3 s"
         )
 
+        // The page follows its screen: logical size × scale, in pixels.
+        _ = try sway.swaymsg("output", "HEADLESS-2", "scale", "2")
+        _ = try sway.swaymsg("output", "HEADLESS-2", "mode", "800x600")
+        try app.waitForLog("frames are 800x600 pixels", timeout: 20)
+        try waitForText("EXTERNAL PAGE", on: "HEADLESS-2", in: sway)
+
         // A killed web process: placeholder, then the page loads again by itself.
         let processes = webProcesses(of: pid)
         #expect(!processes.isEmpty)
