@@ -22,6 +22,10 @@ final class WebScreens {
         var carried: [(id: UInt64, enqueuedAt: UInt64)] = []
         /// Message enqueue → the page's frame showing it shown by the compositor (frame callback), ms, newest last.
         var latencies: [Double] = []
+        /// The web process drawing this page, as far as it can be told (``WebProcesses``); nil until its first
+        /// frame, and again after a crash.
+        var process: Int32?
+        var opened: Int
     }
 
     /// Latency samples kept per page.
@@ -82,7 +86,8 @@ final class WebScreens {
                 engine: engine, url: url, width: size.width, height: size.height, scale: size.scale, bridge: bridge,
                 logger: logger)
             view.onChange = { [weak screen] in screen?.invalidate() }
-            pages[screen.output.registryName] = Page(url: url, view: view, texture: WebFrameTexture(), size: size)
+            pages[screen.output.registryName] = Page(
+                url: url, view: view, texture: WebFrameTexture(), size: size, opened: opened)
             opened += 1
             screen.invalidate()
         } catch {
@@ -124,6 +129,7 @@ final class WebScreens {
             pages[name]?.carried += page.waiting
             pages[name]?.waiting = []
         }
+        if uploaded && (page.process.map { !WebProcesses.isAlive($0) } ?? true) { attributeProcesses() }
         return (page.texture.texture != 0 ? page.texture : nil, page.view.state)
     }
 
@@ -156,6 +162,23 @@ final class WebScreens {
         Dictionary(uniqueKeysWithValues: pages.values.map { ($0.view.bridge.name, $0.view.bridge.counters) })
     }
 
+    /// Gives each page that has drawn but has no known web process one: WebKit says nothing about which process
+    /// draws which view, so the web processes not yet given to a page go, oldest first, to those pages in the order
+    /// they were opened (each view starts its process when it first loads, and again after a crash).
+    private func attributeProcesses() {
+        for (name, page) in pages where page.process.map({ !WebProcesses.isAlive($0) }) ?? false {
+            pages[name]?.process = nil
+        }
+        let taken = Set(pages.values.compactMap(\.process))
+        var free = WebProcesses.children().filter { !taken.contains($0) }
+        for (name, _) in pages.filter({ $0.value.process == nil && $0.value.view.framesReceived > 0 })
+            .sorted(by: { $0.value.opened < $1.value.opened })
+        {
+            guard !free.isEmpty else { return }
+            pages[name]?.process = free.removeFirst()
+        }
+    }
+
     /// Per screen: what its page is doing.
     var vitals: [UInt32: [String: JSONValue]] {
         pages.mapValues { page in
@@ -165,6 +188,9 @@ final class WebScreens {
                 "framesDropped": .integer(view.framesDropped), "framesUploaded": .integer(page.texture.uploads),
                 "crashes": .integer(view.crashes),
             ]
+            if let process = page.process, let rss = WebProcesses.residentMiB(process) {
+                entry["webProcess"] = .object(["pid": .integer(Int(process)), "rssMiB": .number(rss)])
+            }
             if !page.latencies.isEmpty {
                 let sorted = page.latencies.sorted()
                 let rank = { (p: Double) in

@@ -151,12 +151,22 @@ import Testing
         // A killed web process: placeholder, then the page loads again by itself.
         let processes = webProcesses(of: pid)
         #expect(!processes.isEmpty)
+        // Memory per view: the web process drawing the page, and its resident memory.
+        let drawing = try #require(try page(app, "HEADLESS-2")?["webProcess"] as? [String: Any])
+        #expect(processes.contains(Int32(drawing["pid"] as? Int ?? 0)), "\(drawing) among \(processes)")
+        #expect((drawing["rssMiB"] as? Double ?? 0) > 10, "\(drawing)")
         for process in processes { kill(process, SIGKILL) }
         try waitUntil(timeout: 10, "a crash reported in status") {
             (try page(app, "HEADLESS-2")?["crashes"] as? Int ?? 0) >= 1
         }
         try waitForText("EXTERNAL PAGE", on: "HEADLESS-2", in: sway)
-        #expect(try page(app, "HEADLESS-2")?["state"] as? String == "shown")
+        try waitUntil(timeout: 30, "the restarted page drawing again") {
+            try page(app, "HEADLESS-2")?["state"] as? String == "shown"
+        }
+        try waitUntil(timeout: 10, "the restarted page's web process in status") {
+            let now = try page(app, "HEADLESS-2")?["webProcess"] as? [String: Any]
+            return now.map { $0["pid"] as? Int != drawing["pid"] as? Int } ?? false
+        }
 
         // A page that cannot load shows an error card with its URL and the reason.
         let missing = "file://\(directory.path)/missing.html"
