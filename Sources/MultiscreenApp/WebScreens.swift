@@ -33,6 +33,9 @@ final class WebScreens {
 
     private var engine: WebEngine?
     private var pages: [UInt32: Page] = [:]
+    /// The URL each screen could not show (no engine, no view): not tried again on every render pass, only when
+    /// the screen is asked to show another URL or stops showing it.
+    private var failed: [UInt32: String] = [:]
     private let bus: MessageBus
     private let logger: Logger
     /// The engine started: the caller puts its main context into the display thread's poll.
@@ -59,6 +62,7 @@ final class WebScreens {
         for (name, page) in pages where wanted[name]?.1 != page.url {
             close(name, page: page, context: context)
         }
+        for (name, url) in failed where wanted[name]?.1 != url { failed[name] = nil }
         for (name, (screen, url)) in wanted {
             let size = Self.size(of: screen)
             if let page = pages[name] {
@@ -68,6 +72,7 @@ final class WebScreens {
                 }
                 continue
             }
+            if failed[name] == url { continue }
             open(screen, url: url, size: size, eglExtensions: eglExtensions)
         }
     }
@@ -81,7 +86,7 @@ final class WebScreens {
     {
         do {
             let engine = try startEngine(eglExtensions: eglExtensions)
-            let bridge = PageBridge(bus: bus, screen: screen.output.displayName)
+            let bridge = PageBridge(bus: bus, screen: screen.output.displayName, logger: logger)
             let view = try WebView(
                 engine: engine, url: url, width: size.width, height: size.height, scale: size.scale, bridge: bridge,
                 logger: logger)
@@ -92,6 +97,7 @@ final class WebScreens {
             screen.invalidate()
         } catch {
             failures += 1
+            failed[screen.output.registryName] = url
             logger.error("\(screen.output.displayName): cannot show \(url): \(error)")
         }
     }
