@@ -180,4 +180,72 @@ import Testing
         try app.waitForLog("web view closed: \(missing)")
         #expect(app.process.isRunning)
     }
+
+    /// A web screen's output removed and added again: its view goes with it and comes back, and nothing piles up
+    /// (file descriptors, web processes, memory) over the cycles.
+    @Test func webScreensFollowHotplugWithoutLeaking() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "web-hotplug-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("external.html")
+        try Self.externalPage.write(to: url, atomically: true, encoding: .utf8)
+        let outer = try HeadlessSway(outputs: 1, width: 1280, height: 720)
+        let nested = try NestedSway(inside: outer, outputs: 2, width: 400, height: 300)
+        let home = MultiscreenProcess.makeHome()
+        try MultiscreenProcess.writeConfig(
+            """
+            [[rule]]
+            match = { name = "WL-1" }
+            role = "controller"
+
+            [[rule]]
+            match = { name = "*" }
+            role = "external"
+            content = "web"
+            url = "\(url.absoluteString)"
+            """, home: home)
+        let app = try MultiscreenProcess(environment: nested.environment, home: home)
+        let firstFrame = "web view: first frame of \(url.absoluteString)"
+        let closed = "web view closed: \(url.absoluteString)"
+        try app.waitForLogCount(firstFrame, count: 1, timeout: 30)
+        var opened = 1
+        var closes = 0
+        func cycle() throws {
+            let name = try nested.createOutput()
+            opened += 1
+            try app.waitForLogCount(firstFrame, count: opened, timeout: 30)
+            try nested.removeOutput(name)
+            closes += 1
+            try app.waitForLogCount(closed, count: closes, timeout: 30)
+        }
+        try cycle()  // warm-up: what the first extra view allocates for good
+        try app.process.waitUntilQuiet(for: 0.5, timeout: 15)
+        let fdsBefore = Self.descriptors(app.process.pid)
+        let rssBefore = app.process.residentSetBytes
+        for _ in 0..<5 { try cycle() }
+        try app.process.waitUntilQuiet(for: 0.5, timeout: 15)
+        try waitUntil(timeout: 10, "only WL-2's web process left") { webProcesses(of: app.process.pid).count == 1 }
+        let fdsAfter = Self.descriptors(app.process.pid)
+        #expect(fdsAfter.count == fdsBefore.count, "fds must not grow: \(fdsAfter.filter { !fdsBefore.contains($0) })")
+        let growth = app.process.residentSetBytes - rssBefore
+        #expect(growth < 16 << 20, "5 web screens added and removed grew Multiscreen by \(growth >> 10) KiB")
+        print(
+            "web hotplug: 5 cycles, fds \(fdsBefore.count) → \(fdsAfter.count), RSS +\(growth >> 10) KiB"
+        )
+        #expect(app.process.isRunning)
+        #expect(!app.log.contains("protocol error"))
+    }
+
+    /// The process's open file descriptors and what they are, leaving out files under /proc and /sys: WebKit's
+    /// memory pressure monitor opens its handful (`/proc/meminfo`, the cgroup's limits) once, a few seconds after
+    /// the engine starts, whenever that falls.
+    static func descriptors(_ pid: Int32) -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
+        return names.sorted().compactMap { name in
+            let target =
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(name)")) ?? "?"
+            return target.hasPrefix("/proc/") || target.hasPrefix("/sys/") ? nil : "\(name)→\(target)"
+        }
+    }
 }
