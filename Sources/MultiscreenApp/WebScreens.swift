@@ -119,6 +119,13 @@ final class WebScreens {
         closed += 1
     }
 
+    /// A key for the page on this screen. - Returns: false when the screen shows no page.
+    func key(_ name: UInt32, keysym: UInt32, text: String, modifiers: UInt32) -> Bool {
+        guard let page = pages[name] else { return false }
+        page.view.key(keysym: keysym, text: text, modifiers: modifiers)
+        return true
+    }
+
     /// Loads the page on the screen with this registry name again.
     func reload(_ name: UInt32) { pages[name]?.view.reload() }
 

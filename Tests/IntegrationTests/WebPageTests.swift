@@ -27,7 +27,12 @@ import Testing
     static let controllerPage = """
         <!doctype html><html><head><meta charset="utf-8"><style>
         body { background: #ffffff; color: #000000; font: 30px sans-serif; margin: 12px; }
-        </style></head><body><div>CONTROLLER PAGE</div><div id="reply"></div><div id="denied"></div><script>
+        </style></head><body><div>CONTROLLER PAGE</div><div id="reply"></div><div id="denied"></div>
+        <input id="field" autofocus><script>
+        document.getElementById('field').addEventListener('keydown', function (event) {
+          // Blurred after sending: a focused field's blinking caret would redraw the page twice a second.
+          if (event.key === 'Enter') { multiscreen.send(event.target.value); event.target.value = ''; event.target.blur(); }
+        });
         window.addEventListener('load', function () {
           window.webkit.messageHandlers.multiscreen.postMessage({ method: 'send', params: { text: 'Gate seven boarding' } });
           multiscreen.request('role.set', { screen: 'HEADLESS-2', role: 'controller' })
@@ -125,6 +130,12 @@ import Testing
         #expect(messages.contains { $0["text"] as? String == "Gate seven boarding" })
         let controllerRead = try waitForText("denied -32004", on: "HEADLESS-1", in: sway)
         #expect(controllerRead.contains("screens 2"), "the status request's reply reached the page: \(controllerRead)")
+        // The keyboard reaches the page that replaces the controller UI: typed into its field, sent with Enter.
+        let holder = try app.holdKeyboard(sway)
+        defer { holder.kill() }
+        try typeKeys(sway, ["typed into the page"])
+        try typeKeys(sway, ["-k", "Return"])
+        try waitForText("typed into the page", on: "HEADLESS-2", in: sway)
         let counters = try #require(status(app)["web:HEADLESS-1"] as? [String: Any])
         #expect(counters["enqueued"] as? Int ?? 0 >= 2 && counters["notAllowed"] as? Int == 1, "\(counters)")
 
