@@ -290,6 +290,12 @@ public final class Application {
     private func attach(_ seat: Seat) {
         self.seat = seat
         seat.onKey = { [unowned self] event in
+            // A page in place of the controller UI takes the keys the controller UI would have had.
+            if let controller = product.model.assignment.controller,
+                web.key(controller, keysym: event.keysym, text: event.text, modifiers: UInt32(event.modifiers.rawValue))
+            {
+                return
+            }
             guard let key = PanelKey(keysym: event.keysym, text: event.text, shift: event.modifiers.contains(.shift))
             else { return }
             act(on: product.handle(key: key))

@@ -22,6 +22,10 @@ final class WebScreens {
         var carried: [(id: UInt64, enqueuedAt: UInt64)] = []
         /// Message enqueue → the page's frame showing it shown by the compositor (frame callback), ms, newest last.
         var latencies: [Double] = []
+        /// The web process drawing this page, as far as it can be told (``WebProcesses``); nil until its first
+        /// frame, and again after a crash.
+        var process: Int32?
+        var opened: Int
     }
 
     /// Latency samples kept per page.
@@ -29,6 +33,9 @@ final class WebScreens {
 
     private var engine: WebEngine?
     private var pages: [UInt32: Page] = [:]
+    /// The URL each screen could not show (no engine, no view): not tried again on every render pass, only when
+    /// the screen is asked to show another URL or stops showing it.
+    private var failed: [UInt32: String] = [:]
     private let bus: MessageBus
     private let logger: Logger
     /// The engine started: the caller puts its main context into the display thread's poll.
@@ -55,6 +62,7 @@ final class WebScreens {
         for (name, page) in pages where wanted[name]?.1 != page.url {
             close(name, page: page, context: context)
         }
+        for (name, url) in failed where wanted[name]?.1 != url { failed[name] = nil }
         for (name, (screen, url)) in wanted {
             let size = Self.size(of: screen)
             if let page = pages[name] {
@@ -64,6 +72,7 @@ final class WebScreens {
                 }
                 continue
             }
+            if failed[name] == url { continue }
             open(screen, url: url, size: size, eglExtensions: eglExtensions)
         }
     }
@@ -77,16 +86,18 @@ final class WebScreens {
     {
         do {
             let engine = try startEngine(eglExtensions: eglExtensions)
-            let bridge = PageBridge(bus: bus, screen: screen.output.displayName)
+            let bridge = PageBridge(bus: bus, screen: screen.output.displayName, logger: logger)
             let view = try WebView(
                 engine: engine, url: url, width: size.width, height: size.height, scale: size.scale, bridge: bridge,
                 logger: logger)
             view.onChange = { [weak screen] in screen?.invalidate() }
-            pages[screen.output.registryName] = Page(url: url, view: view, texture: WebFrameTexture(), size: size)
+            pages[screen.output.registryName] = Page(
+                url: url, view: view, texture: WebFrameTexture(), size: size, opened: opened)
             opened += 1
             screen.invalidate()
         } catch {
             failures += 1
+            failed[screen.output.registryName] = url
             logger.error("\(screen.output.displayName): cannot show \(url): \(error)")
         }
     }
@@ -108,6 +119,13 @@ final class WebScreens {
         closed += 1
     }
 
+    /// A key for the page on this screen. - Returns: false when the screen shows no page.
+    func key(_ name: UInt32, keysym: UInt32, text: String, modifiers: UInt32) -> Bool {
+        guard let page = pages[name] else { return false }
+        page.view.key(keysym: keysym, text: text, modifiers: modifiers)
+        return true
+    }
+
     /// Loads the page on the screen with this registry name again.
     func reload(_ name: UInt32) { pages[name]?.view.reload() }
 
@@ -124,6 +142,7 @@ final class WebScreens {
             pages[name]?.carried += page.waiting
             pages[name]?.waiting = []
         }
+        if uploaded && (page.process.map { !WebProcesses.isAlive($0) } ?? true) { attributeProcesses() }
         return (page.texture.texture != 0 ? page.texture : nil, page.view.state)
     }
 
@@ -156,6 +175,23 @@ final class WebScreens {
         Dictionary(uniqueKeysWithValues: pages.values.map { ($0.view.bridge.name, $0.view.bridge.counters) })
     }
 
+    /// Gives each page that has drawn but has no known web process one: WebKit says nothing about which process
+    /// draws which view, so the web processes not yet given to a page go, oldest first, to those pages in the order
+    /// they were opened (each view starts its process when it first loads, and again after a crash).
+    private func attributeProcesses() {
+        for (name, page) in pages where page.process.map({ !WebProcesses.isAlive($0) }) ?? false {
+            pages[name]?.process = nil
+        }
+        let taken = Set(pages.values.compactMap(\.process))
+        var free = WebProcesses.children().filter { !taken.contains($0) }
+        for (name, _) in pages.filter({ $0.value.process == nil && $0.value.view.framesReceived > 0 })
+            .sorted(by: { $0.value.opened < $1.value.opened })
+        {
+            guard !free.isEmpty else { return }
+            pages[name]?.process = free.removeFirst()
+        }
+    }
+
     /// Per screen: what its page is doing.
     var vitals: [UInt32: [String: JSONValue]] {
         pages.mapValues { page in
@@ -165,6 +201,9 @@ final class WebScreens {
                 "framesDropped": .integer(view.framesDropped), "framesUploaded": .integer(page.texture.uploads),
                 "crashes": .integer(view.crashes),
             ]
+            if let process = page.process, let rss = WebProcesses.residentMiB(process) {
+                entry["webProcess"] = .object(["pid": .integer(Int(process)), "rssMiB": .number(rss)])
+            }
             if !page.latencies.isEmpty {
                 let sorted = page.latencies.sorted()
                 let rank = { (p: Double) in

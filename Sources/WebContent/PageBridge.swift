@@ -1,3 +1,4 @@
+import Logging
 import Messaging
 
 /// One page's link to the bus: the page is a producer like the control socket, with its own ring and its own
@@ -18,6 +19,7 @@ public final class PageBridge: MessageSource, ReplySink, @unchecked Sendable {
     /// Its ring into the bus; nil once stopped (the producer holds this sink, so the bridge lets go of it).
     private var producer: MessageProducer?
     private let permissions: Set<MessageMethod>
+    private let logger: Logger
     /// Ids of requests in the ring, oldest first: replies come back in request order.
     private var waitingIDs: [JSONValue?] = []
     /// Runs a delivery script in the page (the ``WebView`` sets it).
@@ -25,9 +27,13 @@ public final class PageBridge: MessageSource, ReplySink, @unchecked Sendable {
     private(set) var statistics = (requests: 0, enqueued: 0, malformed: 0, notAllowed: 0, busy: 0, delivered: 0)
 
     /// - Parameter screen: the page's screen, which names its counters in `status` (`web:<screen>`).
-    public init(bus: MessageBus, screen: String, permissions: Set<MessageMethod> = PageBridge.defaultPermissions) {
+    public init(
+        bus: MessageBus, screen: String, permissions: Set<MessageMethod> = PageBridge.defaultPermissions,
+        logger: Logger = Logger(label: "multiscreen.web")
+    ) {
         name = "web:\(screen)"
         self.permissions = permissions
+        self.logger = logger
         // A page is one producer among many: a small ring is plenty for a person pressing buttons.
         producer = bus.makeProducer(capacity: 64, textCapacity: 256 * 1024, sink: self)
     }
@@ -64,6 +70,7 @@ public final class PageBridge: MessageSource, ReplySink, @unchecked Sendable {
             }
         } catch {
             if error.code != .notPermitted { statistics.malformed += 1 }
+            logger.notice("\(name): refused a page's request: \(Self.logSafe(error.message))")
             deliverNow(.reply(id: id, .error(error)))
             return
         }
@@ -81,6 +88,7 @@ public final class PageBridge: MessageSource, ReplySink, @unchecked Sendable {
             }
         } catch {
             statistics.malformed += 1
+            logger.notice("\(name): refused a page's sendMessage: \(Self.logSafe(error.message))")
             deliverNow(.reply(id: nil, .error(error)))
             return
         }
@@ -119,6 +127,20 @@ public final class PageBridge: MessageSource, ReplySink, @unchecked Sendable {
 
     /// A message for the page's screen.
     public func show(text: String, screen: String?) { deliverNow(.message(text: text, screen: screen)) }
+
+    /// Page text in a log line: control characters (and U+2028/U+2029) as `\u{…}`, so a page cannot forge log
+    /// lines or drive the terminal showing them; at most 200 characters.
+    static func logSafe(_ text: String) -> String {
+        var result = ""
+        for scalar in text.unicodeScalars.prefix(200) {
+            if scalar.properties.generalCategory == .control || scalar == "\u{2028}" || scalar == "\u{2029}" {
+                result += "\\u{\(String(scalar.value, radix: 16))}"
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
 
     private func deliverNow(_ packet: PagePacket) {
         statistics.delivered += 1

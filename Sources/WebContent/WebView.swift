@@ -33,6 +33,8 @@ public final class WebView {
     public private(set) var crashes = 0
     public private(set) var framesReceived = 0
     public private(set) var framesDropped = 0
+    /// The size of the last frame taken, in pixels.
+    public private(set) var frameSize: (width: Int32, height: Int32) = (0, 0)
 
     private let logger: Logger
     private var exportable: OpaquePointer?
@@ -128,6 +130,10 @@ public final class WebView {
         pendingFrame = nil
         var pixels = multiscreen_shm_pixels()
         if multiscreen_shm_begin(frame, &pixels), let data = pixels.data {
+            if frameSize != (pixels.width, pixels.height) {
+                frameSize = (pixels.width, pixels.height)
+                logger.info("web view: \(url) frames are \(pixels.width)x\(pixels.height) pixels")
+            }
             upload(data, pixels.width, pixels.height, pixels.stride)
             multiscreen_shm_end(frame)
         }
@@ -157,6 +163,24 @@ public final class WebView {
         pendingFrame = frame
         if state != .shown, case .loading = state { state = .shown }
         onChange()
+    }
+
+    // MARK: - Input
+
+    /// A key press for the page (press and release: the seat reports presses and repeats). `keysym` is an
+    /// xkbcommon keysym, which is what WPE's key codes are; a Compose result without a keysym goes as the key
+    /// codes of its characters. `modifiers`: control 1, shift 2, alt 4, meta 8 (WPE's bits).
+    public func key(keysym: UInt32, text: String, modifiers: UInt32) {
+        guard let backend else { return }
+        let codes = keysym != 0 ? [keysym] : text.unicodeScalars.map { wpe_unicode_to_key_code($0.value) }
+        let time = UInt32(truncatingIfNeeded: Self.monotonicNanoseconds() / 1_000_000)
+        for code in codes where code != 0 {
+            var event = wpe_input_keyboard_event(
+                time: time, key_code: code, hardware_key_code: 0, pressed: true, modifiers: modifiers)
+            wpe_view_backend_dispatch_keyboard_event(backend, &event)
+            event.pressed = false
+            wpe_view_backend_dispatch_keyboard_event(backend, &event)
+        }
     }
 
     // MARK: - Size, reload

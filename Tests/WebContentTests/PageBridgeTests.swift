@@ -1,0 +1,57 @@
+import Messaging
+import Testing
+
+@testable import WebContent
+
+/// A page's bridge against a real bus: what it enqueues, what it refuses, and what the page is handed back.
+struct PageBridgeTests {
+    private func bridge() throws -> (PageBridge, MessageConsumer, Box) {
+        let bus = try MessageBus()
+        let consumer = bus.makeConsumer()
+        let bridge = PageBridge(bus: bus, screen: "HDMI-A-1")
+        let box = Box()
+        bridge.run = { box.scripts.append($0) }
+        return (bridge, consumer, box)
+    }
+
+    final class Box { var scripts: [String] = [] }
+
+    @Test func aPermittedRequestGoesThroughTheBusAndItsReplyCarriesThePagesID() throws {
+        let (bridge, consumer, box) = try bridge()
+        bridge.received(multiscreen: #"{"id": 7, "method": "send", "params": {"text": "hi"}}"#)
+        var received: [ReceivedMessage] = []
+        consumer.drain { received.append($0) }
+        #expect(received.map(\.message) == [.send(text: "hi", screen: nil)])
+        received.first?.replyTo?.deliver(.sent(id: 1, screen: nil))
+        #expect(box.scripts.count == 1)
+        #expect(box.scripts[0].contains(#""id":7"#) && box.scripts[0].contains(#""kind":"reply""#))
+        #expect(bridge.counters["enqueued"] == 1)
+    }
+
+    @Test func methodsAPageMayNotCallAreRefusedWithoutReachingTheBus() throws {
+        let (bridge, consumer, box) = try bridge()
+        bridge.received(
+            multiscreen: #"{"id": 1, "method": "role.set", "params": {"screen": "X", "role": "controller"}}"#)
+        bridge.received(multiscreen: "not json")
+        bridge.received(multiscreen: #"{"method": "send", "params": {"text": "x", "colour": "red"}}"#)
+        #expect(consumer.drain { _ in } == 0)
+        #expect(box.scripts.count == 3)
+        #expect(box.scripts[0].contains("\(MessageError.Code.notPermitted.rawValue)"))
+        #expect(bridge.counters["notAllowed"] == 1 && bridge.counters["malformed"] == 2)
+    }
+
+    @Test func theStarterKitsSendMessageIsASendOfItsText() throws {
+        let (bridge, consumer, _) = try bridge()
+        bridge.received(sendMessage: "'); alert(1); ('")
+        var received: [Message] = []
+        consumer.drain { received.append($0.message) }
+        #expect(received == [.send(text: "'); alert(1); ('", screen: nil)])
+    }
+
+    @Test func frameShownIsNotForPages() throws {
+        let (bridge, _, box) = try bridge()
+        bridge.publish(Event(name: Event.Name.frameShown.rawValue))
+        bridge.publish(.cardClosed(id: 1, screen: "HDMI-A-1"))
+        #expect(box.scripts.count == 1 && box.scripts[0].contains("card.closed"))
+    }
+}
