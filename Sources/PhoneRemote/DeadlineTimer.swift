@@ -13,8 +13,14 @@ final class DeadlineTimer: Sendable {
         var stopped = false
     }
     private let state = Mutex(State())
+    /// Where the sleeping task runs (the remote's own thread).
+    private let executor: (any TaskExecutor)?
     /// Never sooner than this, so a deadline that is due now cannot spin.
     static let shortest: UInt64 = 1_000_000
+
+    init(executor: (any TaskExecutor)? = nil) {
+        self.executor = executor
+    }
 
     /// What to call when a deadline arrives; the timer stays disarmed until ``arm(at:)``.
     func start(_ fire: @escaping @Sendable () -> Void) {
@@ -35,7 +41,7 @@ final class DeadlineTimer: Sendable {
             state.sleeper = nil
             state.due = due
             guard let due else { return }
-            state.sleeper = Task { [weak self] in
+            state.sleeper = Task(executorPreference: executor) { [weak self] in
                 do {
                     try await Task.sleep(for: .nanoseconds(Int64(clamping: due &- MonotonicClock.nanoseconds())))
                 } catch {

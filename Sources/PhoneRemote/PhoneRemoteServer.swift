@@ -51,6 +51,7 @@ public final class PhoneRemoteServer: MessageSource, @unchecked Sendable {
     private let channel: ProducerChannel
     private let group: MultiThreadedEventLoopGroup
     private let timer: DeadlineTimer
+    private let executor: EventLoopExecutor
     private let logger = Logger(label: "multiscreen.remote")
     private let scheme: String
     private struct Life {
@@ -87,7 +88,9 @@ public final class PhoneRemoteServer: MessageSource, @unchecked Sendable {
         channel.attach(to: bus)
         self.channel = channel
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        timer = DeadlineTimer()
+        let executor = EventLoopExecutor(group.next())
+        self.executor = executor
+        timer = DeadlineTimer(executor: executor)
         let hosts = SharedHostPolicy()
         self.hosts = hosts
         // Every callback below reaches `self` weakly: the hub and the server task belong to it.
@@ -116,7 +119,7 @@ public final class PhoneRemoteServer: MessageSource, @unchecked Sendable {
             },
             eventLoopGroupProvider: .shared(group),
             logger: Logger(label: "multiscreen.remote.http"))
-        let serverTask = Task {
+        let serverTask = Task(executorPreference: executor) {
             do {
                 try await app.run()
                 box.server?.ended(nil)
@@ -300,6 +303,7 @@ public final class PhoneRemoteServer: MessageSource, @unchecked Sendable {
         // Nothing to scan once the remote is gone.
         channel.post(.remoteOffer(link: "", code: "", locked: false))
         channel.close()
+        executor.close()
         try? group.syncShutdownGracefully()
         logger.info("phone remote stopped")
     }

@@ -11,7 +11,7 @@ struct Bench: ParsableCommand {
         subcommands: [
             BenchStartup.self, BenchHotplug.self, BenchIdle.self, BenchMemory.self, BenchMessages.self,
             BenchMirror.self, BenchKeypress.self, BenchRingCommand.self, BenchFleetLatency.self, BenchFleetLoad.self,
-            BenchFleetKiosks.self, BenchWeb.self, BenchRemoteIdle.self, BenchRemoteLatency.self,
+            BenchFleetKiosks.self, BenchWeb.self, BenchRemoteIdle.self, BenchRemoteLatency.self, BenchRemoteLoad.self,
         ])
 }
 

@@ -26,3 +26,19 @@ struct BenchRemoteLatency: ParsableCommand {
         printResults(try options.benchmarks().remoteLatency(messages: messages), json: options.json)
     }
 }
+
+struct BenchRemoteLoad: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remote-load",
+        abstract:
+            "Many phones at once plus 50 local status requests/s: refusals, controllers seen, local p99, RSS, fds.")
+    @OptionGroup var options: DisplayBenchOptions
+    @Option(help: "Phones (WebSocket clients) at once.")
+    var clients = 200
+    @Option(help: "Seconds of load (after 10 s of local requests alone).")
+    var seconds = 120.0
+
+    func run() throws {
+        printResults(try options.benchmarks().remoteLoad(clients: clients, seconds: seconds), json: options.json)
+    }
+}

@@ -77,3 +77,11 @@ extension Message {
         return nil
     }
 }
+
+/// Runs blocking work (a child process, a loop that waits on the bus) on a thread of its own, never on one of the
+/// cooperative pool's few threads: a test that blocks those can starve every other test and the server it talks to.
+func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try body() }) }.start()
+    }
+}

@@ -12,14 +12,19 @@ import Testing
         let channel = ProducerChannel()
         channel.attach(to: bus, capacity: 64)
         let stop = Atomic<Bool>(false)
-        let display = Task.detached {
-            var next = 1
-            while !stop.load(ordering: .relaxed) {
-                _ = consumer.drain { received in
-                    received.replyTo?.deliver(.sent(id: UInt64(next), screen: nil))
-                    next += 1
+        // The display thread's stand-in blocks in `waitForMessages`: a thread of its own, not the cooperative pool's.
+        // It is the consumer's only user from here on.
+        let owned = OwnedConsumer(consumer)
+        let display = Task {
+            try await onThread {
+                var next = 1
+                while !stop.load(ordering: .relaxed) {
+                    _ = owned.consumer.drain { received in
+                        received.replyTo?.deliver(.sent(id: UInt64(next), screen: nil))
+                        next += 1
+                    }
+                    _ = owned.consumer.waitForMessages(timeoutMilliseconds: 10)
                 }
-                _ = consumer.waitForMessages(timeoutMilliseconds: 10)
             }
         }
         // A posted message takes its place in the order without anyone waiting for its reply.
@@ -40,7 +45,7 @@ import Testing
             })
         #expect(ids == Set(2...21))
         stop.store(true, ordering: .relaxed)
-        await display.value
+        try await display.value
         channel.close()
         let afterClose = await channel.request(.send(text: "late", screen: nil))
         #expect(afterClose == .error(MessageError(.busy, "the remote is stopping")))
@@ -60,4 +65,10 @@ import Testing
         #expect(error.code == .textTooLong)
         channel.close()
     }
+}
+
+/// Hands a consumer to the one thread that uses it from then on.
+final class OwnedConsumer: @unchecked Sendable {
+    let consumer: MessageConsumer
+    init(_ consumer: MessageConsumer) { self.consumer = consumer }
 }

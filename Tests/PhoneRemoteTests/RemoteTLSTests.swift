@@ -44,7 +44,7 @@ import Testing
     }
 
     @Test func pageAndWebSocketOverTLS() async throws {
-        let files = try Self.makeCertificate()
+        let files = try await onThread { try Self.makeCertificate() }
         defer { try? FileManager.default.removeItem(at: files.directory) }
         let bus = try MessageBus()
         let display = FakeDisplay(bus: bus)
@@ -57,16 +57,21 @@ import Testing
             await display.wait { $0.contains { $0.offerLink?.hasPrefix("https://127.0.0.1:\(port)/?code=") == true } })
 
         // curl verifies the certificate against the one we made.
-        let health = try Self.run(
-            "/usr/bin/curl", ["-sS", "--cacert", files.cert, "https://localhost:\(port)/healthz"])
+        let health = try await onThread {
+            try Self.run("/usr/bin/curl", ["-sS", "--cacert", files.cert, "https://localhost:\(port)/healthz"])
+        }
         #expect(health.output == "ok\n")
         // Plain HTTP to the TLS port is no page.
-        let plain = try Self.run("/usr/bin/curl", ["-sS", "-m", "5", "http://localhost:\(port)/healthz"])
+        let plain = try await onThread {
+            try Self.run("/usr/bin/curl", ["-sS", "-m", "5", "http://localhost:\(port)/healthz"])
+        }
         #expect(plain.output != "ok\n")
         // Claiming over HTTPS sets the session cookie.
         guard case .code(let code) = server.hub.display else { throw RemoteError.stopped }
-        let claim = try Self.run(
-            "/usr/bin/curl", ["-sS", "-i", "--cacert", files.cert, "https://localhost:\(port)/?code=\(code.token)"])
+        let claim = try await onThread {
+            try Self.run(
+                "/usr/bin/curl", ["-sS", "-i", "--cacert", files.cert, "https://localhost:\(port)/?code=\(code.token)"])
+        }
         let cookie = try #require(
             claim.output.split(separator: "\r\n").first { $0.lowercased().hasPrefix("set-cookie:") })
         let token = try #require(
@@ -85,7 +90,7 @@ import Testing
         // A close frame after the request, so the server ends the connection and s_client's output is complete.
         let close: [UInt8] = [0x88, 0x82] + mask + [0x03 ^ mask[0], 0xe8 ^ mask[1]]
         let input = Data(Array(handshake.utf8) + frame)
-        let client = Task.detached {
+        let result = try await onThread {
             try Self.run(
                 "/usr/bin/timeout",
                 [
@@ -94,7 +99,6 @@ import Testing
                     "localhost", "-servername", "localhost", "-connect", "127.0.0.1:\(port)",
                 ], input: input + Data(close))
         }
-        let result = try await client.value
         #expect(result.output.contains("HTTP/1.1 101"), "\(result.output)")
         #expect(result.output.contains(#"{"method":"send","result":{"id":1,"screen":null}}"#), "\(result.output)")
         #expect(display.messages.contains(.send(text: "over TLS", screen: nil)))
