@@ -64,17 +64,7 @@ public final class NestedWeston: PrivateCompositor {
 
     /// Every output, side by side (`weston-screenshooter`, which writes a PNG into its working directory).
     public func screenshot() throws -> Screenshot {
-        try compositor.checkAlive()
-        let directory = try compositor.directory.makeSubdirectory("screenshot-\(UUID().uuidString)", owner: nil)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let shooter = try ChildProcess(
-            "weston-screenshooter", [], environment: environment, workingDirectory: directory)
-        let status = try shooter.waitForExit(timeout: 20)
-        let files = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        guard status == 0, let file = files.first(where: { $0.hasSuffix(".png") }) else {
-            throw HarnessError("weston-screenshooter failed with status \(status)", logTail: shooter.output)
-        }
-        return try Screenshot(contentsOfFile: "\(directory)/\(file)")
+        try westonScreenshooter()
     }
 
     /// Output `index` (0 = `WL1`) cut out of ``screenshot()``.

@@ -74,6 +74,13 @@ public final class Weston: PrivateCompositor {
             throw HarnessError(
                 "weston was started without allowScreenshots (--debug), which weston-screenshooter needs")
         }
+        return try westonScreenshooter()
+    }
+}
+
+extension PrivateCompositor {
+    /// Every output of a weston, side by side: `weston-screenshooter` writes a PNG into its working directory.
+    func westonScreenshooter() throws -> Screenshot {
         try compositor.checkAlive()
         let directory = try compositor.directory.makeSubdirectory("screenshot-\(UUID().uuidString)", owner: nil)
         defer { try? FileManager.default.removeItem(atPath: directory) }
