@@ -273,6 +273,7 @@ public final class Application {
             now: MonotonicClock.nanoseconds(), web: web)
         let drawn = screens.render(
             context: graphics.context, canvas: { try graphics.makeCanvas() },
+            controller: product.model.assignment.controller,
             kind: { [product] in product.kind(of: $0.output.registryName) }, draw: painter.draw)
         screens.scheduleHealthCheck()
         screens.scheduleDraw()

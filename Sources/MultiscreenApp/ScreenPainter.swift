@@ -23,17 +23,7 @@ struct ScreenPainter {
         switch product.kind(of: screen.output.registryName) {
         case .controller:
             drawController(screen, on: canvas, geometry: geometry)
-            let mirrors = screens.ordered.filter { product.kind(of: $0.output.registryName) == .external(.mirror) }
-            if !mirrors.isEmpty {
-                // Copied once, sampled by every mirror drawn after the controller in this pass (with shared frames
-                // the mirrors show this very frame: nothing to copy).
-                if !screens.mirrorsShareFrames {
-                    let target = graphics.mirror ?? MirrorTexture()
-                    graphics.mirror = target
-                    canvas.capture(into: target)
-                }
-                for mirror in mirrors { mirror.invalidate() }
-            }
+            showInMirrors(canvas)
         case .external(.mirror):
             // The texture holds the controller's last frame: shown only while there is a controller to mirror.
             if let target = graphics.mirror, product.model.assignment.controller != nil {
@@ -55,12 +45,28 @@ struct ScreenPainter {
             drawMessages(screen, on: canvas, geometry: geometry)
         case .web(let url):
             drawPage(screen, url: url, on: canvas, geometry: geometry)
+            // A page in place of the controller UI is what mirrors of the controller show.
+            if screen.output.registryName == product.model.assignment.controller { showInMirrors(canvas) }
         case .external(.messages):
             drawMessages(screen, on: canvas, geometry: geometry)
             if let offer = product.remoteOffer {
                 ExternalScene.drawRemoteOffer(on: canvas, geometry: geometry, look: look(screen), offer: offer)
             }
         }
+    }
+
+    /// Hands the controller's frame just drawn on `canvas` to the mirrors and marks them for drawing.
+    private func showInMirrors(_ canvas: Canvas) {
+        let mirrors = screens.ordered.filter { product.kind(of: $0.output.registryName) == .external(.mirror) }
+        guard !mirrors.isEmpty else { return }
+        // Copied once, sampled by every mirror drawn after the controller in this pass (with shared frames the
+        // mirrors show this very frame: nothing to copy).
+        if !screens.mirrorsShareFrames {
+            let target = graphics.mirror ?? MirrorTexture()
+            graphics.mirror = target
+            canvas.capture(into: target)
+        }
+        for mirror in mirrors { mirror.invalidate() }
     }
 
     /// A web screen: the page's newest frame, or a card saying why there is none (loading, failed, crashed).

@@ -123,13 +123,14 @@ final class ScreenSet {
     /// Whether the screen's content has reached the compositor at least once.
     func hasShown(_ screen: Screen) -> Bool { arrangement.hasShown(screen, in: self) }
 
-    /// Draws every screen that needs it. `kind` says what each shows; `draw` draws one screen's content.
-    /// - Returns: how many windows were committed.
+    /// Draws every screen that needs it. `controller` is the controller's output, `kind` says what each screen
+    /// shows; `draw` draws one screen's content. - Returns: how many windows were committed.
     func render(
-        context: GraphicsContext, canvas: () throws -> Canvas, kind: (Screen) -> ScreenKind,
+        context: GraphicsContext, canvas: () throws -> Canvas, controller: UInt32?, kind: (Screen) -> ScreenKind,
         draw: (Screen, Canvas, SurfaceGeometry) -> Void
     ) -> Int {
-        arrangement.render(self, context: context, canvas: canvas, globals: globals, kind: kind, draw: draw)
+        arrangement.render(
+            self, context: context, canvas: canvas, globals: globals, controller: controller, kind: kind, draw: draw)
     }
 
     /// `deadline` pacing: arms ``drawTimer`` for the earliest time a screen waits to draw at (`CLOCK_MONOTONIC`).

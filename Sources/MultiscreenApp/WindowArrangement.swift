@@ -20,10 +20,12 @@ protocol WindowArrangement {
     /// Whether the controller and its mirrors can show one shared frame on their own surfaces (each screen has
     /// one), when the run's ``MirrorPath`` allows it.
     var canShareFrames: Bool { get }
-    /// Draws and commits what needs it. - Returns: how many windows were committed.
+    /// Draws and commits what needs it. `controller` is the registry name of the controller's output (whether it
+    /// shows the controller UI or a page in its place): drawn first, and what mirrors show.
+    /// - Returns: how many windows were committed.
     func render(
         _ screens: ScreenSet, context: GraphicsContext, canvas: () throws -> Canvas, globals: WaylandGlobals,
-        kind: (Screen) -> ScreenKind, draw: (Screen, Canvas, SurfaceGeometry) -> Void
+        controller: UInt32?, kind: (Screen) -> ScreenKind, draw: (Screen, Canvas, SurfaceGeometry) -> Void
     ) -> Int
 }
 
@@ -45,19 +47,20 @@ struct SeparateWindows: WindowArrangement {
 
     func render(
         _ screens: ScreenSet, context: GraphicsContext, canvas: () throws -> Canvas, globals: WaylandGlobals,
-        kind: (Screen) -> ScreenKind, draw: (Screen, Canvas, SurfaceGeometry) -> Void
+        controller: UInt32?, kind: (Screen) -> ScreenKind, draw: (Screen, Canvas, SurfaceGeometry) -> Void
     ) -> Int {
         // A screen that has never shown anything goes first: when an output appears, every other screen also
         // redraws ("screen 2 of 3"), and the newcomer's first frame must not wait behind them. Then the controller,
         // so that mirrors drawn after it in this pass show this frame's controller.
-        func rank(_ screen: Screen) -> Int { (screen.hasCommitted ? 2 : 0) + (kind(screen) == .controller ? 0 : 1) }
+        func isController(_ screen: Screen) -> Bool { screen.output.registryName == controller }
+        func rank(_ screen: Screen) -> Int { (screen.hasCommitted ? 2 : 0) + (isController(screen) ? 0 : 1) }
         let shared = screens.sharedFrames
-        let hasController = screens.ordered.contains { kind($0) == .controller }
+        let hasController = screens.ordered.contains(where: isController)
         /// How each screen's frame reaches its surface: with shared frames, the controller draws into one and its
         /// mirrors show it (a mirror with no controller to show draws its messages, like any screen).
         func route(_ screen: Screen) -> FrameRoute {
             switch (kind(screen), shared) {
-            case (.controller, .some): .sharedFrame
+            case (_, .some) where isController(screen): .sharedFrame
             case (.external(.mirror), .some) where hasController: .sharedMirror
             case (.external(.mirror), .none) where hasController: .mirrorByCopy
             default: .window
@@ -119,7 +122,7 @@ struct SpanningWindow: WindowArrangement {
 
     func render(
         _ screens: ScreenSet, context: GraphicsContext, canvas: () throws -> Canvas, globals: WaylandGlobals,
-        kind: (Screen) -> ScreenKind, draw: (Screen, Canvas, SurfaceGeometry) -> Void
+        controller: UInt32?, kind: (Screen) -> ScreenKind, draw: (Screen, Canvas, SurfaceGeometry) -> Void
     ) -> Int {
         guard let hostScreen = screens.screens[host] else { return 0 }
         if screens.ordered.contains(where: { $0 !== hostScreen && $0.needsDrawing }) { hostScreen.invalidate() }
@@ -127,7 +130,7 @@ struct SpanningWindow: WindowArrangement {
             context: context, canvas: canvas, globals: globals,
             draw: { canvas, geometry in
                 let ordered = screens.ordered.sorted {
-                    (kind($0) == .controller ? 0 : 1) < (kind($1) == .controller ? 0 : 1)
+                    ($0.output.registryName == controller ? 0 : 1) < ($1.output.registryName == controller ? 0 : 1)
                 }
                 for screen in ordered {
                     guard let region = region(of: screen, in: screens) else { continue }
