@@ -37,10 +37,7 @@ public final class MirrorTexture {
     /// Nearest sampling when drawn 1:1 (a mirror of the controller's size: an exact copy, and llvmpipe's fast
     /// path), linear otherwise.
     public func setFiltering(exact: Bool) {
-        glBindTexture(GLenum(GL_TEXTURE_2D), texture)
-        let filter = exact ? GL_NEAREST : GL_LINEAR
-        glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MIN_FILTER), filter)
-        glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MAG_FILTER), filter)
+        setTextureFiltering(texture, exact: exact)
     }
 
     public func delete() {

@@ -53,10 +53,7 @@ public final class WebFrameTexture {
 
     /// Nearest sampling when drawn 1:1 (the page at the screen's own size, and llvmpipe's fast path).
     func setFiltering(exact: Bool) {
-        glBindTexture(GLenum(GL_TEXTURE_2D), texture)
-        let filter = exact ? GL_NEAREST : GL_LINEAR
-        glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MIN_FILTER), filter)
-        glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MAG_FILTER), filter)
+        setTextureFiltering(texture, exact: exact)
     }
 
     public func delete() {
