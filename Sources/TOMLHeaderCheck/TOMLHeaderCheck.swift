@@ -13,7 +13,9 @@ public enum TOMLHeaderCheck {
     /// The 1-based line and column of the first character that cannot start a header's key, or nil.
     public static func firstUnparsableHeader(in text: String) -> (line: Int, column: Int)? {
         for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let bytes = Array(line.utf8)
+            var bytes = Array(line.utf8)
+            // A byte order mark before the first line, which toml++ skips (found by the fuzzer in front of `[`).
+            if index == 0 && bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
             var i = 0
             while i < bytes.count && isBlank(bytes[i]) { i += 1 }
             guard i < bytes.count, bytes[i] == UInt8(ascii: "[") else { continue }

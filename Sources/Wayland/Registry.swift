@@ -31,6 +31,10 @@ public final class Registry {
     }
 
     public func destroy() {
+        // No event can arrive once the proxy is gone: drop the handlers, and with them whatever they captured, which
+        // may be this registry itself (a cycle LeakSanitizer found in `multiscreen outputs`).
+        onGlobal = { _, _, _ in }
+        onGlobalRemove = { _ in }
         guard let proxy else { return }
         wl_registry_destroy(proxy)
         self.proxy = nil

@@ -46,9 +46,9 @@ import Testing
         }
         let sent = sender.stop()
 
-        // The storm is over: each screen's last buffer must match what sway now has, and its pixels show.
+        // The storm is over: each screen's last buffer must match what sway now has.
         let outputs = try sway.outputs()
-        for (index, output) in outputs.enumerated() {
+        for output in outputs {
             let rotated = output.transform.hasSuffix("90") || output.transform.hasSuffix("270")
             let width = rotated ? output.mode.height : output.mode.width
             let height = rotated ? output.mode.width : output.mode.height
@@ -57,13 +57,20 @@ import Testing
                 let last = SurfaceBufferTrace(app.log).committed[output.name]?.last
                 return last?.width == width && last?.height == height && last?.scale == scale
             }
+        }
+        // Then back to a plain mode, where a screenshot can judge the pixels (at scale 3 on 480×360 the controller's
+        // UI fills most of its 160×120 logical pixels, which the check of its background cannot judge).
+        for (index, name) in ["HEADLESS-1", "HEADLESS-2"].enumerated() {
+            try sway.setTransform(name, "normal")
+            try sway.setScale(name, 1)
+            try sway.setMode(name, width: 480, height: 360)
             do {
-                try sway.waitForScreenshot(output.name, "\(output.name) showing its screen after the storm") {
-                    showsScreen($0, index: index)
+                try sway.waitForScreenshot(name, "\(name) showing its screen after the storm") {
+                    $0.width == 480 && showsScreen($0, index: index)
                 }
             } catch {
-                let path = app.home + "/\(output.name)-after-storm.png"
-                try? sway.screenshotPNG(output.name, to: path)
+                let path = app.home + "/\(name)-after-storm.png"
+                try? sway.screenshotPNG(name, to: path)
                 try? app.log.write(toFile: app.home + "/wayland-trace.log", atomically: false, encoding: .utf8)
                 throw HarnessError("\(error); screenshot \(path), trace \(app.home)/wayland-trace.log")
             }

@@ -69,7 +69,7 @@ import Testing
     /// and are undefined behaviour in a release build; they must be a syntax error with where it is, never reach it.
     @Test(arguments: [
         ("[\\", 1, 2), ("[=", 1, 2), ("[ #", 1, 3), ("[[[", 1, 3), ("[\n", 1, 2), ("[\r\n", 1, 2),
-        ("[controller]\n [[ =\n", 2, 5),
+        ("[controller]\n [[ =\n", 2, 5), ("\u{FEFF}[\u{FFFD}e]]", 1, 2),
         // The fuzzer's own input, as it found it.
         ("[\\[ru\0\0\0\n\nmatch = { descrid = \"#102030\"\ntext = \"#ffffff\"\n", 1, 2),
     ])
