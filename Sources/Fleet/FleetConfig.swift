@@ -82,9 +82,7 @@ public struct FleetConfig: Equatable, Sendable {
     public static func parse(_ text: String) throws(FleetConfigError) -> FleetConfig? {
         let root: TOMLTable
         if let header = TOMLHeaderCheck.firstUnparsableHeader(in: text) {
-            throw FleetConfigError(
-                "line \(header.line), column \(header.column): a table header must start with a key (a letter, digit, _ or -, or a quoted key)"
-            )
+            throw FleetConfigError("line \(header.line), column \(header.column): \(TOMLHeaderCheck.problem)")
         }
         do {
             root = try TOMLTable(string: text)

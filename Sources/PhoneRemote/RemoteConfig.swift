@@ -1,5 +1,6 @@
 import Foundation
 import Messaging
+import TOMLHeaderCheck
 import TOMLKit
 
 /// The `[remote]` section of `config.toml`: the phone remote's address, its code and session times, who may reach
@@ -59,6 +60,10 @@ public struct RemoteConfig: Equatable, Sendable {
     /// The `[remote]` section of a config's text; nil without one.
     public static func parse(_ text: String) throws(RemoteConfigError) -> RemoteConfig? {
         let root: TOMLTable
+        // toml++ inside TOMLKit must never see such a header (see TOMLHeaderCheck).
+        if let header = TOMLHeaderCheck.firstUnparsableHeader(in: text) {
+            throw RemoteConfigError("line \(header.line), column \(header.column): \(TOMLHeaderCheck.problem)")
+        }
         do {
             root = try TOMLTable(string: text)
         } catch let error as TOMLParseError {

@@ -122,7 +122,7 @@ public struct RoleConfig: Equatable, Sendable {
         if let header = TOMLHeaderCheck.firstUnparsableHeader(in: text) {
             throw .syntax(
                 file: nil, line: header.line, column: header.column,
-                message: "a table header must start with a key (a letter, digit, _ or -, or a quoted key)")
+                message: TOMLHeaderCheck.problem)
         }
         do {
             root = try TOMLTable(string: text)

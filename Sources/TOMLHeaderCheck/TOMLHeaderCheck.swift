@@ -10,6 +10,9 @@
 /// string or array such a line is not one, so a value there that starts a line with `[` and then something other
 /// than a key (`[ [1] ]`) is refused too; Multiscreen's config has no key where that is valid anyway.
 public enum TOMLHeaderCheck {
+    /// What every config reader says about such a header, after its line and column.
+    public static let problem = "a table header must start with a key (a letter, digit, _ or -, or a quoted key)"
+
     /// The 1-based line and column of the first character that cannot start a header's key, or nil.
     public static func firstUnparsableHeader(in text: String) -> (line: Int, column: Int)? {
         for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {

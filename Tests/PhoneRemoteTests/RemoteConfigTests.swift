@@ -63,6 +63,8 @@ import Testing
         ("[remote]\nallow_origins = [\"https://evil.example/path\"]\n", "is not a host name, host:port or origin"),
         ("[remote]\nallow_origins = [\"a\\u0007b\"]\n", "\"a\\u{7}b\" is not a host name"),
         ("[remote\n", "line 1"),
+        // A header toml++ 3.4.0 would abort (debug) or misparse (release) on: refused before it sees it.
+        ("[remote]\nlisten = \"127.0.0.1:8080\"\n[\\\n", "line 3, column 2: a table header must start with a key"),
     ])
     func badValuesAreNamed(text: String, expected: String) {
         do {
