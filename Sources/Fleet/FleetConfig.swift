@@ -69,8 +69,12 @@ public struct FleetConfig: Equatable, Sendable {
     /// The `[fleet]` section of the config at `path`; nil when the file or the section is absent.
     public static func load(path: String) throws(FleetConfigError) -> FleetConfig? {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
-        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8)
-        else { throw FleetConfigError("\(path): cannot read it as UTF-8 text") }
+        // Read through a handle: `FileManager.contents(atPath:)` gives nil for a character device (`/dev/null`).
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw FleetConfigError("\(path): cannot open it") }
+        defer { try? handle.close() }
+        guard let data = try? handle.readToEnd() ?? Data(), let text = String(data: data, encoding: .utf8) else {
+            throw FleetConfigError("\(path): cannot read it as UTF-8 text")
+        }
         do {
             return try parse(text)
         } catch {

@@ -39,6 +39,8 @@ import Testing
 
     @Test func noSectionNoFleet() throws {
         #expect(try FleetConfig.parse("[controller]\nreturn = true\n") == nil)
+        #expect(try FleetConfig.load(path: "/nonexistent/config.toml") == nil)
+        #expect(try FleetConfig.load(path: "/dev/null") == nil)  // `run --config /dev/null`: no config at all
     }
 
     @Test func defaultsAndAllowedMethods() throws {
