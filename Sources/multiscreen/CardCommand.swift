@@ -20,9 +20,7 @@ struct CardCommand: ParsableCommand {
         var text: String
 
         func run() throws {
-            let result = try control.request(.openCard(screen: screen, text: text))
-            print("card opened on \(screen)")
-            for line in ResultText.lines(of: result, indent: "  ") { print(line) }
+            try control.perform(.openCard(screen: screen, text: text), headline: "card opened on \(screen)")
         }
     }
 
@@ -35,9 +33,7 @@ struct CardCommand: ParsableCommand {
         var screen: String
 
         func run() throws {
-            let result = try control.request(.closeCard(screen: screen))
-            print("card closed on \(screen)")
-            for line in ResultText.lines(of: result, indent: "  ") { print(line) }
+            try control.perform(.closeCard(screen: screen), headline: "card closed on \(screen)")
         }
     }
 
@@ -53,9 +49,7 @@ struct CardCommand: ParsableCommand {
         var id: UInt32
 
         func run() throws {
-            let result = try control.request(.reopenCard(id: id, screen: screen))
-            print("card #\(id) open on \(screen)")
-            for line in ResultText.lines(of: result, indent: "  ") { print(line) }
+            try control.perform(.reopenCard(id: id, screen: screen), headline: "card #\(id) open on \(screen)")
         }
     }
 
@@ -68,9 +62,7 @@ struct CardCommand: ParsableCommand {
         var id: UInt32
 
         func run() throws {
-            let result = try control.request(.discardCard(id: id))
-            print("card #\(id) discarded")
-            for line in ResultText.lines(of: result, indent: "  ") { print(line) }
+            try control.perform(.discardCard(id: id), headline: "card #\(id) discarded")
         }
     }
 }

@@ -21,9 +21,7 @@ struct ContentCommand: ParsableCommand {
         var mode: String
 
         func run() throws {
-            let result = try control.request(.setContent(screen: screen, mode: mode))
-            print("\(screen) shows \(mode)")
-            for line in ResultText.lines(of: result, indent: "  ") { print(line) }
+            try control.perform(.setContent(screen: screen, mode: mode), headline: "\(screen) shows \(mode)")
         }
     }
 }

@@ -22,6 +22,14 @@ struct ControlOptions: ParsableArguments {
         guard timeout > 0 && timeout <= 3600 else { throw ValidationError("--timeout takes 0 < seconds ≤ 3600") }
     }
 
+    /// Sends `message`, then prints `headline` and the result, one field per indented line: what every command that
+    /// changes something prints.
+    func perform(_ message: Message, headline: String) throws {
+        let result = try request(message)
+        print(headline)
+        for line in ResultText.lines(of: result, indent: "  ") { print(line) }
+    }
+
     /// Sends `message` and returns the result object. Prints the failure to standard error and exits 1 (no
     /// reply) or 2 (an error reply) otherwise, as ``ControlExit`` documents.
     func request(_ message: Message) throws -> [String: JSONValue] {

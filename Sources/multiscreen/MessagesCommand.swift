@@ -17,9 +17,7 @@ struct MessagesCommand: ParsableCommand {
         var screen: String?
 
         func run() throws {
-            let result = try control.request(.clearMessages(screen: screen))
-            print("cleared \(screen ?? "every screen")")
-            for line in ResultText.lines(of: result, indent: "  ") { print(line) }
+            try control.perform(.clearMessages(screen: screen), headline: "cleared \(screen ?? "every screen")")
         }
     }
 }

@@ -24,9 +24,8 @@ struct RoleCommand: ParsableCommand {
         var force = false
 
         func run() throws {
-            let result = try control.request(.setRole(screen: screen, role: role, force: force))
-            print("\(screen) is now \(role)")
-            for line in ResultText.lines(of: result, indent: "  ") { print(line) }
+            try control.perform(
+                .setRole(screen: screen, role: role, force: force), headline: "\(screen) is now \(role)")
         }
     }
 
@@ -41,9 +40,7 @@ struct RoleCommand: ParsableCommand {
         var screen: String?
 
         func run() throws {
-            let result = try control.request(.resetRole(screen: screen))
-            print("roles reset for \(screen ?? "every monitor")")
-            for line in ResultText.lines(of: result, indent: "  ") { print(line) }
+            try control.perform(.resetRole(screen: screen), headline: "roles reset for \(screen ?? "every monitor")")
         }
     }
 }

@@ -25,8 +25,7 @@ struct SendCommand: ParsableCommand {
     }
 
     func run() throws {
-        let result = try control.request(.send(text: text, screen: screen, ttl: ttl))
-        print(screen.map { "sent to \($0)" } ?? "sent")
-        for line in ResultText.lines(of: result, indent: "  ") { print(line) }
+        try control.perform(
+            .send(text: text, screen: screen, ttl: ttl), headline: screen.map { "sent to \($0)" } ?? "sent")
     }
 }

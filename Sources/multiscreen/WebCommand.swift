@@ -20,9 +20,7 @@ struct WebCommand: ParsableCommand {
         var url: String
 
         func run() throws {
-            let result = try control.request(.openWeb(screen: screen, url: url))
-            print("web page on \(screen)")
-            for line in ResultText.lines(of: result, indent: "  ") { print(line) }
+            try control.perform(.openWeb(screen: screen, url: url), headline: "web page on \(screen)")
         }
     }
 
@@ -35,9 +33,7 @@ struct WebCommand: ParsableCommand {
         var screen: String
 
         func run() throws {
-            let result = try control.request(.closeWeb(screen: screen))
-            print("web page closed on \(screen)")
-            for line in ResultText.lines(of: result, indent: "  ") { print(line) }
+            try control.perform(.closeWeb(screen: screen), headline: "web page closed on \(screen)")
         }
     }
 
@@ -50,9 +46,7 @@ struct WebCommand: ParsableCommand {
         var screen: String
 
         func run() throws {
-            let result = try control.request(.reloadWeb(screen: screen))
-            print("web page reloaded on \(screen)")
-            for line in ResultText.lines(of: result, indent: "  ") { print(line) }
+            try control.perform(.reloadWeb(screen: screen), headline: "web page reloaded on \(screen)")
         }
     }
 }
