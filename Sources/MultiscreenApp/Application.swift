@@ -210,19 +210,15 @@ public final class Application {
             }
         }
         if let message = changes.message, !web.isEmpty {
-            // Pages on screens that show messages (not the controller's) get the text (`receiveMessage`).
-            let names = screens.screens.values.filter { screen in
-                screen.output.registryName != product.model.assignment.controller
-                    && (message.screen == nil || message.screen == screen.output.displayName)
-            }.map(\.output.registryName)
             web.deliver(
-                text: message.text, screen: message.screen, to: names, id: message.id, enqueuedAt: stamp?.enqueuedAt)
+                text: message.text, screen: message.screen, id: message.id, enqueuedAt: stamp?.enqueuedAt,
+                among: screens.ordered, controller: product.model.assignment.controller)
         }
         if let message = changes.message, let stamp {
             // A web screen's frame showing the message comes from its page: WebScreens follows it there.
             for screen in screens.screens.values
             where (message.screen == nil || message.screen == screen.output.displayName)
-                && !isWeb(product.kind(of: screen.output.registryName))
+                && !product.kind(of: screen.output.registryName).isWeb
             {
                 screen.messageArrived(stamp, kind: product.kind(of: screen.output.registryName))
             }
@@ -242,11 +238,6 @@ public final class Application {
             case .rejected(let error): logger.warning("message not sent: \(error.message)")
             }
         }
-    }
-
-    private func isWeb(_ kind: ScreenKind) -> Bool {
-        if case .web = kind { return true }
-        return false
     }
 
     /// What `status` reports beyond the product's own state.

@@ -162,8 +162,14 @@ final class WebScreens {
         pages[name] = page
     }
 
-    /// A message arrived for `screen` (nil: every screen): pages on screens that show messages receive it.
-    func deliver(text: String, screen: String?, to names: [UInt32], id: UInt64, enqueuedAt: UInt64?) {
+    /// A message arrived for `screen` (nil: every screen): the pages it is for receive it (`receiveMessage`), except
+    /// one in place of the controller UI, which is where messages come from, not where they are shown.
+    func deliver(
+        text: String, screen: String?, id: UInt64, enqueuedAt: UInt64?, among screens: [Screen], controller: UInt32?
+    ) {
+        let names = screens.filter { candidate in
+            candidate.output.registryName != controller && (screen == nil || screen == candidate.output.displayName)
+        }.map(\.output.registryName)
         for name in names where pages[name] != nil {
             pages[name]?.view.bridge.show(text: text, screen: screen)
             if let enqueuedAt { pages[name]?.waiting.append((id, enqueuedAt)) }

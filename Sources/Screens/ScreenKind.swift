@@ -5,6 +5,12 @@ public enum ScreenKind: Equatable, Sendable {
     case external(ContentMode)
     /// A web page at this URL, on an external screen or in place of the controller UI (``ScreenModel/page(of:)``).
     case web(url: String)
+
+    /// A page, whose frames come from its web view rather than from Multiscreen's own drawing.
+    public var isWeb: Bool {
+        if case .web = self { return true }
+        return false
+    }
 }
 
 extension Assignment {
