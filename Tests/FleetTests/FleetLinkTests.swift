@@ -435,7 +435,10 @@ import Testing
         untrusting.caFile = otherCA + "/stranger.pem"
         let refused = try FleetLink(config: untrusting, bus: display.bus, options: testOptions())
         defer { refused.stop() }
-        Thread.sleep(forTimeInterval: 1.5)
+        // The first attempt has failed (a condition, not a fixed wait): it never connected, then or since.
+        try waitUntil(timeout: 10, "a failed attempt (notes: \(refused.notes))") {
+            refused.notes["state"] == "retrying" && refused.notes["lastError"] != nil
+        }
         #expect(refused.counters["connected"] == 0)
         #expect(refused.counters["connects"] == 0)
         #expect(received.last("multiscreen/test/k2/online") == nil)
@@ -457,7 +460,10 @@ import Testing
         anonymous.caFile = broker.caFile
         let refused = try FleetLink(config: anonymous, bus: display.bus, options: testOptions())
         defer { refused.stop() }
-        Thread.sleep(forTimeInterval: 1.5)
+        // The first attempt has failed (a condition, not a fixed wait): it never connected, then or since.
+        try waitUntil(timeout: 10, "a failed attempt (notes: \(refused.notes))") {
+            refused.notes["state"] == "retrying" && refused.notes["lastError"] != nil
+        }
         #expect(refused.counters["connects"] == 0)
         #expect(refused.notes["state"] == "retrying")
         #expect(refused.notes["lastError"] != nil)
