@@ -27,7 +27,7 @@ let package = Package(
     products: [
         .executable(name: "multiscreen", targets: ["multiscreen"]),
         // The parsers of untrusted input, for the fuzz targets of Fuzz/Package.swift (scripts/fuzz).
-        .library(name: "MultiscreenParsers", targets: ["Messaging", "Remote", "Screens"]),
+        .library(name: "MultiscreenParsers", targets: ["Messaging", "Remote", "Screens", "RemoteRequests"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -70,12 +70,16 @@ let package = Package(
         .target(name: "Messaging", dependencies: [atomics, "CLinux", "SystemCalls"]),
         // The local control socket (a thread speaking the codec's JSON lines into a producer) and its client.
         .target(name: "Remote", dependencies: ["Messaging", "CLinux", "SystemCalls", logging]),
+        // What the phone remote checks and parses in a request (Host/Origin, form bodies) without the HTTP server: the
+        // fuzz targets build it alone.
+        .target(name: "RemoteRequests"),
         // The phone remote: an HTTP page and a WebSocket (Hummingbird, on its own event loop group) feeding a producer,
         // guarded by rotating single-use access codes with one controller at a time.
         .target(
             name: "PhoneRemote",
             dependencies: [
-                "Messaging", logging, "TOMLHeaderCheck", .product(name: "TOMLKit", package: "TOMLKit"),
+                "Messaging", "RemoteRequests", logging, "TOMLHeaderCheck",
+                .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),

@@ -18,5 +18,7 @@ let package = Package(
         .executableTarget(name: "FuzzRoleConfig", dependencies: [parsers]),
         // state.json through the real loader (a file in a private directory), then saved and loaded again.
         .executableTarget(name: "FuzzStateLoader", dependencies: [parsers]),
+        // The phone remote's own request reading: form bodies, the Host/Origin check, WebSocket JSON frames.
+        .executableTarget(name: "FuzzRemoteRequest", dependencies: [parsers]),
     ]
 )

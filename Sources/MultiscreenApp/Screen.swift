@@ -29,6 +29,9 @@ final class Screen {
     /// committed before the previous one's callback came, and each callback still says when its frame was taken.
     private var frameCallbacks: [UInt64: FrameCallback] = [:]
     private var feedbacks: [ObjectIdentifier: PresentationFeedback] = [:]
+    /// The `wl_display.sync` sent after the last commit: until it comes back nothing more is drawn (see
+    /// ``FrameScheduler``), so a hung compositor can neither block us in `eglSwapBuffers` nor get a pile of commits.
+    private var compositorSync: FrameCallback?
     private(set) var scheduler = FrameScheduler()
     private(set) var statistics = FrameStatistics()
     private(set) var geometry: SurfaceGeometry?
@@ -201,7 +204,7 @@ final class Screen {
         context: GraphicsContext, canvas: () throws -> Canvas, globals: WaylandGlobals,
         route: FrameRoute = .window, shared: SharedFrames? = nil, draw: (Canvas, SurfaceGeometry) -> Void
     ) -> Bool {
-        guard let window, let geometry else { return false }
+        guard let window, let geometry, scheduler.mayCommit else { return false }
         // A configure is answered at once, whatever the pacing.
         if pendingSerial == nil {
             guard scheduler.shouldRender(pacing) else { return false }
@@ -252,6 +255,7 @@ final class Screen {
                 window.commit()
             }
             // The frame is committed.
+            awaitCompositor(globals: globals)
             let committedAt = MonotonicClock.nanoseconds()
             predictor.drew(committedAt - drawStarted)
             commitTimes[frameNumber] = committedAt
@@ -285,6 +289,30 @@ final class Screen {
         }
         return true
     }
+
+    /// Sends a sync after the commit just made; drawing waits until it comes back. Sent after `eglSwapBuffers`, so
+    /// its answer also means Mesa's own sync of that swap was answered and the buffers the compositor is done with
+    /// were released (the answers come in order): the next swap finds what it waits for already read.
+    private func awaitCompositor(globals: WaylandGlobals) {
+        compositorSync?.cancel()
+        let sentAt = MonotonicClock.nanoseconds()
+        compositorSync = globals.requestSync { [unowned self] in
+            compositorSync = nil
+            scheduler.compositorCaughtUp()
+            // A compositor that took this long to process a sync was not running (stopped, or stalled as a whole):
+            // the time it lost is not this screen's staleness, which starts again now.
+            let now = MonotonicClock.nanoseconds()
+            if unshownSince != nil && now &- sentAt > Self.unresponsiveAfter { unshownSince = now }
+        }
+        if compositorSync != nil { scheduler.awaitCompositor() }
+    }
+
+    /// A sync not answered within this long (ns) means the compositor was not running meanwhile.
+    static let unresponsiveAfter: UInt64 = 1_000_000_000
+
+    /// The compositor has not yet processed this screen's last commit: it is not answering at all just now, which
+    /// recreating the window would not help.
+    var awaitsCompositor: Bool { scheduler.awaitsCompositor }
 
     /// Draws with EGL into the window's own surface and swaps (which commits).
     /// - Returns: whether the frame carries messages, and whether feedback was requested for it.
@@ -497,6 +525,9 @@ final class Screen {
         feedbacks.removeAll()
         for callback in frameCallbacks.values { callback.cancel() }
         frameCallbacks.removeAll()
+        compositorSync?.cancel()
+        compositorSync = nil
+        scheduler.compositorCaughtUp()
         drawAt = nil
         surface?.destroy(context: context)
         surface = nil

@@ -157,10 +157,13 @@ final class ScreenSet {
     // MARK: - Health
 
     /// Arms ``healthTimer`` for when the next screen becomes stale unless the compositor shows it before; disarms
-    /// it when every screen is shown (or has given up), so an idle Multiscreen sleeps without a wakeup pending.
+    /// it when every screen is shown (or has given up), so an idle Multiscreen sleeps without a wakeup pending. A
+    /// screen whose last commit the compositor has not processed yet is not judged: the compositor is not answering
+    /// at all (stopped, hung), and the render pass after it answers again schedules the check.
     func scheduleHealthCheck() {
         guard
-            let next = screens.values.filter({ $0.isOpen && $0.health != .failed }).compactMap(\.unshownSince).min()
+            let next = screens.values.filter({ $0.isOpen && $0.health != .failed && !$0.awaitsCompositor })
+                .compactMap(\.unshownSince).min()
         else {
             healthTimer.disarm()
             return
@@ -175,7 +178,7 @@ final class ScreenSet {
     func checkHealth(context: GraphicsContext) {
         healthTimer.acknowledge()
         let now = MonotonicClock.nanoseconds()
-        for screen in ordered where screen.isOpen {
+        for screen in ordered where screen.isOpen && !screen.awaitsCompositor {
             guard let since = screen.unshownSince, now &- since >= UInt64(Self.staleAfter * 1e9) else { continue }
             switch screen.health {
             case .ok:

@@ -277,16 +277,6 @@ public enum RemoteRoutes {
             return nil
         }
         guard let text = buffer.getString(at: buffer.readerIndex, length: buffer.readableBytes) else { return nil }
-        var fields: [String: String] = [:]
-        for pair in text.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = decodeFormComponent(parts[0]) else { return nil }
-            fields[name] = parts.count > 1 ? decodeFormComponent(parts[1]) ?? "" : ""
-        }
-        return fields
-    }
-
-    static func decodeFormComponent(_ text: Substring) -> String? {
-        text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+        return FormBody.parse(text)
     }
 }

@@ -1,6 +1,7 @@
 import CWaylandClient
 
-/// Owns one `wl_surface.frame` callback: fires once, when the compositor says it is a good time to draw.
+/// Owns one `wl_callback`: a `wl_surface.frame` callback, which fires once when the compositor says it is a good time
+/// to draw, or a `wl_display.sync` callback, which fires once the compositor has processed every request sent before.
 ///
 /// A surface that is not visible gets no frame callbacks, so a screen waiting on one simply stays quiet;
 /// nothing else waits for it (we never block in `eglSwapBuffers`, swap interval 0).

@@ -7,12 +7,15 @@ import Glibc
 /// (``WaylandGlobals`` for singletons, the application for outputs).
 public final class Registry {
     public private(set) var proxy: OpaquePointer?
+    /// The `wl_display` the registry belongs to (not owned: ``WaylandDisplay`` is).
+    public let display: OpaquePointer?
     /// Every global currently advertised, by registry name.
     public private(set) var globals: [UInt32: (interface: String, version: UInt32)] = [:]
     public var onGlobal: (UInt32, String, UInt32) -> Void = { _, _, _ in }
     public var onGlobalRemove: (UInt32) -> Void = { _ in }
 
     public init(display: WaylandDisplay) {
+        self.display = display.pointer
         proxy = wl_display_get_registry(display.pointer)
         wl_registry_add_listener(proxy, registryListener, Unmanaged.passUnretained(self).toOpaque())
     }

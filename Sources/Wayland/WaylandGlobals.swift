@@ -21,6 +21,8 @@ public final class WaylandGlobals {
     /// `wl_shm` and `wl_subcompositor`: shared frames for mirrors (one buffer shown on many surfaces).
     public private(set) var shm: OpaquePointer?
     public private(set) var subcompositor: OpaquePointer?
+    /// The connection the globals were bound on (not owned), for `wl_display.sync`.
+    private var display: OpaquePointer?
 
     /// Versions this code handles every event of.
     public enum Supported {
@@ -40,6 +42,7 @@ public final class WaylandGlobals {
     /// Binds `name` if it is one of the singletons; returns whether it was.
     @discardableResult
     public func bindIfSingleton(_ registry: Registry, name: UInt32, interface: String) -> Bool {
+        display = registry.display
         switch interface {
         case "wl_compositor":
             guard let b = registry.bind(name, interface: ms_wl_compositor_interface(), supported: Supported.compositor)
@@ -104,6 +107,13 @@ public final class WaylandGlobals {
         return features.map { "\($0.0)=\($0.1 == nil ? "no" : "yes")" }.joined(separator: " ")
     }
 
+    /// Asks the compositor to answer once it has processed every request sent so far (`wl_display.sync`); `done`
+    /// runs on the display thread when it has. Nil before any global was bound.
+    public func requestSync(_ done: @escaping () -> Void) -> FrameCallback? {
+        guard let display, let proxy = wl_display_sync(display) else { return nil }
+        return FrameCallback(proxy: proxy) { _ in done() }
+    }
+
     /// Destroys in reverse order of binding.
     public func destroy() {
         if let p = subcompositor { wl_subcompositor_destroy(p) }
@@ -119,6 +129,7 @@ public final class WaylandGlobals {
         if let p = compositor { wl_compositor_destroy(p) }
         (decorationManager, idleInhibitManager, fractionalScaleManager, viewporter) = (nil, nil, nil, nil)
         (xdgOutputManager, presentation, wmBase, compositor) = (nil, nil, nil, nil)
+        display = nil
     }
 
     fileprivate func setPresentationClock(_ clock: UInt32) {

@@ -12,6 +12,7 @@ struct Bench: ParsableCommand {
             BenchStartup.self, BenchHotplug.self, BenchIdle.self, BenchMemory.self, BenchMessages.self,
             BenchMirror.self, BenchKeypress.self, BenchRingCommand.self, BenchFleetLatency.self, BenchFleetLoad.self,
             BenchFleetKiosks.self, BenchWeb.self, BenchRemoteIdle.self, BenchRemoteLatency.self, BenchRemoteLoad.self,
+            BenchSoak.self,
         ])
 }
 
@@ -54,6 +55,27 @@ struct BenchHotplug: ParsableCommand {
 
     func run() throws {
         printResults(try options.benchmarks().hotplug(cycles: cycles), json: options.json)
+    }
+}
+
+struct BenchSoak: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "soak",
+        abstract: "Two outputs, a message a second, a hotplug a minute: RSS, fds and message → shown over time.")
+    @OptionGroup var options: DisplayBenchOptions
+    @Option(help: "Length of the run (60: an hour; 1440: a day).")
+    var minutes = 60
+    @Option(help: "Minutes left out of the RSS growth (caches filling up).")
+    var warmUp = 10
+
+    func run() throws {
+        let results = try options.benchmarks().soak(minutes: minutes, warmUpMinutes: warmUp)
+        printResults(results, json: options.json)
+        let failures = DisplayBenchmarks.soakFailures(results)
+        guard failures.isEmpty else {
+            for failure in failures { FileHandle.standardError.write(Data("soak: \(failure)\n".utf8)) }
+            throw ExitCode.failure
+        }
     }
 }
 

@@ -18,6 +18,23 @@ import Testing
         #expect(!s.shouldRender, "nothing changed: no frame (idle costs nothing)")
     }
 
+    /// A compositor that has not processed the last commit (stopped, stalled) gets nothing more, under every pacing
+    /// and not even for a configure, until the sync sent after that commit comes back.
+    @Test func nothingIsDrawnUntilTheCompositorCaughtUp() {
+        for pacing in FramePacing.allCases {
+            var s = FrameScheduler()
+            s.didRender()
+            s.awaitCompositor()
+            s.frameDone()
+            s.invalidate()
+            #expect(!s.shouldRender(pacing), "\(pacing)")
+            s.reset()
+            #expect(!s.mayCommit && !s.shouldRender(pacing), "\(pacing): a configure waits too")
+            s.compositorCaughtUp()
+            #expect(s.mayCommit && s.shouldRender(pacing), "\(pacing)")
+        }
+    }
+
     @Test func resetDrawsImmediately() {
         var s = FrameScheduler()
         s.didRender()

@@ -23,7 +23,8 @@ public struct HostPolicy: Sendable, Equatable {
         self.init(allowedAuthorities: hosts)
     }
 
-    static func authority(_ host: String, _ port: Int) -> String {
+    /// `host:port`, an IPv6 address in brackets.
+    public static func authority(_ host: String, _ port: Int) -> String {
         host.contains(":") && !host.hasPrefix("[") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 
