@@ -35,27 +35,12 @@ import Testing
         </script></body></html>
         """
 
-    private func status(_ app: MultiscreenProcess) throws -> [String: Any] {
-        let reply = try app.request(#"{"method": "status"}"#)
-        let object = try JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any]
-        return try #require(object?["result"] as? [String: Any], "\(reply.prefix(300))")
-    }
-
-    private func messages(_ app: MultiscreenProcess) throws -> [String] {
-        (try status(app)["messages"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String }
-    }
-
-    private func page(_ app: MultiscreenProcess, _ screen: String) throws -> [String: Any]? {
-        let screens = try status(app)["screens"] as? [[String: Any]] ?? []
-        return screens.first { $0["name"] as? String == screen }?["web"] as? [String: Any]
-    }
-
     /// Waits until a message starting with `prefix` is in `status`. - Returns: that message.
     @discardableResult
     private func waitForMessage(_ prefix: String, _ app: MultiscreenProcess, timeout: Double = 20) throws -> String {
         var found: String?
         try waitUntil(timeout: timeout, "a message \"\(prefix)…\" in status") {
-            found = try messages(app).first { $0.hasPrefix(prefix) }
+            found = try app.messageTexts().first { $0.hasPrefix(prefix) }
             return found != nil
         }
         return found ?? ""
@@ -82,12 +67,16 @@ import Testing
             """, home: home)
         let app = try MultiscreenProcess(environment: sway.environment, home: home)
         try app.waitForLog("web view: loading \(url.absoluteString) at 320x180 scale 2", timeout: 30)
-        try waitUntil(timeout: 30, "the page drawing") { try page(app, "HEADLESS-2")?["state"] as? String == "shown" }
+        try waitUntil(timeout: 30, "the page drawing") { try app.webPage("HEADLESS-2")?["state"] as? String == "shown" }
         try app.waitForLog("web view: loaded", timeout: 30)
 
         // A click in the middle of the bottom right quadrant: (240, 135) logical, (480, 270) device pixels, CSS
         // pixels (240, 135) at a device scale factor of 2.
         let pointer = try PointerDevices(sway)
+        // Events sent before Multiscreen has its wl_pointer (it makes one when the seat says it has a pointer) are
+        // lost: wait for it.
+        try pointer.device(on: "HEADLESS-2")
+        try app.waitForLog("seat: pointer")
         try pointer.click(Rect(x: 160, y: 90, width: 160, height: 90), on: "HEADLESS-2")
         let hit = try waitForMessage("click ", app)
         #expect(hit == "click hit 240,135", "the click landed at the wrong place: \(hit)")
@@ -101,7 +90,7 @@ import Testing
         defer { holder.kill() }
         try pointer.click(Rect(x: 0, y: 90, width: 160, height: 90), on: "HEADLESS-2")
         try app.waitForLog("keyboard → the page on HEADLESS-2")
-        #expect(try page(app, "HEADLESS-2")?["keyboard"] as? Bool == true)
+        #expect(try app.webPage("HEADLESS-2")?["keyboard"] as? Bool == true)
         try typeKeys(sway, ["typed on the page"])
         try typeKeys(sway, ["-k", "Return"])
         try waitForMessage("typed typed on the page", app)
@@ -111,11 +100,11 @@ import Testing
         #expect(controller.control(atX: controller.header.x + 5, y: controller.header.y + 5) == nil)
         try pointer.click(Rect(x: controller.header.x, y: controller.header.y, width: 10, height: 10), on: "HEADLESS-1")
         try app.waitForLog("keyboard → the controller")
-        #expect(try page(app, "HEADLESS-2")?["keyboard"] == nil)
+        #expect(try app.webPage("HEADLESS-2")?["keyboard"] == nil)
         try typeKeys(sway, ["back at the controller"])
         try typeKeys(sway, ["-k", "Return"])
         try app.waitForLog("for every screen: back at the controller")
-        #expect(try messages(app).filter { $0.hasPrefix("click miss") }.isEmpty)
+        #expect(try app.messageTexts().filter { $0.hasPrefix("click miss") }.isEmpty)
         #expect(app.process.isRunning)
         #expect(!app.log.contains("protocol error"))
     }
