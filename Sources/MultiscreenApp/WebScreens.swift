@@ -310,7 +310,8 @@ final class WebScreens {
                 var entry: [String: JSONValue] = [
                     "state": .string(Self.name(of: view.state)), "framesReceived": .integer(view.framesReceived),
                     "framesDropped": .integer(view.framesDropped), "framesUploaded": .integer(page.texture.uploads),
-                    "crashes": .integer(view.crashes),
+                    "crashes": .integer(view.crashes), "hangs": .integer(view.hangs),
+                    "hangRestarts": .integer(view.hangRestarts),
                 ]
                 if focus.keyboard == name { entry["keyboard"] = .bool(true) }
                 if let process = page.process, let rss = WebProcesses.residentMiB(process) {
@@ -340,6 +341,7 @@ final class WebScreens {
         case .shown: "shown"
         case .failed: "failed"
         case .crashed: "crashed"
+        case .unresponsive: "unresponsive"
         }
     }
 

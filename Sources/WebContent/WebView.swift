@@ -22,6 +22,15 @@ public final class WebView {
         case failed(reason: String)
         /// The web process ended; the view is reloaded after `retryInSeconds`.
         case crashed(reason: String, retryInSeconds: Double)
+        /// The web process stopped answering (a script handed to it not run for ``unresponsiveSeconds``, or WebKit's
+        /// own responsiveness check): it is ended and the page loaded again after ``hungSeconds`` unless it
+        /// answers first.
+        case unresponsive(endedInSeconds: Double)
+
+        public var isUnresponsive: Bool {
+            if case .unresponsive = self { return true }
+            return false
+        }
     }
 
     public let url: String
@@ -31,6 +40,9 @@ public final class WebView {
     public var onChange: () -> Void = {}
     /// Web process ends so far, and frames received.
     public private(set) var crashes = 0
+    /// Times the web process stopped answering, and of those the times it was ended for it.
+    public private(set) var hangs = 0
+    public private(set) var hangRestarts = 0
     public private(set) var framesReceived = 0
     public private(set) var framesDropped = 0
     /// The size of the last frame taken, in pixels.
@@ -51,6 +63,16 @@ public final class WebView {
     private var crashStreak = 0
     private var loadedAt: UInt64 = 0
     private var clientBox: Unmanaged<FrameClient>?
+    /// Scripts handed to the page whose completion has not come back, by number, with the time each went
+    /// (`CLOCK_MONOTONIC` ns): the web process answers every one, unless it is hung.
+    private var scriptsOutstanding: [UInt64: UInt64] = [:]
+    private var scriptsSent: UInt64 = 0
+    /// Armed only while scripts are outstanding (an idle page costs no wakeups): checks the oldest one's age.
+    private var watchdogSource: guint = 0
+    /// Armed while unresponsive: ends the web process when it fires.
+    private var hungSource: guint = 0
+    /// The page is being ended because it hung: its termination is reported as that, not as a crash.
+    private var endingHungProcess = false
     private let openedAt: UInt64
     /// The screen's integer scale: WebKit reads pointer and touch positions in device pixels (it divides them by
     /// the device scale factor), so positions in the screen's logical coordinates are multiplied by it.
@@ -60,6 +82,10 @@ public final class WebView {
     /// The touch points that are down, in device pixels: WPE sends every point with each change.
     private var touchPoints: [Int32: wpe_input_touch_event_raw] = [:]
 
+    /// A script not run for this long means the web process is hung (WebKit's own responsiveness timeout is 3 s).
+    static let unresponsiveSeconds = 3.0
+    /// How long a hung web process may take to answer again before it is ended and the page loaded again.
+    static let hungSeconds = 10.0
     /// How long a page must stay up after loading for its next crash to count as a first one again.
     static let stableSeconds = 10.0
     /// The longest wait before a crashed page is loaded again.
@@ -310,7 +336,110 @@ public final class WebView {
 
     private func run(_ script: String) {
         guard let view else { return }
-        webkit_web_view_run_javascript(view, script, nil, nil, nil)
+        scriptsSent += 1
+        scriptsOutstanding[scriptsSent] = Self.monotonicNanoseconds()
+        // The completion may come after this view is gone: it finds the view through a box that holds it weakly.
+        let box = Unmanaged.passRetained(ScriptCompletion(view: self, number: scriptsSent))
+        webkit_web_view_run_javascript(
+            view, script, nil,
+            { source, result, data in
+                guard let data else { return }
+                let completion = Unmanaged<ScriptCompletion>.fromOpaque(data).takeRetainedValue()
+                if let source, let result { multiscreen_finish_script(source, result) }
+                completion.view?.scriptCompleted(completion.number)
+            }, box.toOpaque())
+        armWatchdog()
+    }
+
+    // MARK: - Responsiveness
+
+    fileprivate func scriptCompleted(_ number: UInt64) {
+        scriptsOutstanding[number] = nil
+        if scriptsOutstanding.isEmpty {
+            cancelWatchdog()
+            if state.isUnresponsive { responsive() }
+        }
+    }
+
+    private func armWatchdog() {
+        guard watchdogSource == 0, let oldest = scriptsOutstanding.values.min() else { return }
+        let age = Double(Self.monotonicNanoseconds() &- oldest) / 1e9
+        let wait = max(Self.unresponsiveSeconds - age, 0.05)
+        watchdogSource = g_timeout_add(
+            guint(wait * 1000),
+            { data in
+                guard let data else { return 0 }
+                let page = Unmanaged<WebView>.fromOpaque(data).takeUnretainedValue()
+                page.watchdogSource = 0
+                page.watchdogFired()
+                return 0
+            }, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    private func cancelWatchdog() {
+        if watchdogSource != 0 { g_source_remove(watchdogSource) }
+        watchdogSource = 0
+    }
+
+    private func watchdogFired() {
+        guard let oldest = scriptsOutstanding.values.min() else { return }
+        if Double(Self.monotonicNanoseconds() &- oldest) / 1e9 >= Self.unresponsiveSeconds {
+            unresponsive(because: "a script waited \(Self.unresponsiveSeconds) s")
+        } else {
+            armWatchdog()
+        }
+    }
+
+    /// WebKit's own check (it times the web process's answers to input events and navigations) changed its mind.
+    private func responsivenessChanged() {
+        guard let view else { return }
+        if webkit_web_view_get_is_web_process_responsive(view) == 0 {
+            unresponsive(because: "WebKit's responsiveness check")
+        } else if state.isUnresponsive && scriptsOutstanding.isEmpty {
+            responsive()
+        }
+    }
+
+    private func unresponsive(because why: String) {
+        guard !state.isUnresponsive, hungSource == 0 else { return }
+        switch state {
+        case .failed, .crashed: return  // no process to wait for
+        default: break
+        }
+        hangs += 1
+        logger.error(
+            "web view \(url): the web process is not responding (\(why)); ending it in \(Self.hungSeconds) s unless it answers"
+        )
+        state = .unresponsive(endedInSeconds: Self.hungSeconds)
+        hungSource = g_timeout_add(
+            guint(Self.hungSeconds * 1000),
+            { data in
+                guard let data else { return 0 }
+                let page = Unmanaged<WebView>.fromOpaque(data).takeUnretainedValue()
+                page.hungSource = 0
+                page.endHungProcess()
+                return 0
+            }, Unmanaged.passUnretained(self).toOpaque())
+        onChange()
+    }
+
+    private func responsive() {
+        cancelHung()
+        logger.notice("web view \(url): the web process answers again")
+        state = framesReceived > 0 ? .shown : .loading
+        onChange()
+    }
+
+    private func endHungProcess() {
+        guard let view else { return }
+        hangRestarts += 1
+        endingHungProcess = true
+        webkit_web_view_terminate_web_process(view)
+    }
+
+    private func cancelHung() {
+        if hungSource != 0 { g_source_remove(hungSource) }
+        hungSource = 0
     }
 
     // MARK: - Signals
@@ -350,6 +479,12 @@ public final class WebView {
                 Unmanaged<WebView>.fromOpaque(data).takeUnretainedValue().loadFailed(uri: failing, reason: reason)
                 return 1
             }, me)
+        _ = multiscreen_connect_responsive(
+            view,
+            { _, _, data in
+                guard let data else { return }
+                Unmanaged<WebView>.fromOpaque(data).takeUnretainedValue().responsivenessChanged()
+            }, me)
         _ = multiscreen_connect_terminated(
             view,
             { _, reason, data in
@@ -384,8 +519,15 @@ public final class WebView {
 
     private func terminated(_ reason: WebKitWebProcessTerminationReason) {
         crashes += 1
+        let hung = endingHungProcess
+        endingHungProcess = false
+        cancelHung()
+        cancelWatchdog()
+        // The old process answers none of the scripts it had: their completions (with errors) mean nothing now.
+        scriptsOutstanding = [:]
         let why =
             switch reason {
+            case _ where hung: "the web process stopped responding"
             case WEBKIT_WEB_PROCESS_CRASHED: "the web process crashed"
             case WEBKIT_WEB_PROCESS_EXCEEDED_MEMORY_LIMIT: "the web process exceeded its memory limit"
             default: "the web process was terminated"
@@ -429,6 +571,9 @@ public final class WebView {
 
     public func destroy() {
         cancelRestart()
+        cancelHung()
+        cancelWatchdog()
+        scriptsOutstanding = [:]
         bridge.run = { _ in }
         bridge.stop()
         if let manager {
@@ -461,6 +606,18 @@ public final class WebView {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
         return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+}
+
+/// A script handed to a page: its completion finds the view through this box, which holds it weakly (WebKit may
+/// complete a script after the view is gone).
+private final class ScriptCompletion {
+    weak var view: WebView?
+    let number: UInt64
+
+    init(view: WebView, number: UInt64) {
+        self.view = view
+        self.number = number
     }
 }
 
