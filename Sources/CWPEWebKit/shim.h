@@ -35,6 +35,28 @@ static inline gulong multiscreen_connect_responsive(WebKitWebView *view, multisc
     return g_signal_connect(view, "notify::is-web-process-responsive", G_CALLBACK(callback), data);
 }
 
+/// A web context whose web processes have WebKit's memory pressure settings with this limit (MiB) and a kill
+/// threshold of 1 (a web process over the limit is ended). The conservative and strict thresholds keep WebKit's
+/// defaults (a third and a half of the limit: caches are released first).
+static inline WebKitWebContext *multiscreen_web_context_new(guint memory_limit_mib) {
+    WebKitMemoryPressureSettings *settings = webkit_memory_pressure_settings_new();
+    webkit_memory_pressure_settings_set_memory_limit(settings, memory_limit_mib);
+    webkit_memory_pressure_settings_set_kill_threshold(settings, 1.0);
+    WebKitWebContext *context =
+        WEBKIT_WEB_CONTEXT(g_object_new(WEBKIT_TYPE_WEB_CONTEXT, "memory-pressure-settings", settings, NULL));
+    webkit_memory_pressure_settings_free(settings);
+    return context;
+}
+
+/// A web view on `backend` in `context` (NULL: WebKit's default context) with `manager`'s scripts and handlers.
+static inline WebKitWebView *multiscreen_web_view_new(WebKitWebViewBackend *backend, WebKitWebContext *context,
+                                                     WebKitUserContentManager *manager) {
+    if (!context) return webkit_web_view_new_with_user_content_manager(backend, manager);
+    return WEBKIT_WEB_VIEW(
+        g_object_new(WEBKIT_TYPE_WEB_VIEW, "backend", backend, "web-context", context, "user-content-manager", manager,
+                     NULL));
+}
+
 /// Ends a webkit_web_view_run_javascript call: frees its result, or its error (a script that threw, or a web
 /// process that went away, still answered).
 static inline void multiscreen_finish_script(GObject *source, GAsyncResult *result) {

@@ -77,7 +77,7 @@ public final class Application {
         graphics = try Graphics(display: display, fonts: fonts, logger: logger)
         registry = Registry(display: display)
         loop = EventLoop(display: display)
-        web = WebScreens(bus: bus, logger: logger)
+        web = WebScreens(bus: bus, config: options.web, logger: logger)
         screens = try ScreenSet(
             globals: globals, outputs: outputs, appID: options.appID, reopenDelay: options.reopenDelay,
             flash: options.flash, pacing: options.pacing, logger: logger)

@@ -38,6 +38,7 @@ final class WebScreens {
     /// the screen is asked to show another URL or stops showing it.
     private var failed: [UInt32: String] = [:]
     private let bus: MessageBus
+    private let config: WebConfig
     private let logger: Logger
     /// The engine started: the caller puts its main context into the display thread's poll.
     var onEngineStarted: (WebEngine) -> Void = { _ in }
@@ -46,8 +47,9 @@ final class WebScreens {
     private(set) var closed = 0
     private(set) var failures = 0
 
-    init(bus: MessageBus, logger: Logger) {
+    init(bus: MessageBus, config: WebConfig = WebConfig(), logger: Logger) {
         self.bus = bus
+        self.config = config
         self.logger = logger
     }
 
@@ -87,7 +89,8 @@ final class WebScreens {
     {
         do {
             let engine = try startEngine(eglExtensions: eglExtensions)
-            let bridge = PageBridge(bus: bus, screen: screen.output.displayName, logger: logger)
+            let bridge = PageBridge(
+                bus: bus, screen: screen.output.displayName, permissions: config.permissions, logger: logger)
             let view = try WebView(
                 engine: engine, url: url, width: size.width, height: size.height, scale: size.scale, bridge: bridge,
                 logger: logger)
@@ -105,7 +108,8 @@ final class WebScreens {
 
     private func startEngine(eglExtensions: String) throws(WebContentError) -> WebEngine {
         if let engine { return engine }
-        let started = try WebEngine(eglExtensions: eglExtensions, logger: logger)
+        let started = try WebEngine(
+            eglExtensions: eglExtensions, memoryLimitMiB: config.memoryLimitMiB, logger: logger)
         engine = started
         onEngineStarted(started)
         return started
@@ -314,6 +318,7 @@ final class WebScreens {
                     "hangRestarts": .integer(view.hangRestarts),
                 ]
                 if focus.keyboard == name { entry["keyboard"] = .bool(true) }
+                if let limit = config.memoryLimitMiB { entry["memoryLimitMiB"] = .integer(limit) }
                 if let process = page.process, let rss = WebProcesses.residentMiB(process) {
                     entry["webProcess"] = .object(["pid": .integer(Int(process)), "rssMiB": .number(rss)])
                 }

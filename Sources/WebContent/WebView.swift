@@ -97,7 +97,6 @@ public final class WebView {
     public init(
         engine: WebEngine, url: String, width: Int, height: Int, scale: Int, bridge: PageBridge, logger: Logger
     ) throws(WebContentError) {
-        _ = engine  // the engine must exist (and be initialised) before any view
         openedAt = Self.monotonicNanoseconds()
         self.url = url
         self.bridge = bridge
@@ -139,7 +138,7 @@ public final class WebView {
             nil, nil)
         webkit_user_content_manager_add_script(manager, script)
         webkit_user_script_unref(script)
-        let view = webkit_web_view_new_with_user_content_manager(webBackend, manager)!
+        let view = multiscreen_web_view_new(webBackend, engine.context, manager)!
         self.view = view
         // Only now: the backend tells the view its scale, and WebKit starts listening when the view is made (a
         // scale dispatched before is lost, and the page is drawn at scale 1).
@@ -150,6 +149,10 @@ public final class WebView {
         box.takeUnretainedValue().view = self
         connectSignals()
         bridge.run = { [unowned self] script in run(script) }
+        bridge.pageURL = { [unowned self] in
+            guard let view = self.view, let uri = webkit_web_view_get_uri(view) else { return nil }
+            return String(cString: uri)
+        }
         webkit_web_view_load_uri(view, url)
         logger.info("web view: loading \(url) at \(width)x\(height) scale \(scale)")
     }
@@ -575,6 +578,7 @@ public final class WebView {
         cancelWatchdog()
         scriptsOutstanding = [:]
         bridge.run = { _ in }
+        bridge.pageURL = { nil }
         bridge.stop()
         if let manager {
             g_signal_handlers_disconnect_matched(
