@@ -60,3 +60,41 @@ import Testing
         #expect(app.process.isRunning)
     }
 }
+
+/// Over `[web] memory_limit`, WebKit ends the web process and the page is loaded again like after a crash.
+@Suite(.serialized) struct WebMemoryLimitTests {
+    /// Holds 200 MiB, touched so it is resident, well over the 64 MiB limit.
+    static let page = """
+        <!doctype html><html><head><meta charset="utf-8"></head><body><script>
+        window.held = [];
+        for (var i = 0; i < 50; i++) { var block = new Uint8Array(4 << 20); block.fill(1); window.held.push(block); }
+        </script></body></html>
+        """
+
+    @Test func aWebProcessOverTheLimitIsEndedAndThePageReloaded() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("web-memory-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("page.html")
+        try Self.page.write(to: url, atomically: true, encoding: .utf8)
+        let sway = try HeadlessSway(outputs: 2, width: 640, height: 360)
+        let home = MultiscreenProcess.makeHome()
+        try MultiscreenProcess.writeConfig(
+            """
+            [[rule]]
+            match = { name = "HEADLESS-2" }
+            role = "external"
+            content = "web"
+            url = "\(url.absoluteString)"
+
+            [web]
+            memory_limit = 64
+            """, home: home)
+        let app = try MultiscreenProcess(environment: sway.environment, home: home)
+        try app.waitForLog("web view: loading", timeout: 30)
+        let started = Date()
+        try app.waitForLog("the web process exceeded its memory limit", timeout: 90)
+        print("memory limit: web process ended \(Date().timeIntervalSince(started)) s after the page was opened")
+        #expect(try app.webPage("HEADLESS-2")?["crashes"] as? Int ?? 0 >= 1)
+    }
+}
