@@ -9,7 +9,8 @@ import Testing
 /// in the wrong space (logical instead of device pixels, or scaled twice) lands in another quadrant of the page.
 ///
 /// Touch is not injected: sway 1.7 (wlroots 0.15) offers no protocol for a virtual touch device and the headless
-/// backend has no input devices, so `wl_touch` cannot be driven here.
+/// backend has no input devices, so `wl_touch` cannot be driven here (`WebViewTouchTests` hands touch points to a
+/// real view instead).
 @Suite(.serialized) struct WebInputTests {
     /// Four quadrants: a click in the bottom right one is a hit, in the top left one a miss; the bottom left holds
     /// a text field that sends its text on Enter. Each thing the page notices is sent through the bridge, so it
