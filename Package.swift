@@ -115,7 +115,12 @@ let package = Package(
             ]),
         // Web pages on screens: WPE views whose frames the renderer composites, GLib's main context in the display
         // thread's poll, and each page's bridge into the bus (a producer with its own reply sink).
-        .target(name: "WebContent", dependencies: ["CWPEWebKit", "CWPEBackendFDO", "Messaging", logging]),
+        .target(
+            name: "WebContent",
+            dependencies: [
+                "CWPEWebKit", "CWPEBackendFDO", "Messaging", "TOMLHeaderCheck",
+                .product(name: "TOMLKit", package: "TOMLKit"), logging,
+            ]),
         // Swift owners of Wayland objects and the display thread's event loop.
         .target(
             name: "Wayland",
@@ -148,7 +153,7 @@ let package = Package(
             name: "multiscreen",
             dependencies: [
                 "MultiscreenApp", "Screens", "Outputs", "Messaging", "CompositorHarness", "Benchmarks", "Remote",
-                "LatencyReport", "Fleet", "PhoneRemote", logging,
+                "LatencyReport", "Fleet", "PhoneRemote", "WebContent", logging,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // ThreadSanitizer stress run of the rings (scripts/tsan-stress), including a broken canary ring.

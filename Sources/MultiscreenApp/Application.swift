@@ -77,7 +77,7 @@ public final class Application {
         graphics = try Graphics(display: display, fonts: fonts, logger: logger)
         registry = Registry(display: display)
         loop = EventLoop(display: display)
-        web = WebScreens(bus: bus, logger: logger)
+        web = WebScreens(bus: bus, config: options.web, logger: logger)
         screens = try ScreenSet(
             globals: globals, outputs: outputs, appID: options.appID, reopenDelay: options.reopenDelay,
             flash: options.flash, pacing: options.pacing, logger: logger)
@@ -283,8 +283,10 @@ public final class Application {
         self.seat = seat
         seat.onKey = { [unowned self] event in
             // A page in place of the controller UI takes the keys the controller UI would have had.
-            if let controller = product.model.assignment.controller,
-                web.key(controller, keysym: event.keysym, text: event.text, modifiers: UInt32(event.modifiers.rawValue))
+            // So does a page on an external screen that a press gave the keyboard to (WebScreens says which).
+            if web.key(
+                controller: product.model.assignment.controller, keysym: event.keysym, text: event.text,
+                modifiers: UInt32(event.modifiers.rawValue))
             {
                 return
             }
@@ -292,21 +294,34 @@ public final class Application {
             else { return }
             act(on: product.handle(key: key))
         }
+        // Pointer and touch on a page go to its web view.
         seat.onPointer = { [unowned self] event in
+            if web.pointer(event, controller: product.model.assignment.controller, target: pageTarget) { return }
             if case .press(_, let surface, let x, let y) = event { press(surface: surface, x: x, y: y) }
         }
         seat.onTouch = { [unowned self] event in
+            if web.touch(event, controller: product.model.assignment.controller, target: pageTarget) { return }
             if case .down(_, let surface, let x, let y) = event { press(surface: surface, x: x, y: y) }
         }
         // External screens are passive displays: no cursor over them.
         seat.hidesCursor = { [unowned self] surface in
             guard let screen = screens.screen(of: surface),
-                product.kind(of: screen.output.registryName) != .controller
+                product.kind(of: screen.output.registryName) != .controller,
+                !product.kind(of: screen.output.registryName).isWeb  // a page takes the pointer: it shows
             else { return false }
             logger.debug("cursor hidden over \(screen.output.displayName)")
             return true
         }
         loop.watch(seat.keyRepeater.fileDescriptor) { [unowned seat] in seat.keyRepeater.handleTimer() }
+    }
+
+    /// The screen shown at a surface-local point, named for ``WebScreens``' input routing.
+    private func pageTarget(_ surface: SurfaceID?, _ x: Double, _ y: Double) -> (
+        name: UInt32, displayName: String, x: Double, y: Double
+    )? {
+        screens.target(of: surface, x: x, y: y).map {
+            ($0.screen.output.registryName, $0.screen.output.displayName, $0.x, $0.y)
+        }
     }
 
     /// A press at surface-local (logical) coordinates: mapped to buffer pixels, hit-tested on the layout.

@@ -1,4 +1,5 @@
 import Outputs
+import WebContent
 
 extension Application {
     /// What `multiscreen run` can choose.
@@ -20,6 +21,8 @@ extension Application {
         /// How mirrors get the controller's picture: `auto` (shared frames on a software renderer), `shared`,
         /// `copy` (see ``MirrorPath``).
         public var mirror = MirrorPreferenceName.auto
+        /// The `[web]` section: what pages may call per origin, the web processes' memory limit.
+        public var web = WebConfig()
 
         public init(display: String? = nil) { self.display = display }
     }

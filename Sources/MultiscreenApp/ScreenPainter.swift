@@ -77,6 +77,8 @@ struct ScreenPainter {
         case .failed(let reason)?: note = "Cannot show \(url)\n\(reason)"
         case .crashed(let reason, let retry)?:
             note = "The page stopped: \(reason).\nLoading \(url) again in \(Int(retry.rounded(.up))) s"
+        case .unresponsive(let seconds)?:
+            note = "The page is not responding.\n\(url) is loaded again in \(Int(seconds)) s unless it recovers"
         case nil where frame == nil: note = "Cannot show \(url)\nthe web engine is not available (see the log)"
         default: note = nil
         }

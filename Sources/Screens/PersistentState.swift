@@ -1,5 +1,6 @@
-/// What survives a restart: roles and content modes set at run time (per monitor identity), the cards, and the
-/// recent message log. Stored as JSON by ``StateStore``.
+/// What survives a restart: roles and content modes set at run time (per monitor identity), the cards, the
+/// recent message log, and the pages opened or closed at run time (per screen name, as `web.open` names them).
+/// Stored as JSON by ``StateStore``.
 ///
 /// The keys of `roles` and `contents` are ``OutputIdentity/key`` strings. `version` lets a later format be
 /// recognised; a file of another version is set aside rather than misread.
@@ -12,16 +13,23 @@ public struct PersistentState: Codable, Equatable, Sendable {
     public var cards: [Card]
     /// The recent messages, oldest first (bounded by the log that produced them).
     public var messages: [LoggedMessage]
+    /// Pages opened at run time, URL by screen name; absent (nil) in files written before pages were saved, and
+    /// when there are none.
+    public var pages: [String: String]?
+    /// Screens whose configured page was closed at run time (they show their mode's content instead).
+    public var closedPages: [String]?
 
     public init(
         roles: [String: ScreenRole] = [:], contents: [String: ContentMode] = [:], cards: [Card] = [],
-        messages: [LoggedMessage] = []
+        messages: [LoggedMessage] = [], pages: [String: String] = [:], closedPages: Set<String> = []
     ) {
         version = Self.currentVersion
         self.roles = roles
         self.contents = contents
         self.cards = cards
         self.messages = messages
+        self.pages = pages.isEmpty ? nil : pages
+        self.closedPages = closedPages.isEmpty ? nil : closedPages.sorted()
     }
 
     /// The run-time roles and modes, as ``RoleAssigner`` takes them.

@@ -134,9 +134,10 @@ public struct RoleConfig: Equatable, Sendable {
             throw .syntax(file: nil, line: 0, column: 0, message: "\(error)")
         }
         var config = RoleConfig()
-        // `[fleet]` belongs to the fleet link (the Fleet module's `FleetConfig` reads it from the same file), and
-        // `[remote]` to the phone remote (PhoneRemote's `RemoteConfig`).
-        try checkKeys(root, path: nil, allowed: ["controller", "rule", "theme", "fleet", "remote"])
+        // `[fleet]` belongs to the fleet link (the Fleet module's `FleetConfig` reads it from the same file),
+        // `[remote]` to the phone remote (PhoneRemote's `RemoteConfig`), `[web]` to the pages (WebContent's
+        // `WebConfig`).
+        try checkKeys(root, path: nil, allowed: ["controller", "rule", "theme", "fleet", "remote", "web"])
         if let controller = root["controller"] {
             guard let table = controller.table else {
                 throw .wrongType(file: nil, key: "controller", expected: "a table")

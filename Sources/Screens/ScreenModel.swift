@@ -14,8 +14,8 @@ public struct ScreenModel: Sendable {
     public private(set) var roles: RoleAssigner
     public private(set) var cards: CardBoard
     public private(set) var log: MessageLog
-    /// Pages opened at run time (`web.open`), by screen name; and screens whose configured page was closed.
-    /// Not saved in the state file: the config's `url` is what survives a restart.
+    /// Pages opened at run time (`web.open`), by screen name; and screens whose configured page was closed. Both
+    /// are saved in the state file, so a restart shows the same pages.
     public private(set) var pages: [String: String] = [:]
     private var closedPages: Set<String> = []
 
@@ -30,6 +30,8 @@ public struct ScreenModel: Sendable {
         roles = RoleAssigner(config: config, memory: state.memory)
         cards = CardBoard(cards: state.cards)
         log = MessageLog(capacity: messageCapacity, restoring: state.messages)
+        pages = state.pages ?? [:]
+        closedPages = Set(state.closedPages ?? [])
     }
 
     /// The latest assignment.
@@ -160,7 +162,7 @@ public struct ScreenModel: Sendable {
     public var persistentState: PersistentState {
         PersistentState(
             roles: roles.memory.roles, contents: roles.memory.contents, cards: cards.cards,
-            messages: log.newestFirst.reversed())
+            messages: log.newestFirst.reversed(), pages: pages, closedPages: closedPages)
     }
 
     private func checkCardScreen(_ screen: String) throws(CardError) {

@@ -118,6 +118,13 @@ public struct StateStore: Sendable {
         if let bad = state.roles.values.first(where: { ScreenRole.validated($0.rawValue) == nil }) {
             return .failure(Problem(reason: "is damaged: invalid role name \"\(bad.rawValue)\""))
         }
+        for (screen, url) in (state.pages ?? [:]).sorted(by: { $0.key < $1.key }) {
+            if let problem = WebAddress.problem(url) {
+                return .failure(
+                    Problem(
+                        reason: "is damaged: the page of \(String(reflecting: String(screen.prefix(64)))): \(problem)"))
+            }
+        }
         return .success(state)
     }
 

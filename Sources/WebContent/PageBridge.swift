@@ -10,25 +10,23 @@ import Messaging
 /// thread's loop dispatches, and the display thread delivers replies and events. `@unchecked Sendable` because
 /// ``ReplySink`` requires it; no other thread ever sees a bridge.
 public final class PageBridge: MessageSource, ReplySink, @unchecked Sendable {
-    /// Methods a page may call unless the config says otherwise: show text, handle cards, read the status.
-    public static let defaultPermissions: Set<MessageMethod> = [
-        .send, .openCard, .closeCard, .reopenCard, .discardCard, .status,
-    ]
-
     public let name: String
     /// Its ring into the bus; nil once stopped (the producer holds this sink, so the bridge lets go of it).
     private var producer: MessageProducer?
-    private let permissions: Set<MessageMethod>
+    private let permissions: PagePermissions
     private let logger: Logger
     /// Ids of requests in the ring, oldest first: replies come back in request order.
     private var waitingIDs: [JSONValue?] = []
     /// Runs a delivery script in the page (the ``WebView`` sets it).
     var run: (String) -> Void = { _ in }
+    /// The URL the page's view shows now (the ``WebView`` sets it): its origin decides what the page may call, so a
+    /// page that navigated elsewhere gets that origin's permissions.
+    var pageURL: () -> String? = { nil }
     private(set) var statistics = (requests: 0, enqueued: 0, malformed: 0, notAllowed: 0, busy: 0, delivered: 0)
 
     /// - Parameter screen: the page's screen, which names its counters in `status` (`web:<screen>`).
     public init(
-        bus: MessageBus, screen: String, permissions: Set<MessageMethod> = PageBridge.defaultPermissions,
+        bus: MessageBus, screen: String, permissions: PagePermissions = PagePermissions(),
         logger: Logger = Logger(label: "multiscreen.web")
     ) {
         name = "web:\(screen)"
@@ -64,10 +62,7 @@ public final class PageBridge: MessageSource, ReplySink, @unchecked Sendable {
             }
             id = object.removeValue(forKey: "id")
             message = try MessageCodec.decodeRequest(JSONValue.object(object).serialized)
-            guard permissions.contains(message.method) else {
-                statistics.notAllowed += 1
-                throw MessageError(.notPermitted, "a page may not call \(message.method.rawValue)")
-            }
+            try check(message.method)
         } catch {
             if error.code != .notPermitted { statistics.malformed += 1 }
             logger.notice("\(name): refused a page's request: \(Self.logSafe(error.message))")
@@ -83,16 +78,30 @@ public final class PageBridge: MessageSource, ReplySink, @unchecked Sendable {
         let message = Message.send(text: text, screen: nil)
         do throws(MessageError) {
             try message.validate()
+            try check(.send)
             guard text.contains(where: { !$0.isWhitespace }) else {
                 throw MessageError(.invalidParams, "the message is empty")
             }
         } catch {
-            statistics.malformed += 1
+            if error.code != .notPermitted { statistics.malformed += 1 }
             logger.notice("\(name): refused a page's sendMessage: \(Self.logSafe(error.message))")
             deliverNow(.reply(id: nil, .error(error)))
             return
         }
         enqueue(message, id: nil)
+    }
+
+    /// Whether the page, from the origin it shows now, may call `method`.
+    private func check(_ method: MessageMethod) throws(MessageError) {
+        let (origin, methods) = permissions.methods(forPageAt: pageURL())
+        guard methods.contains(method) else {
+            statistics.notAllowed += 1
+            let granted = methods.map(\.rawValue).sorted().joined(separator: ", ")
+            throw MessageError(
+                .notPermitted,
+                "a page from \(origin) may not call \(method.rawValue) (it may call: \(granted.isEmpty ? "nothing" : granted))"
+            )
+        }
     }
 
     private func enqueue(_ message: Message, id: JSONValue?) {

@@ -16,12 +16,20 @@ import Logging
 public final class WebEngine {
     /// GLib's main context in the display thread's poll.
     public let mainContext: MainContextPoll
+    /// The web context every view is made in: WebKit's default one, or with a memory limit one of ours (the limit
+    /// can only be given when a context is made). Kept for the life of the process, like the engine.
+    let context: UnsafeMutablePointer<WebKitWebContext>?
     private let logger: Logger
 
-    /// - Parameter eglExtensions: our EGL display's extension string, logged with the choice it implies.
-    public init(eglExtensions: String, logger: Logger) throws(WebContentError) {
+    /// - Parameters:
+    ///   - eglExtensions: our EGL display's extension string, logged with the choice it implies.
+    ///   - memoryLimitMiB: `[web] memory_limit`: WebKit's memory pressure settings for every web process (the
+    ///     limit, and a kill threshold at the limit so a process over it is ended, seen as a crash and reloaded).
+    public init(eglExtensions: String, memoryLimitMiB: Int? = nil, logger: Logger) throws(WebContentError) {
         self.logger = logger
         mainContext = MainContextPoll()
+        context = memoryLimitMiB.map { multiscreen_web_context_new(guint($0)) }
+        if let memoryLimitMiB { logger.info("web views: each web process limited to \(memoryLimitMiB) MiB") }
         guard wpe_loader_init("libWPEBackend-fdo-1.0.so.1") else {
             throw WebContentError.engine("wpe_loader_init could not load libWPEBackend-fdo-1.0.so.1")
         }

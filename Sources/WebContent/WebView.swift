@@ -22,6 +22,15 @@ public final class WebView {
         case failed(reason: String)
         /// The web process ended; the view is reloaded after `retryInSeconds`.
         case crashed(reason: String, retryInSeconds: Double)
+        /// The web process stopped answering (a script handed to it not run for ``unresponsiveSeconds``, or WebKit's
+        /// own responsiveness check): it is ended and the page loaded again after ``hungSeconds`` unless it
+        /// answers first.
+        case unresponsive(endedInSeconds: Double)
+
+        public var isUnresponsive: Bool {
+            if case .unresponsive = self { return true }
+            return false
+        }
     }
 
     public let url: String
@@ -31,6 +40,9 @@ public final class WebView {
     public var onChange: () -> Void = {}
     /// Web process ends so far, and frames received.
     public private(set) var crashes = 0
+    /// Times the web process stopped answering, and of those the times it was ended for it.
+    public private(set) var hangs = 0
+    public private(set) var hangRestarts = 0
     public private(set) var framesReceived = 0
     public private(set) var framesDropped = 0
     /// The size of the last frame taken, in pixels.
@@ -51,8 +63,29 @@ public final class WebView {
     private var crashStreak = 0
     private var loadedAt: UInt64 = 0
     private var clientBox: Unmanaged<FrameClient>?
+    /// Scripts handed to the page whose completion has not come back, by number, with the time each went
+    /// (`CLOCK_MONOTONIC` ns): the web process answers every one, unless it is hung.
+    private var scriptsOutstanding: [UInt64: UInt64] = [:]
+    private var scriptsSent: UInt64 = 0
+    /// Armed only while scripts are outstanding (an idle page costs no wakeups): checks the oldest one's age.
+    private var watchdogSource: guint = 0
+    /// Armed while unresponsive: ends the web process when it fires.
+    private var hungSource: guint = 0
+    /// The page is being ended because it hung: its termination is reported as that, not as a crash.
+    private var endingHungProcess = false
     private let openedAt: UInt64
+    /// The screen's integer scale: WebKit reads pointer and touch positions in device pixels (it divides them by
+    /// the device scale factor), so positions in the screen's logical coordinates are multiplied by it.
+    private var scale = 1
+    /// The pointer buttons held, as WPE's `wpe_input_pointer_modifier_button*` bits (`MouseEvent.buttons`).
+    private var buttonsHeld: UInt32 = 0
+    /// The touch points that are down, in device pixels: WPE sends every point with each change.
+    private var touchPoints: [Int32: wpe_input_touch_event_raw] = [:]
 
+    /// A script not run for this long means the web process is hung (WebKit's own responsiveness timeout is 3 s).
+    static let unresponsiveSeconds = 3.0
+    /// How long a hung web process may take to answer again before it is ended and the page loaded again.
+    static let hungSeconds = 10.0
     /// How long a page must stay up after loading for its next crash to count as a first one again.
     static let stableSeconds = 10.0
     /// The longest wait before a crashed page is loaded again.
@@ -64,11 +97,11 @@ public final class WebView {
     public init(
         engine: WebEngine, url: String, width: Int, height: Int, scale: Int, bridge: PageBridge, logger: Logger
     ) throws(WebContentError) {
-        _ = engine  // the engine must exist (and be initialised) before any view
         openedAt = Self.monotonicNanoseconds()
         self.url = url
         self.bridge = bridge
         self.logger = logger
+        self.scale = max(scale, 1)
         let box = Unmanaged.passRetained(FrameClient())
         guard
             let exportable = wpe_view_backend_exportable_fdo_create(
@@ -81,7 +114,6 @@ public final class WebView {
         self.exportable = exportable
         let backend = wpe_view_backend_exportable_fdo_get_view_backend(exportable)
         self.backend = backend
-        wpe_view_backend_dispatch_set_device_scale_factor(backend, Float(max(scale, 1)))
         wpe_view_backend_add_activity_state(
             backend,
             UInt32(
@@ -106,14 +138,21 @@ public final class WebView {
             nil, nil)
         webkit_user_content_manager_add_script(manager, script)
         webkit_user_script_unref(script)
-        let view = webkit_web_view_new_with_user_content_manager(webBackend, manager)!
+        let view = multiscreen_web_view_new(webBackend, engine.context, manager)!
         self.view = view
+        // Only now: the backend tells the view its scale, and WebKit starts listening when the view is made (a
+        // scale dispatched before is lost, and the page is drawn at scale 1).
+        wpe_view_backend_dispatch_set_device_scale_factor(backend, Float(self.scale))
         let settings = webkit_web_view_get_settings(view)
         // A local app directory (file://) loads its own scripts and styles next to the page.
         webkit_settings_set_allow_file_access_from_file_urls(settings, 1)
         box.takeUnretainedValue().view = self
         connectSignals()
         bridge.run = { [unowned self] script in run(script) }
+        bridge.pageURL = { [unowned self] in
+            guard let view = self.view, let uri = webkit_web_view_get_uri(view) else { return nil }
+            return String(cString: uri)
+        }
         webkit_web_view_load_uri(view, url)
         logger.info("web view: loading \(url) at \(width)x\(height) scale \(scale)")
     }
@@ -183,11 +222,107 @@ public final class WebView {
         }
     }
 
+    /// The pointer moved to (x, y), in the screen's logical coordinates.
+    public func pointerMotion(x: Double, y: Double) {
+        guard let backend else { return }
+        let (px, py) = devicePixels(x, y)
+        var event = wpe_input_pointer_event(
+            type: wpe_input_pointer_event_type_motion, time: Self.eventTime(), x: px, y: py, button: 0, state: 0,
+            modifiers: buttonsHeld)
+        wpe_view_backend_dispatch_pointer_event(backend, &event)
+    }
+
+    /// A pointer button (a Linux `BTN_*` code, as `wl_pointer.button` carries it) went down or up at (x, y), in
+    /// the screen's logical coordinates. Buttons other than left, right and middle mean nothing to a page.
+    public func pointerButton(_ code: UInt32, pressed: Bool, x: Double, y: Double) {
+        guard let backend, let (button, bit) = Self.wpeButton(code) else { return }
+        if pressed { buttonsHeld |= bit } else { buttonsHeld &= ~bit }
+        let (px, py) = devicePixels(x, y)
+        var event = wpe_input_pointer_event(
+            type: wpe_input_pointer_event_type_button, time: Self.eventTime(), x: px, y: py, button: button,
+            state: pressed ? 1 : 0, modifiers: buttonsHeld)
+        wpe_view_backend_dispatch_pointer_event(backend, &event)
+    }
+
+    /// WPE's button numbers (WebKit reads 1 as left, 2 as right, 3 as middle) and `MouseEvent.buttons` bits for a
+    /// Linux `BTN_*` code (`BTN_LEFT` 0x110, `BTN_RIGHT` 0x111, `BTN_MIDDLE` 0x112).
+    static func wpeButton(_ code: UInt32) -> (button: UInt32, bit: UInt32)? {
+        switch code {
+        case 0x110: (1, wpe_input_pointer_modifier_button1.rawValue)
+        case 0x111: (2, wpe_input_pointer_modifier_button2.rawValue)
+        case 0x112: (3, wpe_input_pointer_modifier_button3.rawValue)
+        default: nil
+        }
+    }
+
+    /// Scrolling by (dx, dy) in logical units (positive: down / right, as Wayland counts it) with the pointer at
+    /// (x, y). Sent as one smooth two-axis event; WebKit counts a wheel the other way round (positive: up / left)
+    /// and divides the deltas by the scale like positions.
+    public func scroll(dx: Double, dy: Double, x: Double, y: Double) {
+        guard let backend, dx != 0 || dy != 0 else { return }
+        let (px, py) = devicePixels(x, y)
+        let type = wpe_input_axis_event_type(
+            wpe_input_axis_event_type_mask_2d.rawValue | wpe_input_axis_event_type_motion_smooth.rawValue)
+        var event = wpe_input_axis_2d_event(
+            base: wpe_input_axis_event(
+                type: type, time: Self.eventTime(), x: px, y: py, axis: 0, value: 0, modifiers: buttonsHeld),
+            x_axis: -dx * Double(scale), y_axis: -dy * Double(scale))
+        withUnsafeMutablePointer(to: &event) { pointer in
+            pointer.withMemoryRebound(to: wpe_input_axis_event.self, capacity: 1) { base in
+                wpe_view_backend_dispatch_axis_event(backend, base)
+            }
+        }
+    }
+
+    /// What a touch point did.
+    public enum TouchPhase: Sendable {
+        case down, motion, up
+    }
+
+    /// Touch point `id` went down, moved or lifted at (x, y), in the screen's logical coordinates. WPE sends the
+    /// changed point with every point that is down (the others as they last were).
+    public func touch(_ phase: TouchPhase, id: Int32, x: Double, y: Double) {
+        guard let backend else { return }
+        if phase != .down && touchPoints[id] == nil { return }
+        let type =
+            switch phase {
+            case .down: wpe_input_touch_event_type_down
+            case .motion: wpe_input_touch_event_type_motion
+            case .up: wpe_input_touch_event_type_up
+            }
+        let time = Self.eventTime()
+        let (px, py) = devicePixels(x, y)
+        touchPoints[id] = wpe_input_touch_event_raw(type: type, time: time, id: id, x: px, y: py)
+        var points = touchPoints.values.sorted { $0.id < $1.id }
+        if phase == .up { touchPoints[id] = nil }
+        points.withUnsafeMutableBufferPointer { buffer in
+            var event = wpe_input_touch_event(
+                touchpoints: buffer.baseAddress, touchpoints_length: UInt64(buffer.count), type: type, id: id,
+                time: time, modifiers: 0)
+            wpe_view_backend_dispatch_touch_event(backend, &event)
+        }
+    }
+
+    /// The compositor took the touch sequence over: every point that is down lifts where it is (WPE has no cancel).
+    public func cancelTouches() {
+        for point in touchPoints.values.sorted(by: { $0.id < $1.id }) {
+            touch(.up, id: point.id, x: Double(point.x) / Double(scale), y: Double(point.y) / Double(scale))
+        }
+    }
+
+    private func devicePixels(_ x: Double, _ y: Double) -> (Int32, Int32) {
+        (Int32(clamping: Int((x * Double(scale)).rounded())), Int32(clamping: Int((y * Double(scale)).rounded())))
+    }
+
+    /// Event times in milliseconds on one monotonic clock (WebKit compares them with each other only).
+    private static func eventTime() -> UInt32 { UInt32(truncatingIfNeeded: monotonicNanoseconds() / 1_000_000) }
+
     // MARK: - Size, reload
 
     /// The screen's size or scale changed.
     public func resize(width: Int, height: Int, scale: Int) {
         guard let backend else { return }
+        self.scale = max(scale, 1)
         wpe_view_backend_dispatch_set_device_scale_factor(backend, Float(max(scale, 1)))
         wpe_view_backend_dispatch_set_size(backend, UInt32(max(width, 1)), UInt32(max(height, 1)))
     }
@@ -204,7 +339,110 @@ public final class WebView {
 
     private func run(_ script: String) {
         guard let view else { return }
-        webkit_web_view_run_javascript(view, script, nil, nil, nil)
+        scriptsSent += 1
+        scriptsOutstanding[scriptsSent] = Self.monotonicNanoseconds()
+        // The completion may come after this view is gone: it finds the view through a box that holds it weakly.
+        let box = Unmanaged.passRetained(ScriptCompletion(view: self, number: scriptsSent))
+        webkit_web_view_run_javascript(
+            view, script, nil,
+            { source, result, data in
+                guard let data else { return }
+                let completion = Unmanaged<ScriptCompletion>.fromOpaque(data).takeRetainedValue()
+                if let source, let result { multiscreen_finish_script(source, result) }
+                completion.view?.scriptCompleted(completion.number)
+            }, box.toOpaque())
+        armWatchdog()
+    }
+
+    // MARK: - Responsiveness
+
+    fileprivate func scriptCompleted(_ number: UInt64) {
+        scriptsOutstanding[number] = nil
+        if scriptsOutstanding.isEmpty {
+            cancelWatchdog()
+            if state.isUnresponsive { responsive() }
+        }
+    }
+
+    private func armWatchdog() {
+        guard watchdogSource == 0, let oldest = scriptsOutstanding.values.min() else { return }
+        let age = Double(Self.monotonicNanoseconds() &- oldest) / 1e9
+        let wait = max(Self.unresponsiveSeconds - age, 0.05)
+        watchdogSource = g_timeout_add(
+            guint(wait * 1000),
+            { data in
+                guard let data else { return 0 }
+                let page = Unmanaged<WebView>.fromOpaque(data).takeUnretainedValue()
+                page.watchdogSource = 0
+                page.watchdogFired()
+                return 0
+            }, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    private func cancelWatchdog() {
+        if watchdogSource != 0 { g_source_remove(watchdogSource) }
+        watchdogSource = 0
+    }
+
+    private func watchdogFired() {
+        guard let oldest = scriptsOutstanding.values.min() else { return }
+        if Double(Self.monotonicNanoseconds() &- oldest) / 1e9 >= Self.unresponsiveSeconds {
+            unresponsive(because: "a script waited \(Self.unresponsiveSeconds) s")
+        } else {
+            armWatchdog()
+        }
+    }
+
+    /// WebKit's own check (it times the web process's answers to input events and navigations) changed its mind.
+    private func responsivenessChanged() {
+        guard let view else { return }
+        if webkit_web_view_get_is_web_process_responsive(view) == 0 {
+            unresponsive(because: "WebKit's responsiveness check")
+        } else if state.isUnresponsive && scriptsOutstanding.isEmpty {
+            responsive()
+        }
+    }
+
+    private func unresponsive(because why: String) {
+        guard !state.isUnresponsive, hungSource == 0 else { return }
+        switch state {
+        case .failed, .crashed: return  // no process to wait for
+        default: break
+        }
+        hangs += 1
+        logger.error(
+            "web view \(url): the web process is not responding (\(why)); ending it in \(Self.hungSeconds) s unless it answers"
+        )
+        state = .unresponsive(endedInSeconds: Self.hungSeconds)
+        hungSource = g_timeout_add(
+            guint(Self.hungSeconds * 1000),
+            { data in
+                guard let data else { return 0 }
+                let page = Unmanaged<WebView>.fromOpaque(data).takeUnretainedValue()
+                page.hungSource = 0
+                page.endHungProcess()
+                return 0
+            }, Unmanaged.passUnretained(self).toOpaque())
+        onChange()
+    }
+
+    private func responsive() {
+        cancelHung()
+        logger.notice("web view \(url): the web process answers again")
+        state = framesReceived > 0 ? .shown : .loading
+        onChange()
+    }
+
+    private func endHungProcess() {
+        guard let view else { return }
+        hangRestarts += 1
+        endingHungProcess = true
+        webkit_web_view_terminate_web_process(view)
+    }
+
+    private func cancelHung() {
+        if hungSource != 0 { g_source_remove(hungSource) }
+        hungSource = 0
     }
 
     // MARK: - Signals
@@ -244,6 +482,12 @@ public final class WebView {
                 Unmanaged<WebView>.fromOpaque(data).takeUnretainedValue().loadFailed(uri: failing, reason: reason)
                 return 1
             }, me)
+        _ = multiscreen_connect_responsive(
+            view,
+            { _, _, data in
+                guard let data else { return }
+                Unmanaged<WebView>.fromOpaque(data).takeUnretainedValue().responsivenessChanged()
+            }, me)
         _ = multiscreen_connect_terminated(
             view,
             { _, reason, data in
@@ -278,8 +522,15 @@ public final class WebView {
 
     private func terminated(_ reason: WebKitWebProcessTerminationReason) {
         crashes += 1
+        let hung = endingHungProcess
+        endingHungProcess = false
+        cancelHung()
+        cancelWatchdog()
+        // The old process answers none of the scripts it had: their completions (with errors) mean nothing now.
+        scriptsOutstanding = [:]
         let why =
             switch reason {
+            case _ where hung: "the web process stopped responding"
             case WEBKIT_WEB_PROCESS_CRASHED: "the web process crashed"
             case WEBKIT_WEB_PROCESS_EXCEEDED_MEMORY_LIMIT: "the web process exceeded its memory limit"
             default: "the web process was terminated"
@@ -323,7 +574,11 @@ public final class WebView {
 
     public func destroy() {
         cancelRestart()
+        cancelHung()
+        cancelWatchdog()
+        scriptsOutstanding = [:]
         bridge.run = { _ in }
+        bridge.pageURL = { nil }
         bridge.stop()
         if let manager {
             g_signal_handlers_disconnect_matched(
@@ -355,6 +610,18 @@ public final class WebView {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
         return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+}
+
+/// A script handed to a page: its completion finds the view through this box, which holds it weakly (WebKit may
+/// complete a script after the view is gone).
+private final class ScriptCompletion {
+    weak var view: WebView?
+    let number: UInt64
+
+    init(view: WebView, number: UInt64) {
+        self.view = view
+        self.number = number
     }
 }
 

@@ -8,6 +8,7 @@ import Outputs
 import PhoneRemote
 import Remote
 import Screens
+import WebContent
 
 /// `multiscreen run`: attach to the Wayland session and put a screen on every output until stopped.
 struct Run: ParsableCommand {
@@ -111,6 +112,7 @@ struct Run: ParsableCommand {
             options.statePath = state
             options.pacing = FramePacing(rawValue: pacing)!
             options.mirror = MirrorPreferenceName(rawValue: mirror)!
+            options.web = webConfiguration(logger: logger)
             if flash { options.flash = FlashPatch(size: flashSize, corner: FlashPatch.Corner(rawValue: flashCorner)!) }
             let environment = ProcessInfo.processInfo.environment
             let socketPath = try socket ?? ControlSocket.defaultPath(display: display, environment: environment)
@@ -177,6 +179,17 @@ struct Run: ParsableCommand {
         } catch {
             logger.error("fleet link not started: \(error)")
             return nil
+        }
+    }
+
+    /// `[web]` from the config. A broken section is logged and pages get the defaults (the methods every page may
+    /// call, WebKit's own memory limit), like a broken role config.
+    private func webConfiguration(logger: Logger) -> WebConfig {
+        do throws(WebConfigError) {
+            return try WebConfig.load(path: config ?? RoleConfig.defaultPath())
+        } catch {
+            logger.error("web config not used, \(error)")
+            return WebConfig()
         }
     }
 

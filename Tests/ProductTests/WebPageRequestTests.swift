@@ -121,6 +121,31 @@ import Testing
         }
     }
 
+    @Test func pagesOpenedAndClosedAtRunTimeSurviveARestart() throws {
+        let config = try RoleConfig.parse(
+            """
+            [[rule]]
+            match = { name = "HEADLESS-1" }
+            role = "controller"
+            content = "web"
+            url = "file:///app/main.html"
+            """)
+        var product = Self.product(config: config)
+        _ = product.execute(.openWeb(screen: "HEADLESS-2", url: "https://example.org/board.html"))
+        _ = product.execute(.closeWeb(screen: "HEADLESS-1"))
+        let saved = product.model.persistentState
+        #expect(saved.pages == ["HEADLESS-2": "https://example.org/board.html"] && saved.closedPages == ["HEADLESS-1"])
+
+        var restarted = ProductController(
+            model: ScreenModel(config: config, state: saved), store: StateStore(path: "/nonexistent/state.json"))
+        _ = restarted.outputsChanged([Self.output(1, "HEADLESS-1"), Self.output(2, "HEADLESS-2")])
+        #expect(restarted.kind(of: 2) == .web(url: "https://example.org/board.html"))
+        #expect(restarted.kind(of: 1) == .controller, "the configured page closed before the restart stays closed")
+        // Closing the page again is remembered too: the screen shows messages after the next restart.
+        _ = restarted.execute(.closeWeb(screen: "HEADLESS-2"))
+        #expect(restarted.model.persistentState.pages == nil)
+    }
+
     @Test func enterNeverCyclesIntoWeb() {
         #expect(!ContentMode.cycle.contains(.web))
     }

@@ -166,4 +166,33 @@ import Testing
             StateStore.defaultPath(environment: ["HOME": "/home/k"]) == "/home/k/.local/state/multiscreen/state.json")
         #expect(StateStore.utcStamp(time) == "20270115T080000Z")
     }
+
+    @Test func pagesOpenedOrClosedAtRunTimeRoundTripAndOlderFilesHaveNone() throws {
+        let directory = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = StateStore(path: directory + "/state.json")
+        var state = sample
+        state.pages = ["HDMI-A-1": "file:///srv/app/main.html", "DP-2": "https://signage.example.org/"]
+        state.closedPages = ["DP-3"]
+        try store.save(state)
+        #expect(store.load().state == state)
+        // A file from before pages were saved: no pages, nothing set aside.
+        try store.save(sample)
+        let older = try String(contentsOfFile: store.path, encoding: .utf8)
+        #expect(!older.contains("pages"))
+        let loaded = store.load()
+        #expect(loaded.state.pages == nil && loaded.state.closedPages == nil && loaded.warning == nil)
+    }
+
+    @Test func aPageWithABadURLSetsTheFileAside() throws {
+        let directory = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = StateStore(path: directory + "/state.json")
+        var state = sample
+        state.pages = ["DP-2\u{7}": "javascript:alert(1)"]
+        try store.save(state)
+        let loaded = store.load(now: time)
+        #expect(loaded.state == PersistentState())
+        #expect(loaded.warning?.contains("is damaged: the page of \"DP-2\\u{07}\":") == true, "\(loaded.warning ?? "")")
+    }
 }

@@ -54,4 +54,40 @@ struct PageBridgeTests {
         bridge.publish(.cardClosed(id: 1, screen: "HDMI-A-1"))
         #expect(box.scripts.count == 1 && box.scripts[0].contains("card.closed"))
     }
+
+    @Test func whatAPageMayCallFollowsTheOriginItShowsNow() throws {
+        let bus = try MessageBus()
+        let consumer = bus.makeConsumer()
+        let permissions = PagePermissions(byOrigin: ["https://a.example": [.status, .setRole], "file://": []])
+        let bridge = PageBridge(bus: bus, screen: "HDMI-A-1", permissions: permissions)
+        let box = Box()
+        bridge.run = { box.scripts.append($0) }
+        var url = "https://a.example/app/main.html"
+        bridge.pageURL = { url }
+        let setRole = #"{"method": "role.set", "params": {"screen": "X", "role": "controller"}}"#
+        bridge.received(multiscreen: setRole)
+        bridge.received(multiscreen: #"{"id": 2, "method": "send", "params": {"text": "hi"}}"#)
+        var received: [Message] = []
+        consumer.drain { received.append($0.message) }
+        #expect(received == [.setRole(screen: "X", role: "controller")])
+        #expect(box.scripts.count == 1)
+        #expect(
+            box.scripts[0].contains("a page from https://a.example may not call send (it may call: role.set, status)"),
+            "\(box.scripts)")
+
+        // Navigated to a local page: that origin's (empty) grant, the starter kit's sendMessage included.
+        url = "file:///srv/app/main.html"
+        bridge.received(multiscreen: setRole)
+        bridge.received(sendMessage: "hello")
+        // Elsewhere: the default.
+        url = "https://b.example/"
+        bridge.received(multiscreen: setRole)
+        bridge.received(sendMessage: "hello")
+        received = []
+        consumer.drain { received.append($0.message) }
+        #expect(received == [.send(text: "hello", screen: nil)])
+        #expect(box.scripts[1].contains("a page from file:// may not call role.set (it may call: nothing)"))
+        #expect(box.scripts[3].contains("a page from https://b.example may not call role.set"))
+        #expect(bridge.counters["notAllowed"] == 4 && bridge.counters["malformed"] == 0, "\(bridge.counters)")
+    }
 }
