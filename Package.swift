@@ -75,7 +75,7 @@ let package = Package(
         .target(
             name: "PhoneRemote",
             dependencies: [
-                "Messaging", logging, "TOMLHeaderCheck", .product(name: "TOMLKit", package: "TOMLKit"),
+                "Messaging", "Outputs", logging, "TOMLHeaderCheck", .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -159,7 +159,7 @@ let package = Package(
         .testTarget(
             name: "PhoneRemoteTests",
             dependencies: [
-                "PhoneRemote", "Messaging",
+                "PhoneRemote", "Messaging", "Outputs",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

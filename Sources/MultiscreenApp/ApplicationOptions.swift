@@ -20,6 +20,8 @@ extension Application {
         /// How mirrors get the controller's picture: `auto` (shared frames on a software renderer), `shared`,
         /// `copy` (see ``MirrorPath``).
         public var mirror = MirrorPreferenceName.auto
+        /// Where the phone remote's QR code goes and which screens show it (`[remote]` `qr_position`, `qr_screens`).
+        public var remoteOffer = RemoteOfferPlacement()
 
         public init(display: String? = nil) { self.display = display }
     }

@@ -3,8 +3,8 @@ import Foundation
 import Testing
 
 /// Issue 8 on a real compositor: `multiscreen run` with the phone remote on headless sway. Where the QR code is, read
-/// off screenshots (zbarimg decodes it from one quarter of a screen and not from the others); and an idle kiosk
-/// with the remote on sleeps like one without it.
+/// off screenshots (zbarimg decodes it from one quarter of a screen and not from the others), by default and as
+/// `[remote]` places it; and an idle kiosk with the remote on sleeps like one without it.
 @Suite(.serialized) struct PhoneRemoteScreensTests {
     private static let corners = ["top-left", "top-right", "bottom-left", "bottom-right"]
 
@@ -70,5 +70,37 @@ import Testing
         try app.process.waitUntilQuiet(for: 1.5, timeout: 20)
         let switches = try app.process.contextSwitches(during: 3)
         #expect(switches <= 1, "idle with the remote on: \(switches) context switches in 3 s")
+    }
+
+    /// `qr_position = "top-left"` and `qr_screens = ["HEADLESS-2"]`: the QR code in the top left quarter of
+    /// HEADLESS-2 only; HEADLESS-3, also showing messages, shows none.
+    @Test func placementFromTheConfig() throws {
+        let sway = try HeadlessSway(outputs: 3, width: 480, height: 270)
+        defer { sway.stop() }
+        let home = MultiscreenProcess.makeHome()
+        try MultiscreenProcess.writeConfig(
+            """
+            [remote]
+            listen = "127.0.0.1:0"
+            qr_position = "top-left"
+            qr_screens = ["HEADLESS-2"]
+            """, home: home)
+        let app = try MultiscreenProcess(environment: sway.environment, home: home)
+        defer { app.process.kill() }
+        let url = try listeningURL(app)
+        try app.waitForLog("first frame committed on HEADLESS-3", timeout: 30)
+        var codes: [String: String] = [:]
+        try sway.waitForScreenshot("HEADLESS-2", timeout: 20, "a QR code") { shot in
+            codes = (try? codesByCorner(shot)) ?? [:]
+            return !codes.isEmpty
+        }
+        #expect(Array(codes.keys) == ["top-left"], "HEADLESS-2: \(codes)")
+        #expect(codes["top-left"]?.hasPrefix(url + "?code=") == true, "\(codes), link \(url)")
+        // The display thread has the offer (HEADLESS-2 shows it): HEADLESS-3, showing messages too, stays without
+        // it (a few looks over a second, as an offer reaches every screen in one render pass).
+        for _ in 0..<3 {
+            #expect(try decode(sway.screenshot("HEADLESS-3")) == nil, "HEADLESS-3 is not in qr_screens")
+            Thread.sleep(forTimeInterval: 0.3)  // spacing between looks, not a wait for a condition
+        }
     }
 }
