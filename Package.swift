@@ -78,7 +78,7 @@ let package = Package(
         .target(
             name: "PhoneRemote",
             dependencies: [
-                "Messaging", "RemoteRequests", logging, "TOMLHeaderCheck",
+                "Messaging", "RemoteRequests", "Outputs", logging, "TOMLHeaderCheck",
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -168,7 +168,7 @@ let package = Package(
         .testTarget(
             name: "PhoneRemoteTests",
             dependencies: [
-                "PhoneRemote", "Messaging",
+                "PhoneRemote", "Messaging", "Outputs",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

@@ -13,24 +13,50 @@ extension DisplayBenchmarks {
         defer { sway.stop() }
         let port = Int.random(in: 20000..<40000)
         var results: [BenchmarkResult] = []
+        func measure(_ subject: String, _ app: ChildProcess) throws {
+            // Quiet for 1.5 s: longer than any once-a-second tick.
+            try app.waitUntilQuiet(for: 1.5, timeout: 20)
+            let switches = try app.contextSwitches(during: seconds)
+            results.append(
+                BenchmarkResult(
+                    benchmark: "remote-idle", subject: subject, metric: "wakeups-per-second",
+                    value: Double(switches) / seconds, unit: "1/s"))
+        }
         for (subject, extra) in [("multiscreen-remote-on", ["--remote", "127.0.0.1:\(port)"]), ("multiscreen", [])] {
             let home = FileManager.default.temporaryDirectory.appendingPathComponent("ms-bench-\(UUID())").path
             try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(atPath: home) }
             let app = try ChildProcess(
                 binary,
-                ["run", "--log-level", "info", "--socket", home + "/control.sock", "--config", "/dev/null"]
+                ["run", "--log-level", "debug", "--socket", home + "/control.sock", "--config", "/dev/null"]
                     + extra,
                 environment: sway.environment.merging(["XDG_STATE_HOME": home]) { $1 })
             defer { app.kill() }
             _ = try app.waitForLine(containing: "first frame committed on HEADLESS-2", timeout: 30)
-            if !extra.isEmpty { _ = try app.waitForLine(containing: "phone remote listening", timeout: 10) }
-            try app.waitUntilQuiet(timeout: 10)  // 0.3 s without a switch: the remote still ticks once a second
-            let switches = try app.contextSwitches(during: seconds)
-            results.append(
-                BenchmarkResult(
-                    benchmark: "remote-idle", subject: subject, metric: "wakeups-per-second",
-                    value: Double(switches) / seconds, unit: "1/s"))
+            try measure(subject, app)
+            guard !extra.isEmpty else { continue }
+            // After a phone: it claims, sends over its WebSocket and releases control (the server then closes the
+            // socket), and the QR code is back with a fresh code.
+            let line = try app.waitForLine(containing: "remote link ", timeout: 10)
+            guard let token = line.components(separatedBy: "?code=").last?.prefix(while: { $0 != " " && $0 != "\"" }),
+                let cookie = try RawWebSocketClient(port: port).claim(code: String(token), port: port)
+            else { throw HarnessError("the phone could not claim control: \(line)") }
+            let phone = try RawWebSocketClient(port: port)
+            guard try phone.upgrade(port: port, cookie: cookie) == 101 else {
+                throw HarnessError("the phone's WebSocket upgrade was refused")
+            }
+            try phone.sendText(#"{"method":"send","params":{"text":"phone"}}"#)
+            _ = try phone.readText()
+            let (released, _) = try RawWebSocketClient(port: port).request(
+                "POST /release HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nOrigin: http://127.0.0.1:\(port)\r\n"
+                    + "Cookie: \(cookie)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+            guard released == 200 else { throw HarnessError("release answered \(released)") }
+            while try phone.readText() != nil {}  // the server's close frame
+            phone.close()
+            try waitUntil(timeout: 10, "a fresh code after the release") {
+                app.output.components(separatedBy: "remote code ").count > 2
+            }
+            try measure("multiscreen-remote-after-a-phone", app)
         }
         let control = try ChildProcess("sleep", ["3600"])
         defer { control.kill() }

@@ -50,6 +50,7 @@ public final class Application {
     private let service: ServiceManager
     private var stopRequested = false
     private var messagesApplied = 0
+    private let offerPlacement: RemoteOfferPlacement
 
     /// Connects and binds; windows are created as outputs become complete.
     /// - Parameter sources: starts the transports (the control socket, …) on the bus, once the signals are blocked
@@ -58,6 +59,7 @@ public final class Application {
     ///   ``ExitStatus/startupFailure``.
     public init(options: Options, sources: (MessageBus) throws -> [any MessageSource] = { _ in [] }) throws {
         signals = try SignalSource()
+        offerPlacement = options.remoteOffer
         bus = try MessageBus()
         consumer = bus.makeConsumer()
         localProducer = bus.makeProducer(capacity: 256, sink: LocalReplies(logger: logger))
@@ -261,7 +263,7 @@ public final class Application {
             context: graphics.context, eglExtensions: graphics.context.extensions)
         let painter = ScreenPainter(
             product: product, screens: screens, graphics: graphics, bus: bus, applied: messagesApplied,
-            now: MonotonicClock.nanoseconds(), web: web)
+            now: MonotonicClock.nanoseconds(), web: web, offerPlacement: offerPlacement)
         let drawn = screens.render(
             context: graphics.context, canvas: { try graphics.makeCanvas() },
             controller: product.model.assignment.controller,

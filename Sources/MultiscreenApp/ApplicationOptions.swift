@@ -23,6 +23,8 @@ extension Application {
         public var mirror = MirrorPreferenceName.auto
         /// The `[web]` section: what pages may call per origin, the web processes' memory limit.
         public var web = WebConfig()
+        /// Where the phone remote's QR code goes and which screens show it (`[remote]` `qr_position`, `qr_screens`).
+        public var remoteOffer = RemoteOfferPlacement()
 
         public init(display: String? = nil) { self.display = display }
     }

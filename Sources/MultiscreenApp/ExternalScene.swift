@@ -137,9 +137,12 @@ enum ExternalScene {
             box: TextBox(maxWidth: Int(inner.width), maxHeight: Int(inner.height)))
     }
 
-    /// The phone remote's invitation, bottom right on a white panel: the QR code (integer pixels per module, its
-    /// quiet zone included), then the short code and the address (without the token) under it. Locked code entry shows a notice instead.
-    static func drawRemoteOffer(on canvas: Canvas, geometry: SurfaceGeometry, look: Look, offer: RemoteOffer) {
+    /// The phone remote's invitation, in `corner` on a white panel: the QR code (integer pixels per module, its
+    /// quiet zone included), then the short code and the address (without the token) under it. Locked code entry
+    /// shows a notice instead, in the same corner.
+    static func drawRemoteOffer(
+        on canvas: Canvas, geometry: SurfaceGeometry, look: Look, offer: RemoteOffer, corner: ScreenCorner
+    ) {
         let width = Float(geometry.bufferWidth)
         let height = Float(geometry.bufferHeight)
         let unit = max(min(height, width * 9 / 16), 90)
@@ -150,8 +153,8 @@ enum ExternalScene {
         if offer.locked {
             let panelWidth = (unit * 0.6).rounded()
             let panelHeight = (unit * 0.12).rounded()
-            let x = width - margin - panelWidth
-            let y = height - margin - panelHeight
+            let x = corner.isRight ? width - margin - panelWidth : margin
+            let y = corner.isBottom ? height - margin - panelHeight : margin
             canvas.fill(x: x, y: y, width: panelWidth, height: panelHeight, color: SceneStyle.card)
             canvas.text(
                 "Too many wrong codes: try again in a minute", x: x + margin / 2, y: y + margin / 2,
@@ -167,9 +170,9 @@ enum ExternalScene {
         let linkHeight = Float(linkStyle.pixelSize) * 1.5
         let panelWidth = max(qrExtent, (unit * 0.45).rounded())
         let panelHeight = qrExtent + codeHeight + linkHeight + (unit * 0.02).rounded()
-        let x = (width - margin - panelWidth).rounded()
-        let y = (height - margin - panelHeight).rounded()
-        guard x >= 0, y >= 0 else { return }
+        let x = (corner.isRight ? width - margin - panelWidth : margin).rounded()
+        let y = (corner.isBottom ? height - margin - panelHeight : margin).rounded()
+        guard panelWidth + margin <= width, panelHeight + margin <= height else { return }
         canvas.fill(x: x, y: y, width: panelWidth, height: panelHeight, color: RGBColor(hex: 0xFF_FF_FF))
         canvas.drawQRCode(code, x: x + ((panelWidth - qrExtent) / 2).rounded(), y: y, modulePixels: modulePixels)
         let grouped = offer.code.count == 8 ? "\(offer.code.prefix(4)) \(offer.code.dropFirst(4))" : offer.code

@@ -18,6 +18,8 @@ struct ScreenPainter {
     var now: UInt64 = 0
     /// The web pages, whose newest frames web screens draw.
     let web: WebScreens
+    /// Where the phone remote's QR code goes, and on which screens.
+    let offerPlacement: RemoteOfferPlacement
 
     func draw(_ screen: Screen, on canvas: Canvas, geometry: SurfaceGeometry) {
         switch product.kind(of: screen.output.registryName) {
@@ -49,8 +51,9 @@ struct ScreenPainter {
             if screen.output.registryName == product.model.assignment.controller { showInMirrors(canvas) }
         case .external(.messages):
             drawMessages(screen, on: canvas, geometry: geometry)
-            if let offer = product.remoteOffer {
-                ExternalScene.drawRemoteOffer(on: canvas, geometry: geometry, look: look(screen), offer: offer)
+            if let offer = product.remoteOffer, offerPlacement.shows(onScreenNamed: screen.output.displayName) {
+                ExternalScene.drawRemoteOffer(
+                    on: canvas, geometry: geometry, look: look(screen), offer: offer, corner: offerPlacement.corner)
             }
         }
     }

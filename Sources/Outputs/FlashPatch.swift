@@ -2,12 +2,7 @@
 /// frame that shows new messages, so an external sensor sees one transition per such frame and can be lined up
 /// with that frame's `presented` time (the `frame.shown` event and `latency.json` carry the patch's new colour).
 public struct FlashPatch: Equatable, Sendable {
-    public enum Corner: String, CaseIterable, Sendable {
-        case topLeft = "top-left"
-        case topRight = "top-right"
-        case bottomLeft = "bottom-left"
-        case bottomRight = "bottom-right"
-    }
+    public typealias Corner = ScreenCorner
 
     /// The side of the square in logical pixels (multiplied by the buffer scale when drawn).
     public var size: Int

@@ -9,7 +9,7 @@ import NIOCore
 import NIOPosix
 import Synchronization
 
-/// The phone remote as a ``MessageSource``: Hummingbird serving ``RemoteRoutes`` (over TLS when given a certificate)
+/// The phone remote as a ``MessageSource``: Hummingbird's server (``RouterServer``) serving ``RemoteRoutes`` (over TLS when given a certificate)
 /// on its own event loop group (one thread), a ``ProducerChannel`` into the bus, and a ``DeadlineTimer`` that
 /// applies the access gate's limits when one is due, not before.
 ///
@@ -90,7 +90,7 @@ public final class PhoneRemoteServer: MessageSource, @unchecked Sendable {
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let executor = EventLoopExecutor(group.next())
         self.executor = executor
-        timer = DeadlineTimer(executor: executor)
+        timer = DeadlineTimer(loop: group.next())
         let hosts = SharedHostPolicy()
         self.hosts = hosts
         // Every callback below reaches `self` weakly: the hub and the server task belong to it.
@@ -111,17 +111,16 @@ public final class PhoneRemoteServer: MessageSource, @unchecked Sendable {
         let server =
             try tlsConfiguration.map { try HTTPServerBuilder.tls(webSocket, tlsConfiguration: $0) } ?? webSocket
         let publicURL = options.publicURL
-        let app = Application(
-            router: router, server: server,
-            configuration: .init(address: .hostname(host, port: port), serverName: nil),
+        // Not Hummingbird's `Application`: its date cache would wake the idle kiosk every second (RouterServer).
+        let http = try RouterServer(
+            router: router, server: server, address: .hostname(host, port: port), group: group,
+            logger: Logger(label: "multiscreen.remote.http"),
             onServerRunning: { channel in
                 box.server?.bound(port: channel.localAddress?.port ?? port, publicURL: publicURL)
-            },
-            eventLoopGroupProvider: .shared(group),
-            logger: Logger(label: "multiscreen.remote.http"))
+            })
         let serverTask = Task(executorPreference: executor) {
             do {
-                try await app.run()
+                try await http.run()
                 box.server?.ended(nil)
             } catch {
                 box.server?.ended("\(error)")

@@ -1,5 +1,6 @@
 import Foundation
 import Messaging
+import Outputs
 import TOMLHeaderCheck
 import TOMLKit
 
@@ -18,6 +19,8 @@ import TOMLKit
 /// tls_cert = "/etc/multiscreen/remote.pem"
 /// tls_key = "/etc/multiscreen/remote.key"
 /// methods = ["send", "card.open", "card.close"]
+/// qr_position = "bottom-right"          # the corner the QR code goes in
+/// qr_screens = ["HDMI-A-2"]             # which external screens show it (default: all showing messages)
 /// ```
 public struct RemoteConfig: Equatable, Sendable {
     public var listen: ListenAddress?
@@ -28,8 +31,13 @@ public struct RemoteConfig: Equatable, Sendable {
     public var allowOrigins: [String] = []
     public var tls: TLSFiles?
     public var methods: Set<MessageMethod>?
+    /// Where the QR code goes, and on which screens.
+    public var qrPlacement = RemoteOfferPlacement()
 
-    public static let keys = ["listen", "ttl", "idle", "hold", "allow_origins", "tls_cert", "tls_key", "methods"]
+    public static let keys = [
+        "listen", "ttl", "idle", "hold", "allow_origins", "tls_cert", "tls_key", "methods", "qr_position",
+        "qr_screens",
+    ]
     /// The longest any of the durations may be: a day.
     public static let longestDuration: Double = 86_400
     /// Methods a remote session may be granted: every method of the wire but the transport's own.
@@ -112,6 +120,20 @@ public struct RemoteConfig: Equatable, Sendable {
                 methods.insert(method)
             }
             config.methods = methods
+        }
+        if let position = table["qr_position"] {
+            guard let name = position.string, let corner = ScreenCorner(rawValue: name) else {
+                let given = position.string.map { "\"\($0)\"" } ?? "something that is not a string"
+                throw RemoteConfigError("'remote.qr_position' must be one of \(ScreenCorner.names), got \(given)")
+            }
+            config.qrPlacement.corner = corner
+        }
+        if let names = try strings(table, "qr_screens") {
+            let isControl = { (scalar: Unicode.Scalar) in scalar.value < 0x20 || scalar.value == 0x7f }
+            if let bad = names.first(where: { $0.isEmpty || $0.unicodeScalars.contains(where: isControl) }) {
+                throw RemoteConfigError("'remote.qr_screens': \"\(bad)\" is not an output name (e.g. \"HDMI-A-1\")")
+            }
+            config.qrPlacement.screens = Set(names)
         }
         return config
     }

@@ -122,9 +122,10 @@ struct Run: ParsableCommand {
             }
             let fleetConfig = fleetConfiguration(logger: logger)
             let remoteSetup = remoteConfiguration(logger: logger)
+            if let (_, _, placement) = remoteSetup { options.remoteOffer = placement }
             app = try Application(options: options) { bus in
                 var sources: [any MessageSource] = [try ControlServer(path: socketPath, bus: bus)]
-                if let (address, remoteOptions) = remoteSetup {
+                if let (address, remoteOptions, _) = remoteSetup {
                     let remoteLogger = Logger(label: "multiscreen.remote")
                     do {
                         sources.append(
@@ -193,9 +194,12 @@ struct Run: ParsableCommand {
         }
     }
 
-    /// The phone remote's address and options: `[remote]` from the config, each key overridden by its flag; nil
-    /// when neither turns it on. A broken section is logged and leaves the kiosk without the remote.
-    private func remoteConfiguration(logger: Logger) -> (ListenAddress, PhoneRemoteServer.Options)? {
+    /// The phone remote's address, options and where its QR code goes: `[remote]` from the config, each key
+    /// overridden by its flag; nil when neither turns it on. A broken section is logged and leaves the kiosk
+    /// without the remote.
+    private func remoteConfiguration(
+        logger: Logger
+    ) -> (ListenAddress, PhoneRemoteServer.Options, RemoteOfferPlacement)? {
         let path = config ?? RoleConfig.defaultPath()
         do throws(RemoteConfigError) {
             let section = try RemoteConfig.load(path: path)
@@ -220,7 +224,7 @@ struct Run: ParsableCommand {
                 options.tls = section?.tls
             }
             if let methods = section?.methods { options.hub.methods = methods }
-            return (address, options)
+            return (address, options, section?.qrPlacement ?? RemoteOfferPlacement())
         } catch {
             logger.error("phone remote not started: \(error)")
             return nil

@@ -1,4 +1,5 @@
 import Messaging
+import Outputs
 import Testing
 
 @testable import PhoneRemote
@@ -21,6 +22,8 @@ import Testing
                 tls_cert = "/etc/multiscreen/remote.pem"
                 tls_key = "/etc/multiscreen/remote.key"
                 methods = ["send", "card.open", "card.close"]
+                qr_position = "top-left"
+                qr_screens = ["HDMI-A-2", "DP-1"]
                 """))
         #expect(config.listen == ListenAddress(host: "192.168.1.20", port: 8443))
         #expect(config.ttl == 120)
@@ -29,6 +32,19 @@ import Testing
         #expect(config.allowOrigins == ["kiosk.example.org", "lobby.example.org:8443"])
         #expect(config.tls == TLSFiles(certificate: "/etc/multiscreen/remote.pem", key: "/etc/multiscreen/remote.key"))
         #expect(config.methods == [.send, .openCard, .closeCard])
+        #expect(config.qrPlacement == RemoteOfferPlacement(corner: .topLeft, screens: ["HDMI-A-2", "DP-1"]))
+    }
+
+    /// Without `qr_position` and `qr_screens`: bottom right, on every external screen showing messages; an empty
+    /// list shows it nowhere.
+    @Test func theQRCodesPlacementDefaults() throws {
+        let placement = try #require(try RemoteConfig.parse("[remote]\nlisten = 8080\n")).qrPlacement
+        #expect(placement.corner == .bottomRight)
+        #expect(placement.shows(onScreenNamed: "HDMI-A-1") && placement.shows(onScreenNamed: "anything"))
+        let chosen = try #require(try RemoteConfig.parse("[remote]\nqr_screens = [\"DP-2\"]\n")).qrPlacement
+        #expect(chosen.shows(onScreenNamed: "DP-2") && !chosen.shows(onScreenNamed: "DP-1"))
+        let none = try #require(try RemoteConfig.parse("[remote]\nqr_screens = []\n")).qrPlacement
+        #expect(!none.shows(onScreenNamed: "DP-2"))
     }
 
     @Test func absentSectionIsNil() throws {
@@ -62,6 +78,14 @@ import Testing
         ("[remote]\nmethods = \"send\"\n", "'remote.methods' must be an array of strings"),
         ("[remote]\nallow_origins = [\"https://evil.example/path\"]\n", "is not a host name, host:port or origin"),
         ("[remote]\nallow_origins = [\"a\\u0007b\"]\n", "\"a\\u{7}b\" is not a host name"),
+        (
+            "[remote]\nqr_position = \"middle\"\n",
+            "'remote.qr_position' must be one of top-left, top-right, bottom-left, bottom-right, got \"middle\""
+        ),
+        ("[remote]\nqr_position = 3\n", "'remote.qr_position' must be one of top-left, top-right, bottom-left"),
+        ("[remote]\nqr_screens = \"HDMI-A-1\"\n", "'remote.qr_screens' must be an array of strings"),
+        ("[remote]\nqr_screens = [\"\"]\n", "'remote.qr_screens': \"\" is not an output name"),
+        ("[remote]\nqr_screens = [\"DP\\u0007\"]\n", "'remote.qr_screens': \"DP\\u{7}\" is not an output name"),
         ("[remote\n", "line 1"),
         // A header toml++ 3.4.0 would abort (debug) or misparse (release) on: refused before it sees it.
         ("[remote]\nlisten = \"127.0.0.1:8080\"\n[\\\n", "line 3, column 2: a table header must start with a key"),
