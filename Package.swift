@@ -136,7 +136,7 @@ let package = Package(
                 "CSystemd", "SystemCalls", "WebContent", logging,
             ]),
         // Private compositors (headless sway, nested sway, weston, cage) and screenshots, for tests and `demo`.
-        .target(name: "CompositorHarness", dependencies: ["CPNG", logging]),
+        .target(name: "CompositorHarness", dependencies: ["CPNG", "Outputs", logging]),
         // `multiscreen latency`'s report: per-output percentiles (HdrHistogram), the JSON document and the SVG plots.
         // Pure Swift, tested without a compositor.
         .target(

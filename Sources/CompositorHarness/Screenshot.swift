@@ -1,4 +1,5 @@
 import Foundation
+import Outputs
 
 /// The pixels of one output, as a compositor rendered them.
 ///
@@ -65,38 +66,38 @@ public struct Screenshot: Sendable, Equatable {
     }
 
     /// The colour at (`x`, `y`), (0, 0) being the top left.
-    public func pixel(x: Int, y: Int) -> RGB {
+    public func pixel(x: Int, y: Int) -> RGBColor {
         precondition(x >= 0 && x < width && y >= 0 && y < height, "pixel (\(x), \(y)) outside \(width)×\(height)")
         let index = (y * width + x) * 3
-        return RGB(red: pixels[index], green: pixels[index + 1], blue: pixels[index + 2])
+        return RGBColor(red: pixels[index], green: pixels[index + 1], blue: pixels[index + 2])
     }
 
     /// How many pixels have each colour.
-    public func histogram() -> [RGB: Int] {
-        var counts: [RGB: Int] = [:]
+    public func histogram() -> [RGBColor: Int] {
+        var counts: [RGBColor: Int] = [:]
         for index in stride(from: 0, to: pixels.count, by: 3) {
-            counts[RGB(red: pixels[index], green: pixels[index + 1], blue: pixels[index + 2]), default: 0] += 1
+            counts[RGBColor(red: pixels[index], green: pixels[index + 1], blue: pixels[index + 2]), default: 0] += 1
         }
         return counts
     }
 
     /// The most frequent colour (black for an empty image).
-    public func dominantColor() -> RGB {
-        histogram().max { $0.value < $1.value }?.key ?? RGB(red: 0, green: 0, blue: 0)
+    public func dominantColor() -> RGBColor {
+        histogram().max { $0.value < $1.value }?.key ?? RGBColor(red: 0, green: 0, blue: 0)
     }
 
     /// The number of pixels for which `predicate` holds.
-    public func count(where predicate: (RGB) -> Bool) -> Int {
+    public func count(where predicate: (RGBColor) -> Bool) -> Int {
         var count = 0
         for index in stride(from: 0, to: pixels.count, by: 3)
-        where predicate(RGB(red: pixels[index], green: pixels[index + 1], blue: pixels[index + 2])) {
+        where predicate(RGBColor(red: pixels[index], green: pixels[index + 1], blue: pixels[index + 2])) {
             count += 1
         }
         return count
     }
 
-    /// The fraction (0…1) of pixels within `tolerance` of `color` (see ``RGB/distance(to:)``).
-    public func fraction(of color: RGB, tolerance: Int = 0) -> Double {
+    /// The fraction (0…1) of pixels within `tolerance` of `color` (see ``RGBColor/distance(to:)``).
+    public func fraction(of color: RGBColor, tolerance: Int = 0) -> Double {
         guard width * height > 0 else { return 0 }
         return Double(count { $0.distance(to: color) <= tolerance }) / Double(width * height)
     }

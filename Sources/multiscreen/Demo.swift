@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import Messaging
 import MultiscreenApp
+import Outputs
 import Remote
 import Screens
 
@@ -80,14 +81,14 @@ struct Demo: ParsableCommand {
         let names = try sway.outputs().map(\.name).sorted { $0.naturalOrder($1) }
         var paths: [String] = []
         for (index, name) in names.enumerated() where web == nil {
-            let expected = ScreenPalette.background(forScreenAt: index)
-            let colour = RGB(red: expected.red, green: expected.green, blue: expected.blue)
+            let colour = ScreenPalette.background(forScreenAt: index)
             do {
                 try sway.waitForScreenshot(name, timeout: timeout, "\(name) showing its screen") {
                     // External screens: their own colour with the message (text-colour ink; there is no other
                     // white on them); the controller: its UI.
                     $0.fraction(of: colour, tolerance: 2) > 0.5
-                        && (index == 0 || outputs == 1 || $0.fraction(of: RGB(hex: 0xF8_FA_FC), tolerance: 8) > 0.002)
+                        && (index == 0 || outputs == 1
+                            || $0.fraction(of: RGBColor(hex: 0xF8_FA_FC), tolerance: 8) > 0.002)
                 }
             } catch {
                 FileHandle.standardError.write(Data("multiscreen log:\n\(app.output)\n".utf8))

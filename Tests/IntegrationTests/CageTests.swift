@@ -1,6 +1,7 @@
 import CompositorHarness
 import Foundation
 import Glibc
+import Outputs
 import Testing
 
 /// cage, the kiosk compositor: one window at a time, extended across every output. Multiscreen's fullscreen
@@ -70,7 +71,7 @@ import Testing
         let controller = byName[0]
         let external = byName[1]
 
-        let focusRing = RGB(hex: 0xFA_CC_15)
+        let focusRing = RGBColor(hex: 0xFA_CC_15)
         try cage.waitForScreenshot(
             controller.name, timeout: 15, "the controller with its focus ring (layout: \(layout))"
         ) { shot in
@@ -131,7 +132,7 @@ import Testing
         } catch {
             throw HarnessError("\(error)\n--- cage and multiscreen log ---\n\(cage.log)")
         }
-        let focusRing = RGB(hex: 0xFA_CC_15)
+        let focusRing = RGBColor(hex: 0xFA_CC_15)
         try cage.waitForScreenshot(other, timeout: 15, "the controller UI on \(other)") { shot in
             shot.count { $0.distance(to: focusRing) <= 2 } >= 20
         }

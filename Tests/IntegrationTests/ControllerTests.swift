@@ -2,6 +2,7 @@ import CompositorHarness
 import Foundation
 import Glibc
 import Messaging
+import Outputs
 import Remote
 import Screens
 import Testing
@@ -9,8 +10,8 @@ import Testing
 /// Issue 4 end to end: the controller UI, external content modes, cards, roles, restored state and local control,
 /// against a real headless sway, checked on screenshots.
 @Suite(.serialized) struct ControllerTests {
-    static let focusRing = RGB(hex: 0xFA_CC_15)
-    static let cardPanel = RGB(hex: 0xF8_FA_FC)
+    static let focusRing = RGBColor(hex: 0xFA_CC_15)
+    static let cardPanel = RGBColor(hex: 0xF8_FA_FC)
     @Test func typingAndEnterPutsTheTextOnEveryExternalScreen() throws {
         let sway = try HeadlessSway(outputs: 3, width: 640, height: 360)
         let app = try MultiscreenProcess(environment: sway.environment)
@@ -134,7 +135,7 @@ import Testing
         let app = try MultiscreenProcess(environment: sway.environment)
         try app.waitForLogCount("first frame committed on", count: 2)
         let idle = try sway.waitForScreenshot("HEADLESS-2") { showsScreen($0, index: 1) }
-        let black = RGB(hex: 0x00_00_00)
+        let black = RGBColor(hex: 0x00_00_00)
 
         #expect(try app.command(["content", "set", "HEADLESS-2", "blank"]).status == 0)
         try sway.waitForScreenshot("HEADLESS-2", "blank") { $0.fraction(of: black) > 0.999 }

@@ -1,5 +1,6 @@
 import CompositorHarness
 import Foundation
+import Outputs
 import Testing
 
 #if canImport(Glibc)
@@ -12,7 +13,7 @@ import Testing
 /// is gone even when an expectation throws.
 @Suite("CompositorHarness")
 struct HarnessTests {
-    static let background = RGB(hex: 0x112233)
+    static let background = RGBColor(hex: 0x112233)
     static let backgroundConfig = "output * bg #112233 solid_color"
 
     @Test("headless sway: two outputs of the asked size, showing the configured background")
@@ -117,7 +118,7 @@ struct HarnessTests {
             #expect(output.mode.width == 320 && output.mode.height == 240, "\(output)")
         }
         try nested.waitForScreenshot("WL-2", "the nested background") {
-            $0.width == 320 && $0.fraction(of: RGB(hex: 0x445566)) > 0.99
+            $0.width == 320 && $0.fraction(of: RGBColor(hex: 0x445566)) > 0.99
         }
 
         let created = try nested.createOutput()

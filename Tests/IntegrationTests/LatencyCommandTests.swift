@@ -1,5 +1,6 @@
 import CompositorHarness
 import Foundation
+import Outputs
 import Remote
 import Testing
 
@@ -130,9 +131,9 @@ import Testing
             arguments: ["run", "--flash", "--flash-size", "40", "--flash-corner", "bottom-right"], home: home)
         try app.waitForLogCount("first frame committed on", count: 2)
         #expect(try app.command(["send", "one"]).status == 0)
-        let white = RGB(red: 255, green: 255, blue: 255)
-        let black = RGB(red: 0, green: 0, blue: 0)
-        func patch(_ shot: Screenshot) -> RGB { shot.pixel(x: shot.width - 10, y: shot.height - 10) }
+        let white = RGBColor(red: 255, green: 255, blue: 255)
+        let black = RGBColor(red: 0, green: 0, blue: 0)
+        func patch(_ shot: Screenshot) -> RGBColor { shot.pixel(x: shot.width - 10, y: shot.height - 10) }
         for name in ["HEADLESS-1", "HEADLESS-2"] {
             let shot = try sway.waitForScreenshot(name, "the patch white") { patch($0) == white }
             // Only the corner: 40×40 at scale 1, the rest is the screen's own content.

@@ -1,5 +1,6 @@
 import CompositorHarness
 import Foundation
+import Outputs
 import Screens
 
 /// The `multiscreen` binary under test, run as a real client of a private compositor.
@@ -79,9 +80,8 @@ struct MultiscreenProcess {
 }
 
 /// The background a screen at `index` must show (see ``ScreenPalette``).
-func expectedBackground(_ index: Int) -> RGB {
-    let c = ScreenPalette.background(forScreenAt: index)
-    return RGB(red: c.red, green: c.green, blue: c.blue)
+func expectedBackground(_ index: Int) -> RGBColor {
+    ScreenPalette.background(forScreenAt: index)
 }
 
 /// A screen shows "its own content": mostly its own background colour, with text drawn in the text colour (the
@@ -91,8 +91,7 @@ func expectedBackground(_ index: Int) -> RGB {
 /// pixels is gone, so the threshold is the content's own ink: 0.1% of the pixels exactly in the text colour ("still
 /// here" at 320×240 measured 0.2%, about 150 pixels; a screen without text has none).
 func showsScreen(_ shot: Screenshot, index: Int) -> Bool {
-    let text = ScreenPalette.text
-    let textColour = RGB(red: text.red, green: text.green, blue: text.blue)
+    let textColour = ScreenPalette.text
     let background = shot.fraction(of: expectedBackground(index), tolerance: 2)
     return background > 0.995 || (background > 0.6 && shot.fraction(of: textColour, tolerance: 8) > 0.001)
 }

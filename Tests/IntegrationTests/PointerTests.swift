@@ -10,7 +10,7 @@ import Testing
 /// Pointer presses drive the controller UI of a real `multiscreen run`: the test's own virtual pointer clicks the
 /// controller's Send button and a screen's row, at the places ``ControllerLayout`` puts them.
 @Suite(.serialized) struct PointerTests {
-    static let focusRing = RGB(hex: 0xFA_CC_15)
+    static let focusRing = RGBColor(hex: 0xFA_CC_15)
 
     @Test func clicksSendTheMessageAndCycleAScreensContent() throws {
         // While sway 1.7 draws a (software) cursor, grim keeps getting the frame of the other outputs from before the

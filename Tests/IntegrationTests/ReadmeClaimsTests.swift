@@ -1,13 +1,14 @@
 import CompositorHarness
 import Foundation
 import Glibc
+import Outputs
 import Remote
 import Testing
 
 /// Issue 16: what the README promises and no test checked, against a real compositor.
 @Suite(.serialized) struct ReadmeClaimsTests {
-    static let focusRing = RGB(hex: 0xFA_CC_15)
-    static let black = RGB(hex: 0x00_00_00)
+    static let focusRing = RGBColor(hex: 0xFA_CC_15)
+    static let black = RGBColor(hex: 0x00_00_00)
 
     /// `status`'s screens by name (each `{"name", "role", "content"?, …}`) and its controller.
     private func screens(_ app: MultiscreenProcess) throws -> (screens: [String: [String: Any]], controller: String?) {

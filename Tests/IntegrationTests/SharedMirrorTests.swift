@@ -1,5 +1,6 @@
 import CompositorHarness
 import Foundation
+import Outputs
 import Testing
 
 /// Issue 10: on a software renderer the controller is drawn once into shared `wl_shm` frames, and every mirror shows
@@ -7,7 +8,7 @@ import Testing
 /// subsurface over a black background). Checked on pixels, on sway and on weston, and on the buffer accounting
 /// that `status` reports.
 @Suite(.serialized) struct SharedMirrorTests {
-    static let black = RGB(hex: 0x00_00_00)
+    static let black = RGBColor(hex: 0x00_00_00)
 
     /// Mirror rules for `names`.
     static func mirrorRules(_ names: [String]) -> String {

@@ -1,5 +1,6 @@
 import CompositorHarness
 import Foundation
+import Outputs
 import Remote
 import Screens
 import Testing
@@ -17,7 +18,7 @@ import Testing
 
     /// Reads the text in `shot` with tesseract: the picture is turned into dark ink on white (distance from the
     /// background), which tesseract reads best.
-    private func ocr(_ shot: Screenshot, background: RGB, languages: String) throws -> String {
+    private func ocr(_ shot: Screenshot, background: RGBColor, languages: String) throws -> String {
         var pgm = Array("P5\n\(shot.width) \(shot.height)\n255\n".utf8)
         for y in 0..<shot.height {
             for x in 0..<shot.width {
@@ -37,7 +38,7 @@ import Testing
     }
 
     /// The bounding box of pixels differing from `background` by more than `tolerance`.
-    private func inkBounds(_ shot: Screenshot, background: RGB, tolerance: Int = 24)
+    private func inkBounds(_ shot: Screenshot, background: RGBColor, tolerance: Int = 24)
         -> (minX: Int, minY: Int, maxX: Int, maxY: Int)?
     {
         var bounds: (minX: Int, minY: Int, maxX: Int, maxY: Int)?
@@ -54,7 +55,7 @@ import Testing
     }
 
     /// The screen's own background (not the compositor's before the first frame), with something drawn on it.
-    private func showsText(_ shot: Screenshot, background: RGB) -> Bool {
+    private func showsText(_ shot: Screenshot, background: RGBColor) -> Bool {
         shot.fraction(of: background, tolerance: 2) > 0.5 && inkBounds(shot, background: background) != nil
     }
 
@@ -184,7 +185,7 @@ import Testing
         #expect(!read.contains("HEADLESS") && !read.contains("screen 2 of"), "chrome: \(read)")
         // A card: its text on the panel, no "#1 · HEADLESS-2" header.
         _ = try app.request(#"{"method": "card.open", "params": {"screen": "HEADLESS-2", "text": "Gate 7"}}"#)
-        let panel = RGB(hex: 0xF8_FA_FC)
+        let panel = RGBColor(hex: 0xF8_FA_FC)
         let card = try sway.waitForScreenshot("HEADLESS-2", "the card") { $0.fraction(of: panel) > 0.5 }
         let cardText = try ocr(card, background: panel, languages: "eng")
         #expect(
@@ -205,16 +206,18 @@ import Testing
             """, home: app.home)
         let themed = try MultiscreenProcess(environment: sway.environment, home: app.home)
         try themed.waitForLogCount("first frame committed on", count: 2)
-        let background = RGB(hex: 0x20_40_60)
+        let background = RGBColor(hex: 0x20_40_60)
         let withInfo = try sway.waitForScreenshot("HEADLESS-2", "the overlay and the themed message") {
-            $0.fraction(of: background, tolerance: 2) > 0.8 && $0.fraction(of: RGB(hex: 0xFF_FF_00)) > 0.002
+            $0.fraction(of: background, tolerance: 2) > 0.8 && $0.fraction(of: RGBColor(hex: 0xFF_FF_00)) > 0.002
         }
         let info = try ocr(withInfo, background: background, languages: "eng")
         #expect(info.contains("HEADLESS-2") && info.contains("640") && info.contains("360"), "\(info)")
         // Centred: the yellow message's ink is balanced about the middle.
         var columns: [Int] = []
         for y in 0..<withInfo.height {
-            for x in 0..<withInfo.width where withInfo.pixel(x: x, y: y) == RGB(hex: 0xFF_FF_00) { columns.append(x) }
+            for x in 0..<withInfo.width where withInfo.pixel(x: x, y: y) == RGBColor(hex: 0xFF_FF_00) {
+                columns.append(x)
+            }
         }
         let middle = (columns.min()! + columns.max()!) / 2
         #expect(abs(middle - 320) < 12, "yellow ink spans \(columns.min()!)…\(columns.max()!)")
@@ -227,7 +230,7 @@ import Testing
         let holder = try ChildProcess("wtype", ["-s", "600000"], environment: sway.environment)
         defer { holder.kill() }
         try app.waitForLog("seat: keyboard")
-        let ring = RGB(hex: 0xFA_CC_15)
+        let ring = RGBColor(hex: 0xFA_CC_15)
         let layout = ControllerLayout(width: 480, height: 270, rowCount: 12, focusedRow: 11)
         #expect(!layout.visibleRows.contains(0), "12 rows must not all fit, or this tests nothing")
         let row = layout.rows[11]

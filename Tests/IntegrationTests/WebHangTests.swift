@@ -1,5 +1,6 @@
 import CompositorHarness
 import Foundation
+import Outputs
 import Testing
 
 /// A web process that stops answering without exiting (stopped with SIGSTOP, as a page stuck in a loop or a
@@ -13,7 +14,7 @@ import Testing
         html, body { background: #00c8c8; margin: 0; height: 100%; }
         </style></head><body><script>function receiveMessage(text) {}</script></body></html>
         """
-    static let pageColour = RGB(red: 0, green: 200, blue: 200)
+    static let pageColour = RGBColor(red: 0, green: 200, blue: 200)
 
     @Test func aHungWebProcessIsShownRecoversOrIsRestarted() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("web-hang-\(UUID().uuidString)")

@@ -1,5 +1,6 @@
 import CompositorHarness
 import Foundation
+import Outputs
 import Testing
 
 /// A page shown in place of the controller UI is what the controller's mirrors show, on both mirror paths.
@@ -10,7 +11,7 @@ import Testing
         html, body { background: #00c8c8; margin: 0; height: 100%; }
         </style></head><body></body></html>
         """
-    static let pageColour = RGB(red: 0, green: 200, blue: 200)
+    static let pageColour = RGBColor(red: 0, green: 200, blue: 200)
 
     @Test(arguments: ["shared", "copy"]) func aMirrorOfAWebControllerShowsThePage(path: String) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("web-mirror-\(UUID().uuidString)")

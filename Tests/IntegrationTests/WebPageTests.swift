@@ -1,5 +1,6 @@
 import CompositorHarness
 import Foundation
+import Outputs
 import Remote
 import Testing
 
@@ -120,7 +121,7 @@ import Testing
         let read = try waitForText("alert(1)", on: "HEADLESS-2", in: sway)
         #expect(read.contains("script") && read.contains("bold"), "the whole text is shown as text: \(read)")
         let shot = try sway.screenshot("HEADLESS-2")
-        #expect(shot.fraction(of: RGB(red: 255, green: 0, blue: 0), tolerance: 30) < 0.1, "alert() ran")
+        #expect(shot.fraction(of: RGBColor(red: 255, green: 0, blue: 0), tolerance: 30) < 0.1, "alert() ran")
 
         // Page → native: the controller page posts `send`; it appears in `status` and on the other screen.
         let opened = try app.command(["web", "open", "--screen", "HEADLESS-1", "file://\(directory.path)/main.html"])
