@@ -5,22 +5,30 @@ import Messaging
 import Synchronization
 
 extension DisplayBenchmarks {
-    /// `clients` phones at once for `seconds`: each either claims the freshest code (the kiosk shows one every few
-    /// seconds while someone is in control, as after `hold`) and sends twice a second until superseded, or, with no
-    /// code to hand, tries the WebSocket without a session (refused, counted). Beside them, 50 local `status`
-    /// requests a second, whose `remote.controllerActive` is checked every time; the same requests alone first, as
-    /// the baseline. RSS and open fds of the kiosk before and after.
+    /// `clients` phones at once for `seconds`, in two rounds of half that: each phone either claims the freshest
+    /// code (the kiosk shows one every few seconds while someone is in control, as after `hold`) and sends twice a
+    /// second until superseded, or, with no code to hand, tries the WebSocket without a session (refused, counted).
+    /// Beside them, 50 local `status` requests a second, whose `remote.controllerActive` is checked every time, and
+    /// 5 local `send`s a second whose frames are timed (enqueue → commit on each screen, from the kiosk's log); the
+    /// same requests alone first (10 s), as the baseline. RSS and open fds of the kiosk before, and after each round
+    /// once the connections have closed: a second round that adds nothing says the first one's growth was a
+    /// high-water mark, not a leak.
     public func remoteLoad(clients: Int, seconds: Double) throws -> [BenchmarkResult] {
         let port = Int.random(in: 20000..<40000)
         let config = "[remote]\nlisten = \"127.0.0.1:\(port)\"\nidle = 3600\nhold = 3\nttl = 3600\n"
         let instance = try Instance(binary: binary, outputs: 2, width: width, height: height, config: config)
         defer { instance.stop() }
         _ = try instance.app.waitForLine(containing: "remote link ", timeout: 10)
-        func local(for duration: Double) throws -> (latencies: [Double], maxControllers: Int) {
+        var probe = 0
+        /// Local requests for `duration`: their latencies, the most controllers any `status` saw, the ids of the
+        /// messages sent to time frames with.
+        func local(for duration: Double) throws -> (latencies: [Double], maxControllers: Int, sent: [Int]) {
             var latencies: [Double] = []
             var maxControllers = 0
+            var sent: [Int] = []
             let end = Date().addingTimeInterval(duration)
             var next = Date()
+            var turn = 0
             while Date() < end {
                 let started = MonotonicClock.nanoseconds()
                 let reply = try instance.client.exchange(line: #"{"method":"status"}"#)
@@ -30,19 +38,96 @@ extension DisplayBenchmarks {
                 {
                     maxControllers = max(maxControllers, active)
                 }
+                turn += 1
+                if turn % 10 == 0 {
+                    probe += 1
+                    sent.append(try instance.send("probe \(probe)"))
+                }
                 next = next.addingTimeInterval(1.0 / 50)
                 let wait = next.timeIntervalSinceNow
                 if wait > 0 { Thread.sleep(forTimeInterval: wait) }
             }
-            return (latencies, maxControllers)
+            return (latencies, maxControllers, sent)
         }
         let baseline = try local(for: 10)
         let before = try Self.resources(pid: instance.app.pid)
         let shared = LoadState()
+        var loaded: (latencies: [Double], maxControllers: Int, sent: [Int]) = ([], 0, [])
+        var afterRounds: [(rss: Double, fds: Double)] = []
+        for _ in 0..<2 {
+            let round = try loadRound(
+                clients: clients, port: port, app: instance.app, shared: shared, while: { try local(for: seconds / 2) })
+            loaded.latencies += round.latencies
+            loaded.maxControllers = max(loaded.maxControllers, round.maxControllers)
+            loaded.sent += round.sent
+            Thread.sleep(forTimeInterval: 5)  // connections closing, pages' grace
+            afterRounds.append(try Self.resources(pid: instance.app.pid))
+        }
+        var results: [BenchmarkResult] = []
+        for (subject, values) in [
+            ("local-status-alone", baseline.latencies), ("local-status-under-load", loaded.latencies),
+        ] {
+            for (metric, p) in [("p50", 50.0), ("p99", 99.0)] {
+                results.append(
+                    BenchmarkResult(
+                        benchmark: "remote-load", subject: subject, metric: metric,
+                        value: SampleStatistics.percentile(values, p), unit: "ms", samples: values.count))
+            }
+        }
+        // Frames: how long after its enqueue each screen committed the frame showing a local message, alone and
+        // under the load (the phones' own messages redraw the screens too: that is part of the load).
+        let commits = Self.enqueueToCommit(in: instance.app.output)
+        for screen in ["HEADLESS-1", "HEADLESS-2"] {
+            var p99s: [Double] = []
+            for (phase, ids) in [("alone", baseline.sent), ("under-load", loaded.sent)] {
+                let values = ids.compactMap { commits[screen]?[$0] }
+                for (metric, p) in [("p50", 50.0), ("p99", 99.0)] {
+                    let value = SampleStatistics.percentile(values, p)
+                    if metric == "p99" { p99s.append(value) }
+                    results.append(
+                        BenchmarkResult(
+                            benchmark: "remote-load", subject: "frames-\(phase)/\(screen)",
+                            metric: "enqueue-to-commit-\(metric)", value: value, unit: "ms", samples: values.count))
+                }
+            }
+            results.append(
+                BenchmarkResult(
+                    benchmark: "remote-load", subject: "frames/\(screen)", metric: "p99-under-load/alone",
+                    value: p99s[1] / p99s[0], unit: "ratio"))
+        }
+        results.append(
+            BenchmarkResult(
+                benchmark: "remote-load", subject: "controllers", metric: "max-active-seen",
+                value: Double(max(baseline.maxControllers, loaded.maxControllers)), unit: "count",
+                samples: baseline.latencies.count + loaded.latencies.count))
+        for (key, value) in shared.counts.sorted(by: { $0.key < $1.key }) {
+            results.append(
+                BenchmarkResult(
+                    benchmark: "remote-load", subject: "phones", metric: key, value: Double(value), unit: "count"))
+        }
+        var resources = [("before", before)]
+        for (index, after) in afterRounds.enumerated() { resources.append(("after-round-\(index + 1)", after)) }
+        for (when, measured) in resources {
+            results.append(
+                BenchmarkResult(
+                    benchmark: "remote-load", subject: "kiosk", metric: "rss-\(when)", value: measured.rss,
+                    unit: "MiB"))
+            results.append(
+                BenchmarkResult(
+                    benchmark: "remote-load", subject: "kiosk", metric: "fds-\(when)", value: measured.fds,
+                    unit: "count"))
+        }
+        return results
+    }
+
+    /// One round of the load: the phones' threads and the code watcher run while `body` runs, then stop.
+    private func loadRound<T>(
+        clients: Int, port: Int, app: ChildProcess, shared: LoadState, while body: () throws -> T
+    ) throws -> T {
+        shared.start()
         let bump = shared.bump
         // The watcher reads the kiosk's log; the process object is only read from there.
-        nonisolated(unsafe) let app = instance.app
-        var threads: [Thread] = []
+        nonisolated(unsafe) let app = app
         let finished = DispatchGroup()
         for _ in 0..<clients {
             finished.enter()
@@ -87,11 +172,12 @@ extension DisplayBenchmarks {
                 }
             }
             thread.stackSize = 256 * 1024
-            threads.append(thread)
             thread.start()
         }
         // Hand each fresh code (logged by the kiosk, as the QR code shows it) to the phones.
+        finished.enter()
         let watcher = Thread {
+            defer { finished.leave() }
             var seen = Set<String>()
             while !shared.stopped {
                 for line in app.output.split(separator: "\n") where line.contains("remote link ") {
@@ -104,43 +190,28 @@ extension DisplayBenchmarks {
             }
         }
         watcher.start()
-        let loaded = try local(for: seconds)
-        shared.stop()
-        finished.wait()
-        Thread.sleep(forTimeInterval: 5)  // connections closing, pages' grace
-        let after = try Self.resources(pid: instance.app.pid)
-        var results: [BenchmarkResult] = []
-        for (subject, values) in [
-            ("local-status-alone", baseline.latencies), ("local-status-under-load", loaded.latencies),
-        ] {
-            for (metric, p) in [("p50", 50.0), ("p99", 99.0)] {
-                results.append(
-                    BenchmarkResult(
-                        benchmark: "remote-load", subject: subject, metric: metric,
-                        value: SampleStatistics.percentile(values, p), unit: "ms", samples: values.count))
-            }
+        defer {
+            shared.stop()
+            finished.wait()
         }
-        results.append(
-            BenchmarkResult(
-                benchmark: "remote-load", subject: "controllers", metric: "max-active-seen",
-                value: Double(max(baseline.maxControllers, loaded.maxControllers)), unit: "count",
-                samples: baseline.latencies.count + loaded.latencies.count))
-        for (key, value) in shared.counts.sorted(by: { $0.key < $1.key }) {
-            results.append(
-                BenchmarkResult(
-                    benchmark: "remote-load", subject: "phones", metric: key, value: Double(value), unit: "count"))
+        return try body()
+    }
+
+    /// Every `latency: message #ID on SCREEN committed at …, enqueue→commit X ms` line of a kiosk's log, in one
+    /// pass: screen → message id → milliseconds.
+    static func enqueueToCommit(in log: String) -> [String: [Int: Double]] {
+        var found: [String: [Int: Double]] = [:]
+        for line in log.split(separator: "\n") {
+            guard let start = line.range(of: "latency: message #"),
+                let on = line.range(of: " on ", range: start.upperBound..<line.endIndex),
+                let id = Int(line[start.upperBound..<on.lowerBound]),
+                let committed = line.range(of: " committed at ", range: on.upperBound..<line.endIndex),
+                let marker = line.range(of: "enqueue→commit ", range: committed.upperBound..<line.endIndex),
+                let milliseconds = Double(line[marker.upperBound...].prefix { $0.isNumber || $0 == "." })
+            else { continue }
+            found[String(line[on.upperBound..<committed.lowerBound]), default: [:]][id] = milliseconds
         }
-        results.append(contentsOf: [
-            BenchmarkResult(
-                benchmark: "remote-load", subject: "kiosk", metric: "rss-before", value: before.rss, unit: "MiB"),
-            BenchmarkResult(
-                benchmark: "remote-load", subject: "kiosk", metric: "rss-after", value: after.rss, unit: "MiB"),
-            BenchmarkResult(
-                benchmark: "remote-load", subject: "kiosk", metric: "fds-before", value: before.fds, unit: "count"),
-            BenchmarkResult(
-                benchmark: "remote-load", subject: "kiosk", metric: "fds-after", value: after.fds, unit: "count"),
-        ])
-        return results
+        return found
     }
 
     /// Resident memory (MiB, `VmRSS`) and open file descriptors of `pid`.
@@ -161,6 +232,7 @@ private final class LoadState: Sendable {
     private let stopFlag = Atomic<Bool>(false)
 
     var stopped: Bool { stopFlag.load(ordering: .relaxed) }
+    func start() { stopFlag.store(false, ordering: .relaxed) }
     func stop() { stopFlag.store(true, ordering: .relaxed) }
     /// Only the newest code is worth claiming: an older one is spent or replaced.
     func offer(_ code: String) { token.withLock { $0 = code } }

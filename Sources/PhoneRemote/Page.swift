@@ -13,8 +13,10 @@ enum Page {
         case controller
     }
 
-    static func html(_ kind: Kind, status: String?, maximumTextBytes: Int) -> String {
+    /// - Parameter refresh: a path the page loads again after a second (the receipt of a form send).
+    static func html(_ kind: Kind, status: String?, maximumTextBytes: Int, refresh: String? = nil) -> String {
         let statusLine = escape(status ?? "")
+        let refreshTag = refresh.map { "\n<meta http-equiv=\"refresh\" content=\"1; url=\(escape($0))\">" } ?? ""
         let body: String
         switch kind {
         case .codeEntry:
@@ -42,7 +44,7 @@ enum Page {
             <html lang="en">
             <head>
             <meta charset="utf-8">
-            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <meta name="viewport" content="width=device-width, initial-scale=1">\(refreshTag)
             <title>Multiscreen remote</title>
             <link rel="stylesheet" href="/app.css">
             </head>
@@ -97,7 +99,7 @@ enum Page {
     static let javascript = """
         "use strict";
         (function () {
-          if (location.search) { history.replaceState(null, "", "/"); }
+          if (/[?&]code=/.test(location.search)) { history.replaceState(null, "", "/"); }
           var form = document.getElementById("send");
           var status = document.getElementById("status");
           if (!form) { return; }

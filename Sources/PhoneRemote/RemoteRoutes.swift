@@ -12,6 +12,7 @@ import NIOCore
 /// | `GET /`          | the page: code entry, or the controller's form with a session cookie; `?code=` claims   |
 /// | `POST /claim`    | form `code`: claims control (token or short code), sets the session cookie              |
 /// | `POST /send`     | form `text`: sends a message (the page without JavaScript)                              |
+/// | `GET /receipt`   | `?id=`: how many screens showed a message sent by form; refreshes itself meanwhile      |
 /// | `POST /release`  | gives control back                                                                      |
 /// | `GET /ws`        | WebSocket: the local socket's JSON methods, one reply per text message                  |
 /// | `GET /app.js`, `GET /app.css` | the page's script and style                                                |
@@ -32,6 +33,7 @@ public enum RemoteRoutes {
     > {
         let router = Router(context: Context.self)
         let limit = hub.options.maximumMessageBytes
+        let formReceipts = FormReceipts()
 
         router.get("/healthz") { _, _ in
             Response(
@@ -70,8 +72,17 @@ public enum RemoteRoutes {
             }
             switch await hub.perform(.send(text: text, screen: nil), token: token) {
             case .result(_, let result):
-                let id = result["id"]?.serialized ?? "?"
-                return page(.controller, status: "Sent (message \(id)).", hub: hub)
+                guard case .integer(let number)? = result["id"], number >= 0,
+                    case .success(let session) = hub.authorize(token)
+                else {
+                    return page(.controller, status: "Sent (message \(result["id"]?.serialized ?? "?")).", hub: hub)
+                }
+                // Its receipts are kept for the page, which comes back for them (without JavaScript nothing can
+                // be pushed to it).
+                let id = UInt64(number)
+                formReceipts.sent(id: id, session: session.id, at: hub.now)
+                hub.receipts.watch(id: id, owner: FormReceipts.owner) { formReceipts.shown($0) }
+                return receiptPage(id: id, session: session.id, formReceipts, hub: hub)
             case .error(let error) where error.code == .notPermitted:
                 let refusal = AccessRefusal(rawValue: error.message)
                 return page(
@@ -79,6 +90,23 @@ public enum RemoteRoutes {
             case .error(let error):
                 return page(.controller, status: error.message, hub: hub, status: .badRequest)
             }
+        }
+        router.get("/receipt") { request, _ in
+            if let refused = refusal(request, currentHosts, hub) { return refused }
+            guard let token = sessionToken(request) else {
+                return page(.codeEntry, status: describe(.noSession), hub: hub, status: .forbidden)
+            }
+            if case .failure(let refusal) = hub.authorize(token) {
+                return page(.codeEntry, status: describe(refusal), hub: hub, status: .forbidden)
+            }
+            guard let text = request.uri.queryParameters.get("id"), let id = UInt64(text),
+                case .success(let session) = hub.authorize(token)
+            else {
+                return page(
+                    .controller, status: "Which message? The receipt's link has no id.", hub: hub,
+                    status: .badRequest)
+            }
+            return receiptPage(id: id, session: session.id, formReceipts, hub: hub)
         }
         router.post("/release") { request, _ in
             if let refused = refusal(request, currentHosts, hub) { return refused }
@@ -217,6 +245,28 @@ public enum RemoteRoutes {
         }
     }
 
+    /// The controller's page with what is known of message `id`: "Sent (message 12)." until a screen shows it,
+    /// then "Message 12 shown on 2 screens.". It refreshes itself every second while more may come: until the
+    /// first screen shows it (at most the receipt book's lifetime), and for ``receiptSettle`` seconds after the
+    /// send, as the other screens show it in their next frames.
+    static func receiptPage(id: UInt64, session: Int, _ receipts: FormReceipts, hub: RemoteHub) -> Response {
+        guard let entry = receipts.entry(id: id, session: session) else {
+            return page(
+                .controller, status: "No receipt for message \(id): receipts are kept for the newest sends only.",
+                hub: hub, status: .notFound)
+        }
+        let age = hub.now - entry.sentAt
+        let waiting = entry.screens == 0 ? age < Double(hub.receipts.lifetime) / 1e9 : age < receiptSettle
+        let status =
+            entry.screens == 0
+            ? "Sent (message \(id))."
+            : "Message \(id) shown on \(entry.screens) \(entry.screens == 1 ? "screen" : "screens")."
+        return page(.controller, status: status, hub: hub, refresh: waiting ? "/receipt?id=\(id)" : nil)
+    }
+
+    /// Seconds after a form send during which its receipt page keeps refreshing for more screens.
+    static let receiptSettle: Double = 3
+
     static func describe(_ refusal: AccessRefusal) -> String {
         switch refusal {
         case .wrongCode: "That code is not the one on the screen. Check it and try again."
@@ -246,11 +296,13 @@ public enum RemoteRoutes {
             body: .init(byteBuffer: ByteBuffer(string: reason + "\n")))
     }
 
+    /// - Parameter refresh: a path on this origin the page loads again a second later (nil: it stays).
     static func page(
-        _ kind: Page.Kind, status line: String?, hub: RemoteHub, status: HTTPResponse.Status = .ok
+        _ kind: Page.Kind, status line: String?, hub: RemoteHub, status: HTTPResponse.Status = .ok,
+        refresh: String? = nil
     ) -> Response {
         var response = asset(
-            Page.html(kind, status: line, maximumTextBytes: hub.options.maximumMessageBytes),
+            Page.html(kind, status: line, maximumTextBytes: hub.options.maximumMessageBytes, refresh: refresh),
             type: "text/html; charset=utf-8")
         response.status = status
         return response

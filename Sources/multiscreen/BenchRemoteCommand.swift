@@ -31,11 +31,12 @@ struct BenchRemoteLoad: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "remote-load",
         abstract:
-            "Many phones at once plus 50 local status requests/s: refusals, controllers seen, local p99, RSS, fds.")
+            "Many phones at once plus 50 local status requests/s: refusals, controllers seen, local p99, frames "
+            + "with and without the load, RSS and fds after each of two rounds.")
     @OptionGroup var options: DisplayBenchOptions
     @Option(help: "Phones (WebSocket clients) at once.")
     var clients = 200
-    @Option(help: "Seconds of load (after 10 s of local requests alone).")
+    @Option(help: "Seconds of load, in two rounds (after 10 s of local requests alone).")
     var seconds = 120.0
 
     func run() throws {

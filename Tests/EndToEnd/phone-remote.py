@@ -2,8 +2,10 @@
 headless sway with `--remote`), its external screen read with grim, the QR code decoded with zbarimg, the page
 driven in headless Chromium through Selenium, the message read back off the screen with tesseract.
 
-Usage: /usr/bin/python3 phone-remote.py OUTPUT   (WAYLAND_DISPLAY and XDG_RUNTIME_DIR set for grim)
+Usage: /usr/bin/python3 phone-remote.py OUTPUT SOCKET BINARY   (WAYLAND_DISPLAY and XDG_RUNTIME_DIR set for grim;
+SOCKET and BINARY: the kiosk's control socket and the multiscreen that reads its status)
 """
+import json
 import subprocess
 import sys
 import tempfile
@@ -17,6 +19,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 OUTPUT = sys.argv[1]
+SOCKET = sys.argv[2]
+BINARY = sys.argv[3]
 SHOT = tempfile.mktemp(suffix=".png")
 checks = {"passed": 0, "failed": 0}
 
@@ -53,15 +57,22 @@ def wait_for(condition, seconds, what):
     check(False, what + f" (within {seconds} s)")
 
 
+def controller_active():
+    result = subprocess.run([BINARY, "status", "--json", "--socket", SOCKET], capture_output=True, text=True)
+    return json.loads(result.stdout)["remote"]["controllerActive"] if result.returncode == 0 else None
+
+
 def text_on_screen():
     result = subprocess.run(["tesseract", screenshot(), "-", "--psm", "6"], capture_output=True, text=True)
     return result.stdout
 
 
-def browser():
+def browser(javascript=True):
     options = Options()
     for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=412,915"]:
         options.add_argument(argument)
+    if not javascript:
+        options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
     return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
 
 
@@ -81,6 +92,7 @@ def socket_open(driver):
 
 first = browser()
 second = browser()
+plain = browser(javascript=False)
 try:
     url = wait_for(qr_on_screen, 20, "a QR code on the external screen")
     check(url.startswith("http://127.0.0.1:") and "?code=" in url, f"the QR code is the remote's link: {url}")
@@ -123,10 +135,31 @@ try:
     check(status(first) == "You are in control.", "the first phone takes control again")
     wait_for(lambda: qr_on_screen() is None, 10, "the QR code hides again")
     first.get("about:blank")
+    # --remote-hold can bring a fresh code back before the closed page's grace is over: wait for the release.
+    wait_for(lambda: controller_active() == 0, 20, "control released after the page closed")
     last = wait_for(qr_on_screen, 20, "the QR code back after the page closed")
     check(last not in (url, newer, after), "a new code after the page closed")
+
+    # Without JavaScript: the plain form post, and its receipt on a page that refreshes itself until the screens
+    # have shown the message.
+    plain.get(last)
+    check(status(plain) == "You are in control.", "a phone without JavaScript takes control")
+    check("?code=" in plain.current_url, "no script ran (it would have taken the code out of the address bar)")
+    plain.find_element(By.ID, "text").send_keys("Plain form hello")
+    plain.find_element(By.CSS_SELECTOR, "#send button").click()
+    WebDriverWait(plain, 10).until(lambda d: status(d).startswith("Sent (message ") or "shown on" in status(d))
+    accepted = status(plain)
+    check(True, f"the form post is acknowledged with the message's id: {accepted!r}")
+    WebDriverWait(plain, 15).until(lambda d: status(d).endswith("shown on 2 screens."))
+    check("/receipt?id=" in plain.current_url, f"the page refreshed itself to the receipt: {status(plain)!r}")
+    wait_for(lambda: "Plain form hello" in text_on_screen(), 15, "the form's message on the external screen")
+    check(True, "the form's message is on the external screen (OCR)")
+    plain.find_element(By.CSS_SELECTOR, "#release button").click()
+    WebDriverWait(plain, 10).until(lambda d: status(d) == "You released control.")
+    check(True, "the phone without JavaScript releases control")
 finally:
     first.quit()
     second.quit()
+    plain.quit()
 
 sys.exit(finish())

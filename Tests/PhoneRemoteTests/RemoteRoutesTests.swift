@@ -181,6 +181,64 @@ extension HTTPFields {
         }
     }
 
+    /// Without JavaScript nothing can be pushed to the page: after Send it names the accepted message and refreshes
+    /// itself (a meta refresh to its receipt) until screens have shown it, then says on how many; it stops
+    /// refreshing once they have had time to. A receipt is its sender's only.
+    @Test func aFormSendGetsItsReceiptsOnAPageThatRefreshesItself() async throws {
+        let fixture = RemoteFixture { $0.policy.hold = 10 }
+        let code = fixture.code
+        let refresh = "<meta http-equiv=\"refresh\" content=\"1; url=/receipt?id=1\">"
+        try await fixture.app.test(.router) { client in
+            let cookie = try await client.execute(
+                uri: "/?code=\(code.token)", method: .get, headers: RemoteFixture.headers()
+            ) { try #require(RemoteFixture.sessionCookie($0)) }
+            try await client.execute(
+                uri: "/send", method: .post, headers: RemoteFixture.form(cookie: cookie, origin: "http://localhost"),
+                body: ByteBuffer(string: "text=Gate+7")
+            ) { response in
+                #expect(response.status == .ok)
+                let html = String(buffer: response.body)
+                #expect(html.contains("Sent (message 1)."))
+                #expect(html.contains(refresh), "\(html)")
+                #expect(html.contains("action=\"/send\""), "the form stays, for the next message")
+            }
+            func receipt(_ id: Int = 1, cookie: String? = cookie) async throws -> (HTTPResponse.Status, String) {
+                try await client.execute(
+                    uri: "/receipt?id=\(id)", method: .get, headers: RemoteFixture.headers(cookie: cookie)
+                ) { ($0.status, String(buffer: $0.body)) }
+            }
+            var (status, html) = try await receipt()
+            #expect(status == .ok && html.contains("Sent (message 1).") && html.contains(refresh), "\(html)")
+            fixture.hub.receipts.take(RemoteWebSocketTests.frameShown(screen: "HEADLESS-2", ids: [1], shownAt: 2))
+            (status, html) = try await receipt()
+            #expect(html.contains("Message 1 shown on 1 screen.") && html.contains(refresh), "\(html)")
+            fixture.hub.receipts.take(RemoteWebSocketTests.frameShown(screen: "HEADLESS-3", ids: [1], shownAt: 3))
+            (status, html) = try await receipt()
+            #expect(html.contains("Message 1 shown on 2 screens.") && html.contains(refresh), "\(html)")
+            // Settled: the page stays.
+            fixture.clock.advance(RemoteRoutes.receiptSettle + 0.5)
+            (status, html) = try await receipt()
+            #expect(html.contains("Message 1 shown on 2 screens.") && !html.contains("http-equiv"), "\(html)")
+            #expect(html.contains("<p id=\"status\" role=\"status\" aria-live=\"polite\">Message 1 shown"))
+            // No such send, no session.
+            (status, html) = try await receipt(2)
+            #expect(status == .notFound && html.contains("No receipt for message 2"), "\(html)")
+            (status, html) = try await receipt(cookie: nil)
+            #expect(status == .forbidden && html.contains("You are not in control."), "\(html)")
+            // After the hold a fresh code shows; a newer phone claims it: the first is told, and the receipt is not
+            // the newcomer's.
+            fixture.clock.advance(7)
+            fixture.hub.tick()
+            let newer = try await client.execute(
+                uri: "/?code=\(fixture.code.token)", method: .get, headers: RemoteFixture.headers()
+            ) { try #require(RemoteFixture.sessionCookie($0)) }
+            (status, html) = try await receipt()
+            #expect(status == .forbidden && html.contains("Another phone took control."), "\(html)")
+            (status, html) = try await receipt(cookie: newer)
+            #expect(status == .notFound, "\(html)")
+        }
+    }
+
     @Test func claimWithTheShortCodeByForm() async throws {
         let fixture = RemoteFixture()
         let code = fixture.code
