@@ -145,7 +145,9 @@ extension DisplayBenchmarks {
         // Where the page path's time goes (``PageMessageTrace`` in the app): p50, p99, and the median over the
         // slowest tenth of the messages, per stage.
         let stages = webLatency["stages"] as? [String: Any] ?? [:]
-        for name in ["bus", "delivery", "script", "webkitFrame", "waitForDraw", "draw", "present"] {
+        for name in [
+            "bus", "delivery", "script", "webkitFrame", "exportWaitedAtMost", "waitForDraw", "draw", "present",
+        ] {
             let stage = stages[name] as? [String: Any] ?? [:]
             for (key, metric) in [("p50Ms", "p50"), ("p99Ms", "p99"), ("slowestTenthMedianMs", "slowest-tenth-median")]
             {

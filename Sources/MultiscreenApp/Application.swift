@@ -230,7 +230,11 @@ public final class Application {
         for screen in screens.screens.values where changes.screens.contains(screen.output.displayName) {
             screen.invalidate()
         }
-        if changes.controllerUI, let controller = product.model.assignment.controller {
+        // A page in place of the controller UI shows nothing of ours: redrawing it would only copy the same page frame
+        // again (a whole software frame per message, on the thread that delivers to the other pages).
+        if changes.controllerUI, let controller = product.model.assignment.controller,
+            !product.kind(of: controller).isWeb
+        {
             screens.screens[controller]?.invalidate()
         }
         if changes.state { saveTimer.armUnlessPending(after: Self.saveDelay) }

@@ -7,7 +7,9 @@ import Messaging
 /// exported (wpebackend-fdo handed us the page's next frame; WebKit's IPC, the script, layout and the software paint
 /// in the web process are all before this) → drawn (our draw of that screen started: the upload, then the frame) →
 /// committed → shown (the compositor's frame callback). `ran` (the web process answered the script) is a side
-/// branch of WebKit's part: it says how much of it is the script's round trip.
+/// branch of WebKit's part: it says how much of it is the script's round trip. The export is a GLib source of the
+/// display thread: while that thread draws, a finished frame waits, so part of "WebKit's" span may be ours
+/// (`exportWaitedAtMost` bounds it).
 struct PageMessageTrace {
     let id: UInt64
     let enqueuedAt: UInt64
@@ -17,10 +19,14 @@ struct PageMessageTrace {
     let script: UInt64
     var ranAt: UInt64?
     var exportedAt: UInt64?
+    /// How long the frame may have waited for the display thread before the export reached us, at most (ns).
+    var exportWaitedAtMost: UInt64?
     var drawnAt: UInt64?
 
     /// The stages in order: name and what the span is.
-    static let stageNames = ["bus", "delivery", "script", "webkitFrame", "waitForDraw", "draw", "present"]
+    static let stageNames = [
+        "bus", "delivery", "script", "webkitFrame", "exportWaitedAtMost", "waitForDraw", "draw", "present",
+    ]
 
     /// Each stage's length in ms once the frame was shown (nil where a stamp is missing), and the total.
     func stages(committedAt: UInt64?, shownAt: UInt64) -> (stages: [String: Double], total: Double) {
@@ -33,6 +39,7 @@ struct PageMessageTrace {
             ("delivery", span(drainedAt, deliveredAt)),
             ("script", span(deliveredAt, ranAt)),
             ("webkitFrame", span(deliveredAt, exportedAt)),
+            ("exportWaitedAtMost", exportWaitedAtMost.map { Double($0) / 1e6 }),
             ("waitForDraw", span(exportedAt, drawnAt)),
             ("draw", span(drawnAt, committedAt)),
             ("present", span(committedAt, shownAt)),

@@ -251,10 +251,10 @@ final class WebScreens {
         // An idle page draws only because of what it was told: the first frame after a message is the one
         // showing it (a page that animates would make this an underestimate).
         if uploaded && !page.waiting.isEmpty {
-            let exportedAt = page.view.lastFrameExportedAt
+            let (exportedAt, waited) = (page.view.lastFrameExportedAt, page.view.lastFrameWaitedAtMost)
             pages[name]?.carried += page.waiting.map { message in
                 var message = message
-                (message.exportedAt, message.drawnAt) = (exportedAt, drawnAt)
+                (message.exportedAt, message.exportWaitedAtMost, message.drawnAt) = (exportedAt, waited, drawnAt)
                 return message
             }
             pages[name]?.waiting = []

@@ -49,6 +49,11 @@ public final class WebView {
     /// message's way ends and ours begins.
     public private(set) var lastFrameExportedAt: UInt64 = 0
     private var pendingFrameExportedAt: UInt64 = 0
+    /// How long that frame may have waited for the display thread before it was handed to us, at most (ns): part of
+    /// the time up to ``lastFrameExportedAt`` that is ours, not WebKit's (``MainContextPoll/readyWaitedAtMost``).
+    public private(set) var lastFrameWaitedAtMost: UInt64 = 0
+    private var pendingFrameWaitedAtMost: UInt64 = 0
+    private let mainContext: MainContextPoll
     /// The size of the last frame taken, in pixels.
     public private(set) var frameSize: (width: Int32, height: Int32) = (0, 0)
 
@@ -105,6 +110,7 @@ public final class WebView {
         engine: WebEngine, url: String, width: Int, height: Int, scale: Int, bridge: PageBridge, logger: Logger
     ) throws(WebContentError) {
         openedAt = Self.monotonicNanoseconds()
+        mainContext = engine.mainContext
         self.url = url
         self.bridge = bridge
         self.logger = logger
@@ -175,6 +181,7 @@ public final class WebView {
         guard let frame = pendingFrame, let exportable else { return false }
         pendingFrame = nil
         lastFrameExportedAt = pendingFrameExportedAt
+        lastFrameWaitedAtMost = pendingFrameWaitedAtMost
         var pixels = multiscreen_shm_pixels()
         if multiscreen_shm_begin(frame, &pixels), let data = pixels.data {
             if frameSize != (pixels.width, pixels.height) {
@@ -199,6 +206,7 @@ public final class WebView {
     fileprivate func exported(_ frame: OpaquePointer) {
         framesReceived += 1
         pendingFrameExportedAt = Self.monotonicNanoseconds()
+        pendingFrameWaitedAtMost = mainContext.readyWaitedAtMost
         if framesReceived == 1 {
             let elapsed = Double(Self.monotonicNanoseconds() &- openedAt) / 1e6
             logger.info("web view: first frame of \(url) \((elapsed * 10).rounded() / 10) ms after it was opened")
