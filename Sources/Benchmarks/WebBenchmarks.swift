@@ -38,8 +38,9 @@ extension DisplayBenchmarks {
         """
 
     /// Page → page message latency next to the native text path, start → first web frame, CPU per web frame, RSS
-    /// per view, and RSS over `cycles` open/close cycles of a view.
-    public func web(messages: Int, cycles: Int) throws -> [BenchmarkResult] {
+    /// per view, RSS over `cycles` open/close cycles of a view, and idle wakeups with and without a static page
+    /// (`idleSeconds` each).
+    public func web(messages: Int, cycles: Int, idleSeconds: Double = 20) throws -> [BenchmarkResult] {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ms-web-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -47,15 +48,9 @@ extension DisplayBenchmarks {
         let list = directory.appendingPathComponent("list.html")
         try Self.probePage(count: messages, interval: 150).write(to: probe, atomically: true, encoding: .utf8)
         try Self.listPage.write(to: list, atomically: true, encoding: .utf8)
-        // HEADLESS-2 shows the list page, HEADLESS-3 the native messages: the same message reaches both.
-        let config = """
-            [[rule]]
-            match = { name = "HEADLESS-2" }
-            role = "external"
-            content = "web"
-            url = "\(list.absoluteString)"
-            """
-        let instance = try Instance(binary: binary, outputs: 3, width: width, height: height, config: config)
+        // HEADLESS-2 shows the list page (opened once the process without pages was watched idle), HEADLESS-3 the
+        // native messages: the same message reaches both.
+        let instance = try Instance(binary: binary, outputs: 3, width: width, height: height, config: "")
         defer { instance.stop() }
         let app = instance.app
         let client = instance.client
@@ -101,9 +96,19 @@ extension DisplayBenchmarks {
         }
 
         var results: [BenchmarkResult] = []
+        // Idle: the process with no page (the baseline, which makes none), then with the list page loaded.
+        if idleSeconds > 0 {
+            try app.waitUntilQuiet(for: 0.5, timeout: 30)
+            results += try idleWakeups(of: app, seconds: idleSeconds, subject: "multiscreen, no page")
+        }
+        _ = try client.exchange(
+            line: MessageCodec.encodeRequest(.openWeb(screen: "HEADLESS-2", url: list.absoluteString)))
         let listStart = try firstFrameMilliseconds(of: list.absoluteString, occurrence: 1)
         try app.waitUntilQuiet(for: 0.5, timeout: 30)
         let uiBefore = Double(app.residentSetBytes) / 1_048_576
+        if idleSeconds > 0 {
+            results += try idleWakeups(of: app, seconds: idleSeconds, subject: "multiscreen, a loaded static page")
+        }
 
         // Page → page, next to page → native: the probe page on the controller sends `messages` messages.
         let cpuBefore = ([app.pid] + webProcesses()).map(Self.cpuSeconds).reduce(0, +)
@@ -135,6 +140,21 @@ extension DisplayBenchmarks {
                         benchmark: "web-message-latency", subject: subject,
                         metric: "enqueue-to-frame-done-\(key.dropLast(2))", value: values[key] as? Double ?? .nan,
                         unit: "ms", samples: count))
+            }
+        }
+        // Where the page path's time goes (``PageMessageTrace`` in the app): p50, p99, and the median over the
+        // slowest tenth of the messages, per stage.
+        let stages = webLatency["stages"] as? [String: Any] ?? [:]
+        for name in [
+            "bus", "delivery", "script", "webkitFrame", "exportWaitedAtMost", "waitForDraw", "draw", "present",
+        ] {
+            let stage = stages[name] as? [String: Any] ?? [:]
+            for (key, metric) in [("p50Ms", "p50"), ("p99Ms", "p99"), ("slowestTenthMedianMs", "slowest-tenth-median")]
+            {
+                results.append(
+                    BenchmarkResult(
+                        benchmark: "web-message-split", subject: "page-to-page \(name)", metric: metric,
+                        value: stage[key] as? Double ?? .nan, unit: "ms", samples: messages))
             }
         }
         let webP99 = webLatency["p99Ms"] as? Double ?? .nan
@@ -193,6 +213,53 @@ extension DisplayBenchmarks {
             BenchmarkResult(
                 benchmark: "web-cost", subject: "after \(cycles) cycles", metric: "web-processes-left",
                 value: Double(webProcesses().count), unit: "processes"))
+        return results
+    }
+
+    /// Context switches per second of `app` over `seconds`, in all, on the display thread (the main thread) and per
+    /// thread name (WebKit names its threads). Threads that start or end during the window are counted for the
+    /// part they were seen, and the number that ended is reported (their last switches are lost).
+    func idleWakeups(of app: ChildProcess, seconds: Double, subject: String) throws -> [BenchmarkResult] {
+        func names() -> [Int32: String] {
+            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(app.pid)/task")) ?? []
+            var result: [Int32: String] = [:]
+            for task in tasks {
+                guard let id = Int32(task) else { continue }
+                let name = (try? String(contentsOfFile: "/proc/\(app.pid)/task/\(task)/comm", encoding: .utf8)) ?? "?"
+                result[id] = name.trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            return result
+        }
+        let threadNames = names()
+        let start = try app.activity()
+        Thread.sleep(forTimeInterval: seconds)  // the observation window itself
+        let end = try app.activity()
+        let laterNames = names()
+        var byName: [String: Int] = [:]
+        for (id, count) in end.contextSwitchesByThread {
+            let name = threadNames[id] ?? laterNames[id] ?? "?"
+            byName[name, default: 0] += count - (start.contextSwitchesByThread[id] ?? 0)
+        }
+        let ended = Set(start.contextSwitchesByThread.keys).subtracting(end.contextSwitchesByThread.keys).count
+        let display =
+            (end.contextSwitchesByThread[app.pid] ?? 0) - (start.contextSwitchesByThread[app.pid] ?? 0)
+        var results = [
+            BenchmarkResult(
+                benchmark: "web-idle", subject: subject, metric: "wakeups-per-second",
+                value: Double(byName.values.reduce(0, +)) / seconds, unit: "1/s"),
+            BenchmarkResult(
+                benchmark: "web-idle", subject: "\(subject), display thread", metric: "wakeups-per-second",
+                value: Double(display) / seconds, unit: "1/s"),
+            BenchmarkResult(
+                benchmark: "web-idle", subject: "\(subject), threads ended during the window", metric: "threads",
+                value: Double(ended), unit: "threads"),
+        ]
+        for (name, count) in byName.sorted(by: { $0.key < $1.key }) where count > 0 {
+            results.append(
+                BenchmarkResult(
+                    benchmark: "web-idle", subject: "\(subject), threads named \(name)", metric: "wakeups-per-second",
+                    value: Double(count) / seconds, unit: "1/s"))
+        }
         return results
     }
 }

@@ -126,7 +126,9 @@ public final class Application {
             let mainContext = engine.mainContext
             loop.foreignPoll = (prepare: mainContext.prepare, dispatch: mainContext.dispatch)
         }
-        screens.onFrameShown = { [unowned self] screen in web.shown(screen.output.registryName) }
+        screens.onFrameShown = { [unowned self] screen in
+            web.shown(screen.output.registryName, committedAt: screen.lastCommittedAt)
+        }
         screens.onHealthChange = { [unowned self] screen in
             consumer.publish(.screenHealth(screen: screen.output.displayName, health: screen.health.rawValue))
         }
@@ -213,8 +215,8 @@ public final class Application {
         }
         if let message = changes.message, !web.isEmpty {
             web.deliver(
-                text: message.text, screen: message.screen, id: message.id, enqueuedAt: stamp?.enqueuedAt,
-                among: screens.ordered, controller: product.model.assignment.controller)
+                text: message.text, screen: message.screen, stamp: stamp, among: screens.ordered,
+                controller: product.model.assignment.controller)
         }
         if let message = changes.message, let stamp {
             // A web screen's frame showing the message comes from its page: WebScreens follows it there.
@@ -228,7 +230,11 @@ public final class Application {
         for screen in screens.screens.values where changes.screens.contains(screen.output.displayName) {
             screen.invalidate()
         }
-        if changes.controllerUI, let controller = product.model.assignment.controller {
+        // A page in place of the controller UI shows nothing of ours: redrawing it would only copy the same page frame
+        // again (a whole software frame per message, on the thread that delivers to the other pages).
+        if changes.controllerUI, let controller = product.model.assignment.controller,
+            !product.kind(of: controller).isWeb
+        {
             screens.screens[controller]?.invalidate()
         }
         if changes.state { saveTimer.armUnlessPending(after: Self.saveDelay) }

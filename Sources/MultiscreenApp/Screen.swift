@@ -98,6 +98,8 @@ final class Screen {
     private(set) var unshownSince: UInt64?
     /// When the compositor last showed a frame of this screen (frame callback; ``MonotonicClock`` ns).
     private(set) var lastShownAt: UInt64?
+    /// When this screen's newest frame was committed (``MonotonicClock``): where a web page's frame leaves us.
+    private(set) var lastCommittedAt: UInt64?
     /// Whether the compositor shows this screen's frames (``ScreenSet`` sets it).
     var health = ScreenHealth.ok
     /// The compositor showed a frame (a frame callback arrived).
@@ -257,6 +259,7 @@ final class Screen {
             // The frame is committed.
             awaitCompositor(globals: globals)
             let committedAt = MonotonicClock.nanoseconds()
+            lastCommittedAt = committedAt
             predictor.drew(committedAt - drawStarted)
             commitTimes[frameNumber] = committedAt
             commitTimes = commitTimes.filter { $0.key + 16 > frameNumber }

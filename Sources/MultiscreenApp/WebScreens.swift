@@ -17,12 +17,13 @@ final class WebScreens {
         var view: WebView
         var texture: WebFrameTexture
         var size: (width: Int, height: Int, scale: Int)
-        /// Messages handed to the page (id, enqueue time) whose frame has not come yet, and those in the frame
-        /// uploaded last, waiting for the compositor to show it.
-        var waiting: [(id: UInt64, enqueuedAt: UInt64)] = []
-        var carried: [(id: UInt64, enqueuedAt: UInt64)] = []
-        /// Message enqueue → the page's frame showing it shown by the compositor (frame callback), ms, newest last.
-        var latencies: [Double] = []
+        /// Messages handed to the page whose frame has not come yet, and those in the frame uploaded last, waiting
+        /// for the compositor to show it.
+        var waiting: [PageMessageTrace] = []
+        var carried: [PageMessageTrace] = []
+        /// Message enqueue → the page's frame showing it shown by the compositor (frame callback), ms, newest last,
+        /// with the split of each (``PageMessageTrace``).
+        var latencies: [(stages: [String: Double], total: Double)] = []
         /// The web process drawing this page, as far as it can be told (``WebProcesses``); nil until its first
         /// frame, and again after a crash.
         var process: Int32?
@@ -95,6 +96,8 @@ final class WebScreens {
                 engine: engine, url: url, width: size.width, height: size.height, scale: size.scale, bridge: bridge,
                 logger: logger)
             view.onChange = { [weak screen] in screen?.invalidate() }
+            let name = screen.output.registryName
+            view.onScriptCompleted = { [unowned self] number in scriptCompleted(number, on: name) }
             pages[screen.output.registryName] = Page(
                 url: url, view: view, texture: WebFrameTexture(), size: size, opened: opened)
             opened += 1
@@ -241,29 +244,37 @@ final class WebScreens {
     /// the reason there is none. Call with the screen's surface current.
     func frame(of name: UInt32) -> (texture: WebFrameTexture?, state: WebView.State)? {
         guard let page = pages[name] else { return nil }
+        let drawnAt = MonotonicClock.nanoseconds()
         let uploaded = page.view.takeFrame { pixels, width, height, stride in
             page.texture.upload(pixels: pixels, width: width, height: height, stride: stride)
         }
         // An idle page draws only because of what it was told: the first frame after a message is the one
         // showing it (a page that animates would make this an underestimate).
         if uploaded && !page.waiting.isEmpty {
-            pages[name]?.carried += page.waiting
+            let (exportedAt, waited) = (page.view.lastFrameExportedAt, page.view.lastFrameWaitedAtMost)
+            pages[name]?.carried += page.waiting.map { message in
+                var message = message
+                (message.exportedAt, message.exportWaitedAtMost, message.drawnAt) = (exportedAt, waited, drawnAt)
+                return message
+            }
             pages[name]?.waiting = []
         }
         if uploaded && (page.process.map { !WebProcesses.isAlive($0) } ?? true) { attributeProcesses() }
         return (page.texture.texture != 0 ? page.texture : nil, page.view.state)
     }
 
-    /// The compositor showed a frame of this screen: its page may draw the next one.
-    func shown(_ name: UInt32) {
+    /// The compositor showed a frame of this screen, committed at `committedAt`: its page may draw the next one.
+    func shown(_ name: UInt32, committedAt: UInt64?) {
         guard var page = pages[name] else { return }
         page.view.framePresented()
         guard !page.carried.isEmpty else { return }
         let now = MonotonicClock.nanoseconds()
         for message in page.carried {
-            let ms = Double(now &- message.enqueuedAt) / 1e6
-            logger.debug("web latency: message #\(message.id) on \(page.view.bridge.name) enqueue→shown \(ms) ms")
-            page.latencies.append(ms)
+            let split = message.stages(committedAt: committedAt, shownAt: now)
+            logger.debug(
+                "web latency: message #\(message.id) on \(page.view.bridge.name) enqueue→shown \(split.total) ms: \(split.stages)"
+            )
+            page.latencies.append(split)
         }
         page.latencies = Array(page.latencies.suffix(Self.latencySamples))
         page.carried = []
@@ -273,14 +284,31 @@ final class WebScreens {
     /// A message arrived for `screen` (nil: every screen): the pages it is for receive it (`receiveMessage`), except
     /// one in place of the controller UI, which is where messages come from, not where they are shown.
     func deliver(
-        text: String, screen: String?, id: UInt64, enqueuedAt: UInt64?, among screens: [Screen], controller: UInt32?
+        text: String, screen: String?, stamp: (id: UInt64, enqueuedAt: UInt64, drainedAt: UInt64)?,
+        among screens: [Screen], controller: UInt32?
     ) {
         let names = screens.filter { candidate in
             candidate.output.registryName != controller && (screen == nil || screen == candidate.output.displayName)
         }.map(\.output.registryName)
-        for name in names where pages[name] != nil {
-            pages[name]?.view.bridge.show(text: text, screen: screen)
-            if let enqueuedAt { pages[name]?.waiting.append((id, enqueuedAt)) }
+        for name in names {
+            guard let view = pages[name]?.view else { continue }
+            view.bridge.show(text: text, screen: screen)
+            guard let stamp else { continue }
+            pages[name]?.waiting.append(
+                PageMessageTrace(
+                    id: stamp.id, enqueuedAt: stamp.enqueuedAt, drainedAt: stamp.drainedAt,
+                    deliveredAt: MonotonicClock.nanoseconds(), script: view.scriptsSent))
+        }
+    }
+
+    /// The page's web process answered delivery script `number`.
+    private func scriptCompleted(_ number: UInt64, on name: UInt32) {
+        guard let page = pages[name] else { return }
+        let now = MonotonicClock.nanoseconds()
+        if let index = page.waiting.firstIndex(where: { $0.script == number }) {
+            pages[name]?.waiting[index].ranAt = now
+        } else if let index = page.carried.firstIndex(where: { $0.script == number }) {
+            pages[name]?.carried[index].ranAt = now
         }
     }
 
@@ -323,13 +351,13 @@ final class WebScreens {
                     entry["webProcess"] = .object(["pid": .integer(Int(process)), "rssMiB": .number(rss)])
                 }
                 if !page.latencies.isEmpty {
-                    let sorted = page.latencies.sorted()
+                    let sorted = page.latencies.map(\.total).sorted()
                     let rank = { (p: Double) in
                         sorted[min(sorted.count - 1, Int((p / 100 * Double(sorted.count)).rounded(.up)) - 1)]
                     }
                     entry["latency"] = .object([
                         "messages": .integer(sorted.count), "p50Ms": .number(rank(50)), "p99Ms": .number(rank(99)),
-                        "to": .string("frameDone"),
+                        "to": .string("frameDone"), "stages": PageMessageTrace.summary(page.latencies),
                     ])
                 }
                 switch view.state {

@@ -15,6 +15,13 @@ public final class MainContextPoll {
     private var count = 0
     private var priority: gint = 0
     private var prepared = false
+    /// `CLOCK_MONOTONIC` ns: when the last poll was entered, and when the last dispatch ended.
+    private var preparedAt: UInt64 = 0
+    private var dispatchEndedAt: UInt64 = 0
+    /// Inside a dispatch: how long what it dispatches may have waited for the display thread, at most (ns). A poll
+    /// that slept means the descriptor became ready just now; one that returned at once means it may have been ready
+    /// since the previous dispatch ended, while the thread drew and did other work.
+    public private(set) var readyWaitedAtMost: UInt64 = 0
 
     public init() {
         context = g_main_context_default()
@@ -32,6 +39,7 @@ public final class MainContextPoll {
         }
         count = needed
         prepared = true
+        preparedAt = Self.now()
         let polled = fds[0..<count].map { (fd: $0.fd, events: Int16(bitPattern: $0.events)) }
         return (polled, ready ? 0 : timeout)
     }
@@ -42,7 +50,17 @@ public final class MainContextPoll {
         prepared = false
         for index in 0..<min(count, revents.count) { fds[index].revents = gushort(bitPattern: revents[index]) }
         if g_main_context_check(context, priority, &fds, gint(count)) != 0 {
+            let now = Self.now()
+            let slept = now &- preparedAt > 500_000
+            readyWaitedAtMost = slept || dispatchEndedAt == 0 ? 0 : now &- dispatchEndedAt
             g_main_context_dispatch(context)
         }
+        dispatchEndedAt = Self.now()
+    }
+
+    private static func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 }

@@ -45,6 +45,15 @@ public final class WebView {
     public private(set) var hangRestarts = 0
     public private(set) var framesReceived = 0
     public private(set) var framesDropped = 0
+    /// When the frame taken last was handed to us by wpebackend-fdo (`CLOCK_MONOTONIC` ns): where WebKit's part of a
+    /// message's way ends and ours begins.
+    public private(set) var lastFrameExportedAt: UInt64 = 0
+    private var pendingFrameExportedAt: UInt64 = 0
+    /// How long that frame may have waited for the display thread before it was handed to us, at most (ns): part of
+    /// the time up to ``lastFrameExportedAt`` that is ours, not WebKit's (``MainContextPoll/readyWaitedAtMost``).
+    public private(set) var lastFrameWaitedAtMost: UInt64 = 0
+    private var pendingFrameWaitedAtMost: UInt64 = 0
+    private let mainContext: MainContextPoll
     /// The size of the last frame taken, in pixels.
     public private(set) var frameSize: (width: Int32, height: Int32) = (0, 0)
 
@@ -66,7 +75,10 @@ public final class WebView {
     /// Scripts handed to the page whose completion has not come back, by number, with the time each went
     /// (`CLOCK_MONOTONIC` ns): the web process answers every one, unless it is hung.
     private var scriptsOutstanding: [UInt64: UInt64] = [:]
-    private var scriptsSent: UInt64 = 0
+    /// Scripts handed to the page so far: the newest one's number (a delivery's number, for ``onScriptCompleted``).
+    public private(set) var scriptsSent: UInt64 = 0
+    /// The web process answered the script with this number (it ran, or failed): for the latency split.
+    public var onScriptCompleted: (UInt64) -> Void = { _ in }
     /// Armed only while scripts are outstanding (an idle page costs no wakeups): checks the oldest one's age.
     private var watchdogSource: guint = 0
     /// Armed while unresponsive: ends the web process when it fires.
@@ -98,6 +110,7 @@ public final class WebView {
         engine: WebEngine, url: String, width: Int, height: Int, scale: Int, bridge: PageBridge, logger: Logger
     ) throws(WebContentError) {
         openedAt = Self.monotonicNanoseconds()
+        mainContext = engine.mainContext
         self.url = url
         self.bridge = bridge
         self.logger = logger
@@ -167,6 +180,8 @@ public final class WebView {
     ) -> Bool {
         guard let frame = pendingFrame, let exportable else { return false }
         pendingFrame = nil
+        lastFrameExportedAt = pendingFrameExportedAt
+        lastFrameWaitedAtMost = pendingFrameWaitedAtMost
         var pixels = multiscreen_shm_pixels()
         if multiscreen_shm_begin(frame, &pixels), let data = pixels.data {
             if frameSize != (pixels.width, pixels.height) {
@@ -190,6 +205,8 @@ public final class WebView {
 
     fileprivate func exported(_ frame: OpaquePointer) {
         framesReceived += 1
+        pendingFrameExportedAt = Self.monotonicNanoseconds()
+        pendingFrameWaitedAtMost = mainContext.readyWaitedAtMost
         if framesReceived == 1 {
             let elapsed = Double(Self.monotonicNanoseconds() &- openedAt) / 1e6
             logger.info("web view: first frame of \(url) \((elapsed * 10).rounded() / 10) ms after it was opened")
@@ -358,6 +375,7 @@ public final class WebView {
 
     fileprivate func scriptCompleted(_ number: UInt64) {
         scriptsOutstanding[number] = nil
+        onScriptCompleted(number)
         if scriptsOutstanding.isEmpty {
             cancelWatchdog()
             if state.isUnresponsive { responsive() }

@@ -150,8 +150,12 @@ struct BenchWeb: ParsableCommand {
     var messages = 100
     @Option(help: "Open/close cycles of a view after the latency run (0: none).")
     var cycles = 20
+    @Option(help: "Seconds of each idle window (no page, then a loaded static page; 0: none).")
+    var idleSeconds = 20.0
 
     func run() throws {
-        printResults(try options.benchmarks().web(messages: messages, cycles: cycles), json: options.json)
+        printResults(
+            try options.benchmarks().web(messages: messages, cycles: cycles, idleSeconds: idleSeconds),
+            json: options.json)
     }
 }
