@@ -1,4 +1,5 @@
 import Foundation
+import Messaging
 import TOMLHeaderCheck
 import TOMLKit
 
@@ -229,7 +230,9 @@ public struct BrokerAddress: Equatable, Sendable, CustomStringConvertible {
 
 public struct FleetConfigError: Error, Equatable, Sendable, CustomStringConvertible {
     public var message: String
-    public init(_ message: String) { self.message = message }
+    /// Control characters from the config (a value typed with a bell in it) are escaped: the message goes to the log
+    /// as it is.
+    public init(_ message: String) { self.message = message.logSafe }
     public var description: String { message }
 }
 

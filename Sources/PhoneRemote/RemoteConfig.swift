@@ -235,11 +235,7 @@ public struct RemoteConfigError: Error, Equatable, Sendable, CustomStringConvert
     /// Control characters (a TOML parser's multi-line message, a value typed with a bell in it) are escaped: the
     /// message goes to the log as it is.
     public init(_ message: String) {
-        self.message = String(
-            message.unicodeScalars.flatMap { scalar -> String.UnicodeScalarView in
-                scalar.value < 0x20 || scalar.value == 0x7f
-                    ? "\\u{\(String(scalar.value, radix: 16))}".unicodeScalars : String(scalar).unicodeScalars
-            }.map(Character.init))
+        self.message = message.logSafe
     }
     public var description: String { message }
 }

@@ -65,7 +65,7 @@ public final class PageBridge: MessageSource, ReplySink, @unchecked Sendable {
             try check(message.method)
         } catch {
             if error.code != .notPermitted { statistics.malformed += 1 }
-            logger.notice("\(name): refused a page's request: \(Self.logSafe(error.message))")
+            logger.notice("\(name): refused a page's request: \(error.message.prefix(200).logSafe)")
             deliverNow(.reply(id: id, .error(error)))
             return
         }
@@ -84,7 +84,7 @@ public final class PageBridge: MessageSource, ReplySink, @unchecked Sendable {
             }
         } catch {
             if error.code != .notPermitted { statistics.malformed += 1 }
-            logger.notice("\(name): refused a page's sendMessage: \(Self.logSafe(error.message))")
+            logger.notice("\(name): refused a page's sendMessage: \(error.message.prefix(200).logSafe)")
             deliverNow(.reply(id: nil, .error(error)))
             return
         }
@@ -136,20 +136,6 @@ public final class PageBridge: MessageSource, ReplySink, @unchecked Sendable {
 
     /// A message for the page's screen.
     public func show(text: String, screen: String?) { deliverNow(.message(text: text, screen: screen)) }
-
-    /// Page text in a log line: control characters (and U+2028/U+2029) as `\u{…}`, so a page cannot forge log
-    /// lines or drive the terminal showing them; at most 200 characters.
-    static func logSafe(_ text: String) -> String {
-        var result = ""
-        for scalar in text.unicodeScalars.prefix(200) {
-            if scalar.properties.generalCategory == .control || scalar == "\u{2028}" || scalar == "\u{2029}" {
-                result += "\\u{\(String(scalar.value, radix: 16))}"
-            } else {
-                result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
-    }
 
     private func deliverNow(_ packet: PagePacket) {
         statistics.delivered += 1

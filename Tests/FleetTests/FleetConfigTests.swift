@@ -62,6 +62,8 @@ import Testing
         ("[fleet]\nbroker = \"mqtt://user:pw@h\"\n", "credentials belong in the credentials file"),
         ("[fleet]\nbroker = \"mqtt://h:99999\"\n", "needs a host and a port"),
         ("[fleet]\nbroker = \"mqtt://h\"\nkiosk = \"a/b\"\n", "'fleet.kiosk' = \"a/b\""),
+        // A control character from the file is escaped in the message (it goes to the log as it is).
+        ("[fleet]\nbroker = \"mqtt://h\"\nkiosk = \"a\\u0007/b\"\n", "'fleet.kiosk' = \"a\\u{7}/b\""),
         ("[fleet]\nbroker = \"mqtt://h\"\ngroups = [\"#\"]\n", "'fleet.groups' = \"#\""),
         ("[fleet]\nbroker = \"mqtt://h\"\nkiosk = \"all\"\n", "\"all\" is the whole site"),
         ("[fleet]\nbroker = \"mqtt://h\"\nkiosk = \"k\"\ngroups = [\"k\"]\n", "the kiosk's own name"),
