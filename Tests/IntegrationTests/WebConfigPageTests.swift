@@ -21,11 +21,9 @@ import Testing
         """
 
     @Test func aPageGetsWhatItsOriginIsGrantedAndTheMemoryLimitIsReported() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("web-config-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("page.html")
-        try Self.page.write(to: url, atomically: true, encoding: .utf8)
+        let pages = try WebTestPages(["page.html": Self.page])
+        defer { pages.remove() }
+        let url = pages.url("page.html")
 
         let sway = try HeadlessSway(outputs: 2, width: 640, height: 360)
         let home = MultiscreenProcess.makeHome()
@@ -72,11 +70,9 @@ import Testing
         """
 
     @Test func aWebProcessOverTheLimitIsEndedAndThePageReloaded() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("web-memory-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("page.html")
-        try Self.page.write(to: url, atomically: true, encoding: .utf8)
+        let pages = try WebTestPages(["page.html": Self.page])
+        defer { pages.remove() }
+        let url = pages.url("page.html")
         let sway = try HeadlessSway(outputs: 2, width: 640, height: 360)
         let home = MultiscreenProcess.makeHome()
         try MultiscreenProcess.writeConfig(

@@ -17,11 +17,9 @@ import Testing
     static let pageColour = RGBColor(red: 0, green: 200, blue: 200)
 
     @Test func aHungWebProcessIsShownRecoversOrIsRestarted() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("web-hang-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("page.html")
-        try Self.page.write(to: url, atomically: true, encoding: .utf8)
+        let pages = try WebTestPages(["page.html": Self.page])
+        defer { pages.remove() }
+        let url = pages.url("page.html")
 
         let sway = try HeadlessSway(outputs: 2, width: 640, height: 360)
         let home = MultiscreenProcess.makeHome()

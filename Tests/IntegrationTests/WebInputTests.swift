@@ -48,11 +48,9 @@ import Testing
     }
 
     @Test func pointerAndKeyboardReachAPageOnAnExternalScreen() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("web-input-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("input.html")
-        try Self.page.write(to: url, atomically: true, encoding: .utf8)
+        let pages = try WebTestPages(["input.html": Self.page])
+        defer { pages.remove() }
+        let url = pages.url("input.html")
 
         // HEADLESS-2 at scale 2: 320×180 logical, the page drawn at 640×360 pixels.
         let sway = try HeadlessSway(outputs: 2, width: 640, height: 360, extraConfig: "seat * hide_cursor 100")

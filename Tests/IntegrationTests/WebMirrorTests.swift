@@ -14,11 +14,9 @@ import Testing
     static let pageColour = RGBColor(red: 0, green: 200, blue: 200)
 
     @Test(arguments: ["shared", "copy"]) func aMirrorOfAWebControllerShowsThePage(path: String) throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("web-mirror-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("controller.html")
-        try Self.page.write(to: url, atomically: true, encoding: .utf8)
+        let pages = try WebTestPages(["controller.html": Self.page])
+        defer { pages.remove() }
+        let url = pages.url("controller.html")
 
         let sway = try HeadlessSway(outputs: 2, width: 640, height: 360)
         let home = MultiscreenProcess.makeHome()

@@ -88,13 +88,8 @@ import Testing
     }
 
     @Test func pagesOnScreensTalkThroughTheBridge() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("web-app-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try Self.externalPage.write(
-            to: directory.appendingPathComponent("external.html"), atomically: true, encoding: .utf8)
-        try Self.controllerPage.write(
-            to: directory.appendingPathComponent("main.html"), atomically: true, encoding: .utf8)
+        let pages = try WebTestPages(["external.html": Self.externalPage, "main.html": Self.controllerPage])
+        defer { pages.remove() }
 
         let sway = try HeadlessSway(outputs: 2, width: 640, height: 360)
         let home = MultiscreenProcess.makeHome()
@@ -104,7 +99,7 @@ import Testing
             match = { name = "HEADLESS-2" }
             role = "external"
             content = "web"
-            url = "file://\(directory.path)/external.html"
+            url = "\(pages.url("external.html").absoluteString)"
             """, home: home)
         let app = try MultiscreenProcess(environment: sway.environment, home: home)
         try app.waitForLog("web view: loaded", timeout: 30)
@@ -124,7 +119,7 @@ import Testing
         #expect(shot.fraction(of: RGBColor(red: 255, green: 0, blue: 0), tolerance: 30) < 0.1, "alert() ran")
 
         // Page → native: the controller page posts `send`; it appears in `status` and on the other screen.
-        let opened = try app.command(["web", "open", "--screen", "HEADLESS-1", "file://\(directory.path)/main.html"])
+        let opened = try app.command(["web", "open", "--screen", "HEADLESS-1", pages.url("main.html").absoluteString])
         #expect(opened.status == 0, "\(opened.output)")
         try waitForText("Gate seven boarding", on: "HEADLESS-2", in: sway)
         let messages = try status(app)["messages"] as? [[String: Any]] ?? []
@@ -181,7 +176,7 @@ import Testing
         }
 
         // A page that cannot load shows an error card with its URL and the reason.
-        let missing = "file://\(directory.path)/missing.html"
+        let missing = pages.url("missing.html").absoluteString
         #expect(try app.command(["web", "open", "--screen", "HEADLESS-1", missing]).status == 0)
         try waitForText("Cannot show", on: "HEADLESS-1", in: sway)
         #expect(try page(app, "HEADLESS-1")?["state"] as? String == "failed")
@@ -196,12 +191,9 @@ import Testing
     /// A web screen's output removed and added again: its view goes with it and comes back, and nothing piles up
     /// (file descriptors, web processes, memory) over the cycles.
     @Test func webScreensFollowHotplugWithoutLeaking() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "web-hotplug-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("external.html")
-        try Self.externalPage.write(to: url, atomically: true, encoding: .utf8)
+        let pages = try WebTestPages(["external.html": Self.externalPage])
+        defer { pages.remove() }
+        let url = pages.url("external.html")
         let outer = try HeadlessSway(outputs: 1, width: 1280, height: 720)
         let nested = try NestedSway(inside: outer, outputs: 2, width: 400, height: 300)
         let home = MultiscreenProcess.makeHome()

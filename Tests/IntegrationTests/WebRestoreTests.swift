@@ -5,12 +5,9 @@ import Testing
 /// A page opened at run time is shown again after a restart (the state file keeps which screen shows which URL).
 @Suite(.serialized) struct WebRestoreTests {
     @Test func aPageOpenedAtRunTimeIsShownAgainAfterARestart() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "web-restore-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("page.html")
-        try WebMirrorTests.page.write(to: url, atomically: true, encoding: .utf8)
+        let pages = try WebTestPages(["page.html": WebMirrorTests.page])
+        defer { pages.remove() }
+        let url = pages.url("page.html")
 
         let home = MultiscreenProcess.makeHome()
         let sway = try HeadlessSway(outputs: 2, width: 640, height: 360)
