@@ -28,19 +28,15 @@ import Testing
         let sway = try HeadlessSway(outputs: 2, width: 640, height: 360)
         let home = MultiscreenProcess.makeHome()
         try MultiscreenProcess.writeConfig(
-            """
-            [[rule]]
-            match = { name = "HEADLESS-2" }
-            role = "external"
-            content = "web"
-            url = "\(url.absoluteString)"
+            WebTestPages.externalRule(url: url)
+                + """
 
-            [web]
-            memory_limit = 300
+                [web]
+                memory_limit = 300
 
-            [web.permissions]
-            "file://" = ["status", "card.*"]
-            """, home: home)
+                [web.permissions]
+                "file://" = ["status", "card.*"]
+                """, home: home)
         let app = try MultiscreenProcess(environment: sway.environment, home: home)
         try app.waitForLog("web views: each web process limited to 300 MiB", timeout: 30)
         try app.waitForLog("web view: first frame of", timeout: 30)
@@ -76,16 +72,12 @@ import Testing
         let sway = try HeadlessSway(outputs: 2, width: 640, height: 360)
         let home = MultiscreenProcess.makeHome()
         try MultiscreenProcess.writeConfig(
-            """
-            [[rule]]
-            match = { name = "HEADLESS-2" }
-            role = "external"
-            content = "web"
-            url = "\(url.absoluteString)"
+            WebTestPages.externalRule(url: url)
+                + """
 
-            [web]
-            memory_limit = 64
-            """, home: home)
+                [web]
+                memory_limit = 64
+                """, home: home)
         let app = try MultiscreenProcess(environment: sway.environment, home: home)
         try app.waitForLog("web view: loading", timeout: 30)
         let started = Date()

@@ -24,13 +24,7 @@ import Testing
         let sway = try HeadlessSway(outputs: 2, width: 640, height: 360)
         let home = MultiscreenProcess.makeHome()
         try MultiscreenProcess.writeConfig(
-            """
-            [[rule]]
-            match = { name = "HEADLESS-2" }
-            role = "external"
-            content = "web"
-            url = "\(url.absoluteString)"
-            """, home: home)
+            WebTestPages.externalRule(url: url), home: home)
         let app = try MultiscreenProcess(environment: sway.environment, home: home)
         try app.waitForLog("web view: first frame of", timeout: 30)
         try waitUntil(timeout: 30, "the page drawing") { try app.webPage("HEADLESS-2")?["state"] as? String == "shown" }

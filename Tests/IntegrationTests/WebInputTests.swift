@@ -57,13 +57,7 @@ import Testing
         _ = try sway.swaymsg("output", "HEADLESS-2", "scale", "2")
         let home = MultiscreenProcess.makeHome()
         try MultiscreenProcess.writeConfig(
-            """
-            [[rule]]
-            match = { name = "HEADLESS-2" }
-            role = "external"
-            content = "web"
-            url = "\(url.absoluteString)"
-            """, home: home)
+            WebTestPages.externalRule(url: url), home: home)
         let app = try MultiscreenProcess(environment: sway.environment, home: home)
         try app.waitForLog("web view: loading \(url.absoluteString) at 320x180 scale 2", timeout: 30)
         try waitUntil(timeout: 30, "the page drawing") { try app.webPage("HEADLESS-2")?["state"] as? String == "shown" }

@@ -94,13 +94,7 @@ import Testing
         let sway = try HeadlessSway(outputs: 2, width: 640, height: 360)
         let home = MultiscreenProcess.makeHome()
         try MultiscreenProcess.writeConfig(
-            """
-            [[rule]]
-            match = { name = "HEADLESS-2" }
-            role = "external"
-            content = "web"
-            url = "\(pages.url("external.html").absoluteString)"
-            """, home: home)
+            WebTestPages.externalRule(url: pages.url("external.html")), home: home)
         let app = try MultiscreenProcess(environment: sway.environment, home: home)
         try app.waitForLog("web view: loaded", timeout: 30)
         try waitForText("EXTERNAL PAGE", on: "HEADLESS-2", in: sway)

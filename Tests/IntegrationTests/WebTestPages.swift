@@ -18,4 +18,15 @@ struct WebTestPages {
     func url(_ name: String) -> URL { directory.appendingPathComponent(name) }
 
     func remove() { try? FileManager.default.removeItem(at: directory) }
+
+    /// The config rule that makes `screen` an external screen showing the page at `url`.
+    static func externalRule(screen: String = "HEADLESS-2", url: URL) -> String {
+        """
+        [[rule]]
+        match = { name = "\(screen)" }
+        role = "external"
+        content = "web"
+        url = "\(url.absoluteString)"
+        """
+    }
 }
