@@ -15,8 +15,12 @@ public enum TOMLHeaderCheck {
 
     /// The 1-based line and column of the first character that cannot start a header's key, or nil.
     public static func firstUnparsableHeader(in text: String) -> (line: Int, column: Int)? {
-        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            var bytes = Array(line.utf8)
+        // Lines split at the newline byte: "\r\n" is one Swift Character, so splitting Characters at "\n" would join a
+        // line ending in CRLF to the next one and miss a header there (found by the fuzzer).
+        for (index, line) in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+            .enumerated()
+        {
+            var bytes = Array(line)
             // A byte order mark before the first line, which toml++ skips (found by the fuzzer in front of `[`).
             if index == 0 && bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
             var i = 0

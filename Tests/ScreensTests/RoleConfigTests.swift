@@ -72,6 +72,8 @@ import Testing
         ("[controller]\n [[ =\n", 2, 5), ("\u{FEFF}[\u{FFFD}e]]", 1, 2),
         // The fuzzer's own input, as it found it.
         ("[\\[ru\0\0\0\n\nmatch = { descrid = \"#102030\"\ntext = \"#ffffff\"\n", 1, 2),
+        // After a line ending in CRLF (one Swift Character), found by the fuzzer the same way.
+        ("[controller]\nfallback = \"none\"\n# comment\r\n[\u{FFFD}\u{FFFD}]\n", 4, 2),
     ])
     func aTableHeaderWithoutAKeyIsASyntaxErrorNotACrash(text: String, line: Int, column: Int) {
         #expect {
