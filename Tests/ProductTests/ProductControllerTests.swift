@@ -3,6 +3,7 @@ import Logging
 import Messaging
 import Outputs
 import Screens
+import Synchronization
 import Testing
 
 @testable import Product
@@ -504,5 +505,47 @@ private func errorCode(_ outcome: Outcome) -> MessageError.Code? {
         #expect(fixture.product.remoteOffer == RemoteOffer(link: "", code: "", locked: true))
         _ = fixture.execute(.remoteOffer(link: "", code: "", locked: false))
         #expect(fixture.product.remoteOffer == nil)
+    }
+}
+
+/// Every line a logger was given, rendered as its handler would print it.
+private final class LogRecorder: LogHandler, @unchecked Sendable {
+    private let lines = Mutex<[String]>([])
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+    var recorded: [String] { lines.withLock { $0 } }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        lines.withLock { $0.append("\(event.level) \(event.message)") }
+    }
+}
+
+@Suite struct ProductControllerLogTests {
+    /// A state file and a config path come from disk, not from Multiscreen: what they contain reaches the log only
+    /// escaped, so a damaged file cannot write a line of its own or drive the terminal that shows the log.
+    @Test func textFromFilesIsLoggedEscaped() throws {
+        let directory = NSTemporaryDirectory() + "multiscreen-log-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let statePath = directory + "/state.json"
+        try #"{"version": 1, "roles": {"k": "Bad\n\u001b[2Jrole"}, "contents": {}, "cards": [], "messages": []}"#
+            .write(toFile: statePath, atomically: false, encoding: .utf8)
+        let recorder = LogRecorder()
+        let logger = Logger(label: "test") { _ in recorder }
+        _ = ProductController.load(
+            configPath: directory + "/missing\n\u{1b}[31m.toml", statePath: statePath, logger: logger)
+        let lines = recorder.recorded
+        #expect(
+            lines.contains { $0.contains("invalid role name") && $0.contains("Bad\\u{a}\\u{1b}[2Jrole") }, "\(lines)")
+        #expect(lines.contains { $0.contains("missing\\u{a}\\u{1b}[31m.toml") }, "\(lines)")
+        for line in lines {
+            #expect(
+                !line.unicodeScalars.contains { $0.properties.generalCategory == .control }, "raw control in \(line)")
+        }
     }
 }
