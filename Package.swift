@@ -176,7 +176,9 @@ let package = Package(
         .testTarget(name: "OutputsTests", dependencies: ["Outputs"]),
         .testTarget(name: "WebContentTests", dependencies: ["WebContent", "Messaging"]),
         .testTarget(name: "ScreensTests", dependencies: ["Screens", "Outputs"]),
-        .testTarget(name: "ProductTests", dependencies: ["Product", "Screens", "Outputs", "Messaging", logging]),
+        .testTarget(
+            name: "ProductTests",
+            dependencies: ["Product", "Screens", "Outputs", "Messaging", "CompositorHarness", logging]),
         .testTarget(name: "BenchmarksTests", dependencies: ["Benchmarks"]),
         .testTarget(name: "LatencyReportTests", dependencies: ["LatencyReport", "Messaging"]),
         .testTarget(

@@ -40,6 +40,8 @@ public final class FleetLink: ReplySink, MessageSource {
         public var outboxLimit = 4096
         /// Reported in the retained status.
         public var version = "unknown"
+        /// Where the link's own lines go.
+        public var logger = Logger(label: "multiscreen.fleet")
 
         public init() {}
     }
@@ -49,13 +51,14 @@ public final class FleetLink: ReplySink, MessageSource {
     private let mailbox: FleetMailbox
     private let producer = Mutex<MessageProducer?>(nil)
     private let thread = Mutex<pthread_t?>(nil)
-    private let logger = Logger(label: "multiscreen.fleet")
+    private let logger: Logger
 
     /// Creates the MQTT client and starts its thread; connecting happens there (a broker that is down is retried,
     /// never an error here).
     /// - Throws: ``FleetConfigError`` for unusable settings (credentials file, TLS files), ``MosquittoError``.
     public init(config: FleetConfig, bus: MessageBus, options: Options = Options()) throws {
         self.config = config
+        logger = options.logger
         try config.validate()
         mailbox = try FleetMailbox()
         let producer = bus.makeProducer(capacity: options.producerCapacity, sink: self)

@@ -290,7 +290,7 @@ public enum RemoteRoutes {
             return nil
         }
         hub.count("refused.origin")
-        hub.logger.notice("remote request refused: \(reason)")
+        hub.logger.notice("remote request refused: \(reason.logSafe)")
         return Response(
             status: .forbidden, headers: [.contentType: "text/plain; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(string: reason + "\n")))

@@ -1,9 +1,9 @@
+import CompositorHarness
 import Foundation
 import Logging
 import Messaging
 import Outputs
 import Screens
-import Synchronization
 import Testing
 
 @testable import Product
@@ -508,23 +508,6 @@ private func errorCode(_ outcome: Outcome) -> MessageError.Code? {
     }
 }
 
-/// Every line a logger was given, rendered as its handler would print it.
-private final class LogRecorder: LogHandler, @unchecked Sendable {
-    private let lines = Mutex<[String]>([])
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-    var recorded: [String] { lines.withLock { $0 } }
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        lines.withLock { $0.append("\(event.level) \(event.message)") }
-    }
-}
-
 @Suite struct ProductControllerLogTests {
     /// A state file and a config path come from disk, not from Multiscreen: what they contain reaches the log only
     /// escaped, so a damaged file cannot write a line of its own or drive the terminal that shows the log.
@@ -536,16 +519,13 @@ private final class LogRecorder: LogHandler, @unchecked Sendable {
         try #"{"version": 1, "roles": {"k": "Bad\n\u001b[2Jrole"}, "contents": {}, "cards": [], "messages": []}"#
             .write(toFile: statePath, atomically: false, encoding: .utf8)
         let recorder = LogRecorder()
-        let logger = Logger(label: "test") { _ in recorder }
+        let logger = recorder.logger()
         _ = ProductController.load(
             configPath: directory + "/missing\n\u{1b}[31m.toml", statePath: statePath, logger: logger)
         let lines = recorder.recorded
         #expect(
             lines.contains { $0.contains("invalid role name") && $0.contains("Bad\\u{a}\\u{1b}[2Jrole") }, "\(lines)")
         #expect(lines.contains { $0.contains("missing\\u{a}\\u{1b}[31m.toml") }, "\(lines)")
-        for line in lines {
-            #expect(
-                !line.unicodeScalars.contains { $0.properties.generalCategory == .control }, "raw control in \(line)")
-        }
+        for line in lines { #expect(!line.hasRawControlCharacters, "raw control in \(line)") }
     }
 }
