@@ -101,7 +101,7 @@ let package = Package(
         .target(
             name: "Fleet",
             dependencies: [
-                "CMosquitto", "Messaging", "CLinux", "TOMLHeaderCheck", logging,
+                "CMosquitto", "Messaging", "CLinux", "SystemCalls", "TOMLHeaderCheck", logging,
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]),
         // Text layout with Pango (bidi, line breaking, ellipsis, fontconfig fallback, HarfBuzz shaping) drawn by
@@ -162,7 +162,7 @@ let package = Package(
         // A regular target (test targets cannot be dependencies); it lives under Tests/ because only tests use it.
         .target(name: "CVirtualPointer", dependencies: ["CWaylandClient"], path: "Tests/CVirtualPointer"),
 
-        .testTarget(name: "MessagingTests", dependencies: ["Messaging"]),
+        .testTarget(name: "MessagingTests", dependencies: ["Messaging", "SystemCalls"]),
         .testTarget(name: "RemoteTests", dependencies: ["Remote", "Messaging"]),
         .testTarget(name: "FleetTests", dependencies: ["Fleet", "Messaging", "CompositorHarness"]),
         .testTarget(

@@ -50,7 +50,7 @@ public final class ControlServer: ReplySink, MessageSource {
     public let name = "control"
     let mailbox: ControlMailbox
     private let producer = Mutex<MessageProducer?>(nil)
-    private let thread = Mutex<pthread_t?>(nil)
+    private let thread = LoopThread()
     private let logger = Logger(label: "multiscreen.control")
 
     /// Binds and listens at `path` (removing a stale socket file there), then starts the server thread.
@@ -65,19 +65,13 @@ public final class ControlServer: ReplySink, MessageSource {
         let loop = ControlLoop(
             path: path, listener: listener.descriptor, socketIdentity: listener.identity, producer: producer,
             mailbox: mailbox, options: options, logger: logger)
-        var handle = pthread_t()
-        let result = pthread_create(
-            &handle, nil,
-            { context in
-                Unmanaged<ControlLoop>.fromOpaque(context!).takeRetainedValue().run()
-                return nil
-            }, Unmanaged.passRetained(loop).toOpaque())
-        if result != 0 {
+        do {
+            try thread.start { loop.run() }
+        } catch {
             loop.closeEverything()
             producer.close()
-            throw .system(operation: "pthread_create for", path: path, errno: result)
+            throw .system(operation: "pthread_create for", path: path, errno: error.errno)
         }
-        thread.withLock { $0 = handle }
         logger.info("control socket listening at \(path)", metadata: ["producer": "\(producer.id)"])
     }
 
@@ -138,13 +132,7 @@ public final class ControlServer: ReplySink, MessageSource {
     /// Closes the listener and every connection, unlinks the socket, joins the thread and closes the producer
     /// (the display thread still drains what is in the ring; its replies are ignored). Idempotent.
     public func stop() {
-        let taken = thread.withLock { handle in
-            defer { handle = nil }
-            return handle
-        }
-        guard let handle = taken else { return }
-        mailbox.requestStop()
-        pthread_join(handle, nil)
+        guard thread.stop(asking: mailbox.requestStop) else { return }
         // The producer holds this server as its sink: let go of it, so the server can be freed.
         producer.withLock { producer in
             producer?.close()
