@@ -190,7 +190,15 @@ final class ControlLoop {
             return
         }
         guard connections.count < options.maximumConnections else {
-            logger.warning("control connection refused: \(connections.count) connections already open")
+            statistics.connectionsRefusedBusy += 1
+            // A client opening connections in a loop must not flood the log: the 1st, 10th, 100th… refusal is
+            // logged with the total; every one is counted in `status`.
+            if Self.isPowerOfTen(statistics.connectionsRefusedBusy) {
+                let refused = statistics.connectionsRefusedBusy
+                logger.warning(
+                    "control connection refused: \(connections.count) connections already open (\(refused) refused so far)"
+                )
+            }
             refuse(descriptor, MessageError(.busy, "too many control connections (\(options.maximumConnections))"))
             return
         }
@@ -406,5 +414,11 @@ final class ControlLoop {
     private func excerpt(_ bytes: [UInt8]) -> String {
         let head = bytes.prefix(80).map { $0 >= 0x20 && $0 < 0x7F ? Character(UnicodeScalar($0)) : "." }
         return String(head) + (bytes.count > 80 ? "…" : "")
+    }
+
+    static func isPowerOfTen(_ value: Int) -> Bool {
+        var value = value
+        while value >= 10 && value % 10 == 0 { value /= 10 }
+        return value == 1
     }
 }

@@ -115,7 +115,8 @@ public final class ControlServer: ReplySink, MessageSource {
         let c = statistics
         return [
             "requests": c.requests, "replies": c.replies, "rejectedBusy": c.rejectedBusy, "malformed": c.malformed,
-            "peerRejected": c.peerRejected, "repliesDroppedClosedConnection": c.repliesDroppedClosedConnection,
+            "peerRejected": c.peerRejected, "connectionsRefusedBusy": c.connectionsRefusedBusy,
+            "repliesDroppedClosedConnection": c.repliesDroppedClosedConnection,
             "subscribers": c.subscribers, "eventsPublished": c.eventsPublished, "eventsDropped": c.eventsDropped,
             "idleClosed": c.idleClosed,
         ]
@@ -144,7 +145,7 @@ public final class ControlServer: ReplySink, MessageSource {
             metadata: [
                 "requests": "\(statistics.requests)", "replies": "\(statistics.replies)",
                 "busy": "\(statistics.rejectedBusy)", "malformed": "\(statistics.malformed)",
-                "peerRejected": "\(statistics.peerRejected)",
+                "peerRejected": "\(statistics.peerRejected)", "refusedBusy": "\(statistics.connectionsRefusedBusy)",
                 "dropped": "\(statistics.repliesDroppedClosedConnection)",
                 "eventsPublished": "\(statistics.eventsPublished)", "eventsDropped": "\(statistics.eventsDropped)",
             ])
