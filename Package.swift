@@ -163,7 +163,7 @@ let package = Package(
         .target(name: "CVirtualPointer", dependencies: ["CWaylandClient"], path: "Tests/CVirtualPointer"),
 
         .testTarget(name: "MessagingTests", dependencies: ["Messaging", "SystemCalls"]),
-        .testTarget(name: "RemoteTests", dependencies: ["Remote", "Messaging"]),
+        .testTarget(name: "RemoteTests", dependencies: ["Remote", "Messaging", "CompositorHarness"]),
         .testTarget(name: "FleetTests", dependencies: ["Fleet", "Messaging", "CompositorHarness"]),
         .testTarget(
             name: "PhoneRemoteTests",

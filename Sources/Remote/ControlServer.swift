@@ -36,6 +36,12 @@ public final class ControlServer: ReplySink, MessageSource {
         public var producerCapacity = 1024
         /// Connections served at once; one more is answered `busy` and closed.
         public var maximumConnections = 64
+        /// Requests of one connection waiting for the display thread at once. A client that pipelines more is read
+        /// no further until replies come back, so one connection cannot fill the ring all of them share. With the
+        /// defaults, every connection's share together (64 × 8) is half the ring; the other half is room for the
+        /// batch the display thread is still answering (its slots are freed after the batch, not at each reply),
+        /// so connections alone never make another client's request `busy`.
+        public var maximumRequestsInFlight = 8
         /// Unsent reply bytes at which a connection stops being read until its peer catches up.
         public var outputBufferLimit = 1 << 20
         /// Seconds a connection may stay open with nothing to do (no request in flight, no reply unsent, not
