@@ -78,7 +78,7 @@ let package = Package(
         .target(
             name: "PhoneRemote",
             dependencies: [
-                "Messaging", "RemoteRequests", "Outputs", logging, "TOMLHeaderCheck",
+                "Messaging", "RemoteRequests", "Outputs", logging, "TOMLPrecheck",
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -89,10 +89,10 @@ let package = Package(
         // No C imports of its own (TOMLKit reads the config), tests in milliseconds.
         .target(
             name: "Screens",
-            dependencies: ["Outputs", "TOMLHeaderCheck", .product(name: "TOMLKit", package: "TOMLKit")]),
+            dependencies: ["Outputs", "TOMLPrecheck", .product(name: "TOMLKit", package: "TOMLKit")]),
         // The TOML table headers TOMLKit's bundled toml++ must not be given (they abort it or are undefined
         // behaviour), refused before it parses a config. Pure Swift.
-        .target(name: "TOMLHeaderCheck"),
+        .target(name: "TOMLPrecheck"),
         // The product controller: executes typed requests against the model, returns typed replies, the events they
         // caused and what changed. Pure Swift, tested without a compositor.
         .target(name: "Product", dependencies: ["Screens", "Outputs", "Messaging"]),
@@ -101,7 +101,7 @@ let package = Package(
         .target(
             name: "Fleet",
             dependencies: [
-                "CMosquitto", "Messaging", "CLinux", "SystemCalls", "TOMLHeaderCheck", logging,
+                "CMosquitto", "Messaging", "CLinux", "SystemCalls", "TOMLPrecheck", logging,
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]),
         // Text layout with Pango (bidi, line breaking, ellipsis, fontconfig fallback, HarfBuzz shaping) drawn by
@@ -118,7 +118,7 @@ let package = Package(
         .target(
             name: "WebContent",
             dependencies: [
-                "CWPEWebKit", "CWPEBackendFDO", "Messaging", "TOMLHeaderCheck",
+                "CWPEWebKit", "CWPEBackendFDO", "Messaging", "TOMLPrecheck",
                 .product(name: "TOMLKit", package: "TOMLKit"), logging,
             ]),
         // Swift owners of Wayland objects and the display thread's event loop.
