@@ -194,6 +194,9 @@ public final class Application {
     private func drainMessages() {
         let drainedAt = MonotonicClock.nanoseconds()
         messagesApplied += consumer.drain { received in
+            // Each page gets what this message brings it (a reply, events, the message) in one script.
+            web.holdDeliveries()
+            defer { web.releaseDeliveries() }
             let outcome = product.execute(received.message) { vitals }
             if let reply = outcome.reply { received.replyTo?.deliver(reply) }
             act(on: outcome, stamp: (outcome.changes.message?.id ?? 0, received.enqueuedAt, drainedAt))

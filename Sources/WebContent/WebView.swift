@@ -488,8 +488,10 @@ public final class WebView {
         _ = multiscreen_connect_load_changed(
             view,
             { _, event, data in
-                guard let data, event == WEBKIT_LOAD_FINISHED else { return }
-                Unmanaged<WebView>.fromOpaque(data).takeUnretainedValue().loadFinished()
+                guard let data else { return }
+                let page = Unmanaged<WebView>.fromOpaque(data).takeUnretainedValue()
+                if event == WEBKIT_LOAD_COMMITTED { page.loadCommitted() }
+                if event == WEBKIT_LOAD_FINISHED { page.loadFinished() }
             }, me)
         _ = multiscreen_connect_load_failed(
             view,
@@ -523,8 +525,21 @@ public final class WebView {
         return String(cString: raw)
     }
 
+    /// A web process now shows the page. WebKit 2.38 does not count the page as visible in the process that commits
+    /// a load (its view was visible from the start, but the count belongs to the process that had it before), so
+    /// it treats that process as a background one and checks it with a ping 20, 40, 80 s … after the load (each a
+    /// wakeup of our display thread and of WebKit's IPC thread; measured, docs/benchmarks.md). Saying again that
+    /// the view is visible makes WebKit count it, and the pings stop.
+    private func loadCommitted() {
+        guard let backend else { return }
+        let visible = wpe_view_activity_state_visible.rawValue
+        wpe_view_backend_remove_activity_state(backend, visible)
+        wpe_view_backend_add_activity_state(backend, visible)
+    }
+
     private func loadFinished() {
         loadedAt = Self.monotonicNanoseconds()
+
         if case .failed = state { return }
         logger.info("web view: loaded \(url)")
         onChange()
