@@ -276,7 +276,9 @@ public final class Application {
         let drawn = screens.render(
             context: graphics.context, canvas: { try graphics.makeCanvas() },
             controller: product.model.assignment.controller,
-            kind: { [product] in product.kind(of: $0.output.registryName) }, draw: painter.draw)
+            kind: { [product] in product.kind(of: $0.output.registryName) },
+            showsMessage: { [web] in $0.waitsToShowMessage || web.showsMessage($0.output.registryName) },
+            draw: painter.draw)
         screens.scheduleHealthCheck()
         screens.scheduleDraw()
         if drawn > 0 {

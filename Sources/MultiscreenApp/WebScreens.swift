@@ -263,6 +263,12 @@ final class WebScreens {
         return (page.texture.texture != 0 ? page.texture : nil, page.view.state)
     }
 
+    /// Whether the page on this screen has a frame waiting to be drawn that shows a message handed to it.
+    func showsMessage(_ name: UInt32) -> Bool {
+        guard let page = pages[name] else { return false }
+        return page.view.hasFrameWaiting && page.waiting.contains { $0.script != nil }
+    }
+
     /// The compositor showed a frame of this screen, committed at `committedAt`: its page may draw the next one.
     func shown(_ name: UInt32, committedAt: UInt64?) {
         guard var page = pages[name] else { return }

@@ -64,6 +64,8 @@ public final class WebView {
     private var manager: UnsafeMutablePointer<WebKitUserContentManager>?
     /// The newest frame not yet copied into the screen's texture (an older one is given back when a newer comes).
     private var pendingFrame: OpaquePointer?
+    /// A frame waits to be copied (``takeFrame(_:)``).
+    public var hasFrameWaiting: Bool { pendingFrame != nil }
     /// A frame was taken and WebKit waits for `frame_complete` before drawing the next: sent once that frame of
     /// ours has been shown by the compositor (``framePresented()``).
     private var frameCompletePending = false
@@ -525,11 +527,11 @@ public final class WebView {
         return String(cString: raw)
     }
 
-    /// A web process now shows the page. WebKit 2.38 does not count the page as visible in the process that commits
-    /// a load (its view was visible from the start, but the count belongs to the process that had it before), so
-    /// it treats that process as a background one and checks it with a ping 20, 40, 80 s … after the load (each a
-    /// wakeup of our display thread and of WebKit's IPC thread; measured, docs/benchmarks.md). Saying again that
-    /// the view is visible makes WebKit count it, and the pings stop.
+    /// A web process now shows the page. WebKit 2.38 does not count the view, visible from its start, as a visible
+    /// page of the web process that commits its load (seen here: WebKit's background responsiveness check, which
+    /// runs only for a process without a visible page, pinged that process 20, 40, 80 s … after the load, each ping
+    /// a wakeup of our display thread and of WebKit's IPC thread; docs/benchmarks.md). Saying again that the view
+    /// is visible makes WebKit count it, and the pings stop.
     private func loadCommitted() {
         guard let backend else { return }
         let visible = wpe_view_activity_state_visible.rawValue
