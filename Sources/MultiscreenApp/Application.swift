@@ -194,6 +194,9 @@ public final class Application {
     private func drainMessages() {
         let drainedAt = MonotonicClock.nanoseconds()
         messagesApplied += consumer.drain { received in
+            // Each page gets what this message brings it (a reply, events, the message) in one script.
+            web.holdDeliveries()
+            defer { web.releaseDeliveries() }
             let outcome = product.execute(received.message) { vitals }
             if let reply = outcome.reply { received.replyTo?.deliver(reply) }
             act(on: outcome, stamp: (outcome.changes.message?.id ?? 0, received.enqueuedAt, drainedAt))
@@ -273,7 +276,9 @@ public final class Application {
         let drawn = screens.render(
             context: graphics.context, canvas: { try graphics.makeCanvas() },
             controller: product.model.assignment.controller,
-            kind: { [product] in product.kind(of: $0.output.registryName) }, draw: painter.draw)
+            kind: { [product] in product.kind(of: $0.output.registryName) },
+            showsMessage: { [web] in $0.waitsToShowMessage || web.showsMessage($0.output.registryName) },
+            draw: painter.draw)
         screens.scheduleHealthCheck()
         screens.scheduleDraw()
         if drawn > 0 {

@@ -14,9 +14,10 @@ struct PageMessageTrace {
     let id: UInt64
     let enqueuedAt: UInt64
     let drainedAt: UInt64
-    let deliveredAt: UInt64
-    /// The delivery script's number in its ``WebContent/WebView``.
-    let script: UInt64
+    /// When the script carrying it was handed to WebKit, and that script's number in its ``WebContent/WebView``:
+    /// nil while the message is held back to go in one script with the rest of what the page is handed for it.
+    var deliveredAt: UInt64?
+    var script: UInt64?
     var ranAt: UInt64?
     var exportedAt: UInt64?
     /// How long the frame may have waited for the display thread before the export reached us, at most (ns).

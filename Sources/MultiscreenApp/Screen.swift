@@ -139,6 +139,9 @@ final class Screen {
 
     private var pendingMessage: (id: UInt64, enqueuedAt: UInt64, drainedAt: UInt64)?
 
+    /// A message arrived that this screen's next frame shows.
+    var waitsToShowMessage: Bool { pendingMessage != nil }
+
     /// Whether the current window has committed a frame yet.
     var hasCommitted: Bool { committedGeometry != nil }
 

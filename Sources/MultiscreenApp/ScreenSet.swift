@@ -124,13 +124,15 @@ final class ScreenSet {
     func hasShown(_ screen: Screen) -> Bool { arrangement.hasShown(screen, in: self) }
 
     /// Draws every screen that needs it. `controller` is the controller's output, `kind` says what each screen
-    /// shows; `draw` draws one screen's content. - Returns: how many windows were committed.
+    /// shows, `showsMessage` whether its next frame shows a message; `draw` draws one screen's content.
+    /// - Returns: how many windows were committed.
     func render(
         context: GraphicsContext, canvas: () throws -> Canvas, controller: UInt32?, kind: (Screen) -> ScreenKind,
-        draw: (Screen, Canvas, SurfaceGeometry) -> Void
+        showsMessage: (Screen) -> Bool = { $0.waitsToShowMessage }, draw: (Screen, Canvas, SurfaceGeometry) -> Void
     ) -> Int {
         arrangement.render(
-            self, context: context, canvas: canvas, globals: globals, controller: controller, kind: kind, draw: draw)
+            self, context: context, canvas: canvas, globals: globals, controller: controller, kind: kind,
+            showsMessage: showsMessage, draw: draw)
     }
 
     /// `deadline` pacing: arms ``drawTimer`` for the earliest time a screen waits to draw at (`CLOCK_MONOTONIC`).

@@ -263,6 +263,12 @@ final class WebScreens {
         return (page.texture.texture != 0 ? page.texture : nil, page.view.state)
     }
 
+    /// Whether the page on this screen has a frame waiting to be drawn that shows a message handed to it.
+    func showsMessage(_ name: UInt32) -> Bool {
+        guard let page = pages[name] else { return false }
+        return page.view.hasFrameWaiting && page.waiting.contains { $0.script != nil }
+    }
+
     /// The compositor showed a frame of this screen, committed at `committedAt`: its page may draw the next one.
     func shown(_ name: UInt32, committedAt: UInt64?) {
         guard var page = pages[name] else { return }
@@ -281,6 +287,30 @@ final class WebScreens {
         pages[name] = page
     }
 
+    /// While the display thread handles one message: what each page is handed for it (the reply to the page's
+    /// request, the events, the message itself) is held back, and ``releaseDeliveries()`` hands it over as one script
+    /// per page, one IPC to its web process instead of one per packet.
+    private var holding = false
+
+    func holdDeliveries() {
+        holding = true
+        for page in pages.values { page.view.bridge.hold() }
+    }
+
+    func releaseDeliveries() {
+        guard holding else { return }
+        holding = false
+        for (name, page) in pages where page.view.bridge.release() {
+            let (now, script) = (MonotonicClock.nanoseconds(), page.view.scriptsSent)
+            pages[name]?.waiting = page.waiting.map { message in
+                guard message.script == nil else { return message }
+                var handed = message
+                (handed.deliveredAt, handed.script) = (now, script)
+                return handed
+            }
+        }
+    }
+
     /// A message arrived for `screen` (nil: every screen): the pages it is for receive it (`receiveMessage`), except
     /// one in place of the controller UI, which is where messages come from, not where they are shown.
     func deliver(
@@ -294,10 +324,12 @@ final class WebScreens {
             guard let view = pages[name]?.view else { continue }
             view.bridge.show(text: text, screen: screen)
             guard let stamp else { continue }
+            // Held: stamped when its script goes (``releaseDeliveries()``).
+            let handed = holding ? nil : (at: MonotonicClock.nanoseconds(), script: view.scriptsSent)
             pages[name]?.waiting.append(
                 PageMessageTrace(
-                    id: stamp.id, enqueuedAt: stamp.enqueuedAt, drainedAt: stamp.drainedAt,
-                    deliveredAt: MonotonicClock.nanoseconds(), script: view.scriptsSent))
+                    id: stamp.id, enqueuedAt: stamp.enqueuedAt, drainedAt: stamp.drainedAt, deliveredAt: handed?.at,
+                    script: handed?.script))
         }
     }
 

@@ -21,11 +21,13 @@ protocol WindowArrangement {
     /// one), when the run's ``MirrorPath`` allows it.
     var canShareFrames: Bool { get }
     /// Draws and commits what needs it. `controller` is the registry name of the controller's output (whether it
-    /// shows the controller UI or a page in its place): drawn first, and what mirrors show.
+    /// shows the controller UI or a page in its place): drawn first, and what mirrors show. `showsMessage`: whether
+    /// a screen's next frame shows a message someone waits to see (drawn before the controller when it can be).
     /// - Returns: how many windows were committed.
     func render(
         _ screens: ScreenSet, context: GraphicsContext, canvas: () throws -> Canvas, globals: WaylandGlobals,
-        controller: UInt32?, kind: (Screen) -> ScreenKind, draw: (Screen, Canvas, SurfaceGeometry) -> Void
+        controller: UInt32?, kind: (Screen) -> ScreenKind, showsMessage: (Screen) -> Bool,
+        draw: (Screen, Canvas, SurfaceGeometry) -> Void
     ) -> Int
 }
 
@@ -47,13 +49,16 @@ struct SeparateWindows: WindowArrangement {
 
     func render(
         _ screens: ScreenSet, context: GraphicsContext, canvas: () throws -> Canvas, globals: WaylandGlobals,
-        controller: UInt32?, kind: (Screen) -> ScreenKind, draw: (Screen, Canvas, SurfaceGeometry) -> Void
+        controller: UInt32?, kind: (Screen) -> ScreenKind, showsMessage: (Screen) -> Bool,
+        draw: (Screen, Canvas, SurfaceGeometry) -> Void
     ) -> Int {
         // A screen that has never shown anything goes first: when an output appears, every other screen also
-        // redraws ("screen 2 of 3"), and the newcomer's first frame must not wait behind them. Then the controller,
-        // so that mirrors drawn after it in this pass show this frame's controller.
+        // redraws ("screen 2 of 3"), and the newcomer's first frame must not wait behind them. Then a screen with a
+        // window of its own whose next frame shows a message: when a page's frame carrying a message is due
+        // together with the controller's frame for the same message, the message does not wait for a whole
+        // software frame of the controller. Then the controller, so that mirrors drawn after it in this pass show
+        // this frame's controller.
         func isController(_ screen: Screen) -> Bool { screen.output.registryName == controller }
-        func rank(_ screen: Screen) -> Int { (screen.hasCommitted ? 2 : 0) + (isController(screen) ? 0 : 1) }
         let shared = screens.sharedFrames
         let hasController = screens.ordered.contains(where: isController)
         /// How each screen's frame reaches its surface: with shared frames, the controller draws into one and its
@@ -65,6 +70,11 @@ struct SeparateWindows: WindowArrangement {
             case (.external(.mirror), .none) where hasController: .mirrorByCopy
             default: .window
             }
+        }
+        func rank(_ screen: Screen) -> Int {
+            guard screen.hasCommitted else { return isController(screen) ? 0 : 1 }
+            if !isController(screen) && route(screen) == .window && showsMessage(screen) { return 2 }
+            return isController(screen) ? 3 : 4
         }
         var drawn = 0
         for screen in screens.ordered.sorted(by: { rank($0) < rank($1) }) {
@@ -122,7 +132,8 @@ struct SpanningWindow: WindowArrangement {
 
     func render(
         _ screens: ScreenSet, context: GraphicsContext, canvas: () throws -> Canvas, globals: WaylandGlobals,
-        controller: UInt32?, kind: (Screen) -> ScreenKind, draw: (Screen, Canvas, SurfaceGeometry) -> Void
+        controller: UInt32?, kind: (Screen) -> ScreenKind, showsMessage: (Screen) -> Bool,
+        draw: (Screen, Canvas, SurfaceGeometry) -> Void
     ) -> Int {
         guard let hostScreen = screens.screens[host] else { return 0 }
         if screens.ordered.contains(where: { $0 !== hostScreen && $0.needsDrawing }) { hostScreen.invalidate() }

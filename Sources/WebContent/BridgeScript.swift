@@ -5,8 +5,8 @@
 ///   Promise settled by the reply with that id (the hybrid seed's `sendPostMessage` shape);
 ///   `multiscreen.send(text, screen)` is `request("send", …)`.
 /// - Everything Multiscreen tells the page arrives through one function the page cannot replace
-///   (`__multiscreenDeliver`, a non-writable property): a `multiscreen` `CustomEvent` on `window` whose `detail` is
-///   the packet (`{kind: "reply", id, reply}`, `{kind: "event", event}` or `{kind: "message", text, screen}`), and
+///   (`__multiscreenDeliver`, a non-writable property, called with the packets handed over at one time): for each,
+///   a `multiscreen` `CustomEvent` on `window` whose `detail` is the packet (`{kind: "reply", id, reply}`, `{kind: "event", event}` or `{kind: "message", text, screen}`), and
 ///   for messages also the starter kit's global `receiveMessage(text)` when the page defines one.
 /// - Packets are JSON values, so the text inside them is data: it is never evaluated.
 public enum BridgeScript {
@@ -24,7 +24,7 @@ public enum BridgeScript {
               handlers.multiscreen.postMessage(JSON.stringify({ id: id, method: method, params: params || {} }));
             });
           }
-          function deliver(packet) {
+          function deliverOne(packet) {
             if (packet.kind === 'reply' && pending.has(packet.id)) {
               var waiting = pending.get(packet.id);
               pending.delete(packet.id);
@@ -40,6 +40,15 @@ public enum BridgeScript {
             if (packet.kind === 'message' && typeof window.receiveMessage === 'function') {
               window.receiveMessage(packet.text);
             }
+          }
+          // One script carries all the packets handed over at one time: a listener or receiveMessage that throws
+          // does not keep the others from theirs (the first error is thrown afterwards, for the console).
+          function deliver(packets) {
+            var failure = null;
+            for (var i = 0; i < packets.length; i++) {
+              try { deliverOne(packets[i]); } catch (error) { if (failure === null) { failure = error; } }
+            }
+            if (failure !== null) { throw failure; }
           }
           Object.defineProperty(window, '__multiscreenDeliver', { value: deliver, writable: false, configurable: false });
           window.multiscreen = Object.freeze({

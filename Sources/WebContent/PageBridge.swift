@@ -23,6 +23,9 @@ public final class PageBridge: MessageSource, ReplySink, @unchecked Sendable {
     /// page that navigated elsewhere gets that origin's permissions.
     var pageURL: () -> String? = { nil }
     private(set) var statistics = (requests: 0, enqueued: 0, malformed: 0, notAllowed: 0, busy: 0, delivered: 0)
+    /// Packets held back while the display thread handles one message (``hold()`` … ``release()``), so the page gets
+    /// them in one script; nil when not holding (a packet goes at once).
+    private var held: [PagePacket]?
 
     /// - Parameter screen: the page's screen, which names its counters in `status` (`web:<screen>`).
     public init(
@@ -47,6 +50,7 @@ public final class PageBridge: MessageSource, ReplySink, @unchecked Sendable {
     public func stop() {
         producer?.close()
         producer = nil
+        held = nil
     }
 
     // MARK: Page → bus
@@ -137,8 +141,27 @@ public final class PageBridge: MessageSource, ReplySink, @unchecked Sendable {
     /// A message for the page's screen.
     public func show(text: String, screen: String?) { deliverNow(.message(text: text, screen: screen)) }
 
+    /// From now until ``release()``, packets for the page are held back and then handed over together.
+    public func hold() {
+        if held == nil { held = [] }
+    }
+
+    /// Hands what was held over in one script and stops holding. - Returns: whether a script was run.
+    @discardableResult
+    public func release() -> Bool {
+        guard let packets = held else { return false }
+        held = nil
+        guard !packets.isEmpty else { return false }
+        run(PagePacket.script(delivering: packets))
+        return true
+    }
+
     private func deliverNow(_ packet: PagePacket) {
         statistics.delivered += 1
-        run(packet.script)
+        if held != nil {
+            held?.append(packet)
+        } else {
+            run(packet.script)
+        }
     }
 }

@@ -64,6 +64,8 @@ public final class WebView {
     private var manager: UnsafeMutablePointer<WebKitUserContentManager>?
     /// The newest frame not yet copied into the screen's texture (an older one is given back when a newer comes).
     private var pendingFrame: OpaquePointer?
+    /// A frame waits to be copied (``takeFrame(_:)``).
+    public var hasFrameWaiting: Bool { pendingFrame != nil }
     /// A frame was taken and WebKit waits for `frame_complete` before drawing the next: sent once that frame of
     /// ours has been shown by the compositor (``framePresented()``).
     private var frameCompletePending = false
@@ -488,8 +490,10 @@ public final class WebView {
         _ = multiscreen_connect_load_changed(
             view,
             { _, event, data in
-                guard let data, event == WEBKIT_LOAD_FINISHED else { return }
-                Unmanaged<WebView>.fromOpaque(data).takeUnretainedValue().loadFinished()
+                guard let data else { return }
+                let page = Unmanaged<WebView>.fromOpaque(data).takeUnretainedValue()
+                if event == WEBKIT_LOAD_COMMITTED { page.loadCommitted() }
+                if event == WEBKIT_LOAD_FINISHED { page.loadFinished() }
             }, me)
         _ = multiscreen_connect_load_failed(
             view,
@@ -523,8 +527,21 @@ public final class WebView {
         return String(cString: raw)
     }
 
+    /// A web process now shows the page. WebKit 2.38 does not count the view, visible from its start, as a visible
+    /// page of the web process that commits its load (seen here: WebKit's background responsiveness check, which
+    /// runs only for a process without a visible page, pinged that process 20, 40, 80 s … after the load, each ping
+    /// a wakeup of our display thread and of WebKit's IPC thread; docs/benchmarks.md). Saying again that the view
+    /// is visible makes WebKit count it, and the pings stop.
+    private func loadCommitted() {
+        guard let backend else { return }
+        let visible = wpe_view_activity_state_visible.rawValue
+        wpe_view_backend_remove_activity_state(backend, visible)
+        wpe_view_backend_add_activity_state(backend, visible)
+    }
+
     private func loadFinished() {
         loadedAt = Self.monotonicNanoseconds()
+
         if case .failed = state { return }
         logger.info("web view: loaded \(url)")
         onChange()

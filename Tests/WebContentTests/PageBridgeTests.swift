@@ -48,6 +48,30 @@ struct PageBridgeTests {
         #expect(received == [.send(text: "'); alert(1); ('", screen: nil)])
     }
 
+    @Test func whatIsHandedOverWhileHeldGoesInOneScript() throws {
+        let (bridge, consumer, box) = try bridge()
+        bridge.received(multiscreen: #"{"id": 4, "method": "send", "params": {"text": "hi"}}"#)
+        bridge.hold()
+        consumer.drain { $0.replyTo?.deliver(.sent(id: 1, screen: nil)) }
+        bridge.publish(.messageReceived(id: 1, text: "hi", screen: nil))
+        bridge.show(text: "hi", screen: nil)
+        #expect(box.scripts.isEmpty)
+        #expect(bridge.release())
+        #expect(box.scripts.count == 1, "\(box.scripts)")
+        let script = box.scripts[0]
+        let order = [#""kind":"reply""#, #""kind":"event""#, #""kind":"message""#].map {
+            script.range(of: $0)?.lowerBound
+        }
+        #expect(order.allSatisfy { $0 != nil } && order == order.sorted { $0! < $1! }, "\(script)")
+        #expect(bridge.counters["delivered"] == 3)
+        // Released: the next packet goes at once; nothing held means no script.
+        bridge.show(text: "next", screen: nil)
+        #expect(box.scripts.count == 2)
+        bridge.hold()
+        #expect(!bridge.release())
+        #expect(box.scripts.count == 2)
+    }
+
     @Test func frameShownIsNotForPages() throws {
         let (bridge, _, box) = try bridge()
         bridge.publish(Event(name: Event.Name.frameShown.rawValue))

@@ -8,16 +8,45 @@ struct PagePacketTests {
     @Test func injectionTextStaysInsideItsStringLiteral() throws {
         let text = "'); alert(1); ('</script>\" + x + \"\\"
         let script = PagePacket.message(text: text, screen: nil).script
-        #expect(script.hasPrefix("window.__multiscreenDeliver({"))
-        #expect(script.hasSuffix("});"))
+        #expect(script.hasPrefix("window.__multiscreenDeliver([{"))
+        #expect(script.hasSuffix("}]);"))
         // The literal is JSON: parsing it back gives the text unchanged.
-        let literal = String(script.dropFirst("window.__multiscreenDeliver(".count).dropLast(2))
-        guard case .object(let packet) = try JSONValue.parse(Array(literal.utf8)) else {
-            Issue.record("not an object: \(literal)")
+        let packets = try Self.packets(in: script)
+        guard packets.count == 1, case .object(let packet) = packets[0] else {
+            Issue.record("not one object: \(packets)")
             return
         }
         #expect(packet["text"] == .string(text))
         #expect(packet["kind"] == .string("message"))
+    }
+
+    @Test func oneScriptCarriesSeveralPacketsInOrderAsData() throws {
+        let text = "'); alert(1); ('</script>"
+        let script = PagePacket.script(delivering: [
+            .reply(id: .integer(3), .sent(id: 9, screen: nil)),
+            .event(.messageReceived(id: 9, text: text, screen: nil)),
+            .message(text: text, screen: nil),
+        ])
+        #expect(script.hasPrefix("window.__multiscreenDeliver([{") && script.hasSuffix("}]);"))
+        // One call, nothing after it: the only `);` is the one that ends it.
+        #expect(script.components(separatedBy: "__multiscreenDeliver(").count == 2)
+        let kinds = try Self.packets(in: script).map { packet -> JSONValue? in
+            guard case .object(let object) = packet else { return nil }
+            return object["kind"]
+        }
+        #expect(kinds == [.string("reply"), .string("event"), .string("message")])
+        guard case .object(let message) = try Self.packets(in: script)[2] else { return }
+        #expect(message["text"] == .string(text))
+    }
+
+    /// The packets a delivery script hands over, read back as JSON (which they must be, to be data).
+    private static func packets(in script: String) throws -> [JSONValue] {
+        let literal = String(script.dropFirst("window.__multiscreenDeliver(".count).dropLast(2))
+        guard case .array(let packets) = try JSONValue.parse(Array(literal.utf8)) else {
+            Issue.record("not an array: \(literal)")
+            return []
+        }
+        return packets
     }
 
     @Test func lineAndParagraphSeparatorsAreEscaped() {
