@@ -3,7 +3,6 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import HummingbirdWSTesting
-import HummingbirdWebSocket
 import Messaging
 import NIOCore
 import Synchronization

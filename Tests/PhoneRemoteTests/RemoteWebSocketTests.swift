@@ -3,7 +3,6 @@ import Hummingbird
 import HummingbirdTesting
 import HummingbirdWSClient
 import HummingbirdWSTesting
-import HummingbirdWebSocket
 import Messaging
 import NIOCore
 import Synchronization
@@ -28,11 +27,7 @@ import Testing
 
         func app(port: Int) -> some ApplicationProtocol {
             let router = RemoteRoutes.router(hub: hub, hosts: anyLocalhost())
-            return Application(
-                router: router,
-                server: .http1WebSocketUpgrade(
-                    webSocketRouter: router,
-                    configuration: .init(ws: .init(maxFrameSize: hub.options.maximumMessageBytes))))
+            return Application(router: router, server: RemoteRoutes.server(hub: hub, hosts: anyLocalhost()))
         }
 
         var code: AccessCode {
