@@ -228,6 +228,23 @@ import Testing
         #expect(fixture.hub.counters["refused.no_session"] == 2)
     }
 
+    /// NIO upgrades only a connection's first request: an upgrade asked for later on a kept-alive connection is
+    /// redirected to the same address (307), and that connection closed, so the client opens a new one.
+    @Test func aLateUpgradeIsRedirected() async throws {
+        let fixture = LiveFixture()
+        let upgrade: HTTPFields = [
+            .upgrade: "websocket", .connection: "Upgrade", .secWebSocketVersion: "13",
+            .secWebSocketKey: "dGhlIHNhbXBsZSBub25jZQ==",
+        ]
+        try await fixture.app(port: 0).test(.live) { client in
+            try await client.execute(uri: "/healthz", method: .get) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/ws?x=1", method: .get, headers: upgrade) { response in
+                #expect(response.status == .temporaryRedirect)
+                #expect(response.headers[.location] == "/ws?x=1")
+            }
+        }
+    }
+
     /// Each send is acknowledged twice: its reply (the id), then one `message.shown` per screen that shows it.
     @Test func receiptsFollowTheReplyScreenByScreen() async throws {
         let fixture = LiveFixture()
