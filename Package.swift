@@ -80,7 +80,7 @@ let package = Package(
         .target(
             name: "PhoneRemote",
             dependencies: [
-                "Messaging", "RemoteRequests", "Outputs", logging, "TOMLHeaderCheck",
+                "Messaging", "RemoteRequests", "Outputs", logging, "TOMLPrecheck",
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -97,10 +97,10 @@ let package = Package(
         // No C imports of its own (TOMLKit reads the config), tests in milliseconds.
         .target(
             name: "Screens",
-            dependencies: ["Outputs", "TOMLHeaderCheck", .product(name: "TOMLKit", package: "TOMLKit")]),
+            dependencies: ["Outputs", "TOMLPrecheck", .product(name: "TOMLKit", package: "TOMLKit")]),
         // The TOML table headers TOMLKit's bundled toml++ must not be given (they abort it or are undefined
         // behaviour), refused before it parses a config. Pure Swift.
-        .target(name: "TOMLHeaderCheck"),
+        .target(name: "TOMLPrecheck"),
         // The product controller: executes typed requests against the model, returns typed replies, the events they
         // caused and what changed. Pure Swift, tested without a compositor.
         .target(name: "Product", dependencies: ["Screens", "Outputs", "Messaging"]),
@@ -109,7 +109,7 @@ let package = Package(
         .target(
             name: "Fleet",
             dependencies: [
-                "CMosquitto", "Messaging", "CLinux", "TOMLHeaderCheck", logging,
+                "CMosquitto", "Messaging", "CLinux", "SystemCalls", "TOMLPrecheck", logging,
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]),
         // Text layout with Pango (bidi, line breaking, ellipsis, fontconfig fallback, HarfBuzz shaping) drawn by
@@ -126,7 +126,7 @@ let package = Package(
         .target(
             name: "WebContent",
             dependencies: [
-                "CWPEWebKit", "CWPEBackendFDO", "Messaging", "TOMLHeaderCheck",
+                "CWPEWebKit", "CWPEBackendFDO", "Messaging", "TOMLPrecheck",
                 .product(name: "TOMLKit", package: "TOMLKit"), logging,
             ]),
         // Swift owners of Wayland objects and the display thread's event loop.
@@ -170,8 +170,8 @@ let package = Package(
         // A regular target (test targets cannot be dependencies); it lives under Tests/ because only tests use it.
         .target(name: "CVirtualPointer", dependencies: ["CWaylandClient"], path: "Tests/CVirtualPointer"),
 
-        .testTarget(name: "MessagingTests", dependencies: ["Messaging"]),
-        .testTarget(name: "RemoteTests", dependencies: ["Remote", "Messaging"]),
+        .testTarget(name: "MessagingTests", dependencies: ["Messaging", "SystemCalls"]),
+        .testTarget(name: "RemoteTests", dependencies: ["Remote", "Messaging", "CompositorHarness"]),
         .testTarget(name: "FleetTests", dependencies: ["Fleet", "Messaging", "CompositorHarness"]),
         .testTarget(
             name: "PhoneRemoteTests",
@@ -184,7 +184,9 @@ let package = Package(
         .testTarget(name: "OutputsTests", dependencies: ["Outputs"]),
         .testTarget(name: "WebContentTests", dependencies: ["WebContent", "Messaging"]),
         .testTarget(name: "ScreensTests", dependencies: ["Screens", "Outputs"]),
-        .testTarget(name: "ProductTests", dependencies: ["Product", "Screens", "Outputs", "Messaging", logging]),
+        .testTarget(
+            name: "ProductTests",
+            dependencies: ["Product", "Screens", "Outputs", "Messaging", "CompositorHarness", logging]),
         .testTarget(name: "BenchmarksTests", dependencies: ["Benchmarks"]),
         .testTarget(name: "LatencyReportTests", dependencies: ["LatencyReport", "Messaging"]),
         .testTarget(

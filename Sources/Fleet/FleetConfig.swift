@@ -1,7 +1,7 @@
 import Foundation
 import Messaging
-import TOMLHeaderCheck
 import TOMLKit
+import TOMLPrecheck
 
 /// The `[fleet]` section of `config.toml`: where the broker is, who this kiosk is, and what the fleet may ask of it.
 /// Absent, the kiosk has no fleet link (the default). Read from the same file as the role rules, which leave the
@@ -86,9 +86,8 @@ public struct FleetConfig: Equatable, Sendable {
     /// The `[fleet]` section of a config's text; nil without one.
     public static func parse(_ text: String) throws(FleetConfigError) -> FleetConfig? {
         let root: TOMLTable
-        if let header = TOMLHeaderCheck.firstUnparsableHeader(in: text) {
-            throw FleetConfigError("line \(header.line), column \(header.column): \(TOMLHeaderCheck.problem)")
-        }
+        // toml++ inside TOMLKit must never see such a text (see TOMLPrecheck).
+        if let problem = TOMLPrecheck.firstProblem(in: text) { throw FleetConfigError("\(problem)") }
         do {
             root = try TOMLTable(string: text)
         } catch let error as TOMLParseError {

@@ -2,6 +2,7 @@ import CLinux
 import Logging
 import Messaging
 import Synchronization
+import SystemCalls
 
 #if canImport(Glibc)
     import Glibc
@@ -40,6 +41,8 @@ public final class FleetLink: ReplySink, MessageSource {
         public var outboxLimit = 4096
         /// Reported in the retained status.
         public var version = "unknown"
+        /// Where the link's own lines go.
+        public var logger = Logger(label: "multiscreen.fleet")
 
         public init() {}
     }
@@ -48,14 +51,15 @@ public final class FleetLink: ReplySink, MessageSource {
     public let config: FleetConfig
     private let mailbox: FleetMailbox
     private let producer = Mutex<MessageProducer?>(nil)
-    private let thread = Mutex<pthread_t?>(nil)
-    private let logger = Logger(label: "multiscreen.fleet")
+    private let thread = LoopThread()
+    private let logger: Logger
 
     /// Creates the MQTT client and starts its thread; connecting happens there (a broker that is down is retried,
     /// never an error here).
     /// - Throws: ``FleetConfigError`` for unusable settings (credentials file, TLS files), ``MosquittoError``.
     public init(config: FleetConfig, bus: MessageBus, options: Options = Options()) throws {
         self.config = config
+        logger = options.logger
         try config.validate()
         mailbox = try FleetMailbox()
         let producer = bus.makeProducer(capacity: options.producerCapacity, sink: self)
@@ -67,18 +71,12 @@ public final class FleetLink: ReplySink, MessageSource {
             throw error
         }
         self.producer.withLock { $0 = producer }
-        var handle = pthread_t()
-        let result = pthread_create(
-            &handle, nil,
-            { context in
-                Unmanaged<FleetLoop>.fromOpaque(context!).takeRetainedValue().run()
-                return nil
-            }, Unmanaged.passRetained(loop).toOpaque())
-        if result != 0 {
+        do {
+            try thread.start { loop.run() }
+        } catch {
             producer.close()
-            throw FleetConfigError("cannot start the fleet thread: \(String(cString: strerror(result)))")
+            throw FleetConfigError("cannot start the fleet thread: \(String(cString: strerror(error.errno)))")
         }
-        thread.withLock { $0 = handle }
         logger.info(
             "fleet link to \(config.broker) as \(config.site)/\(config.kiosk)",
             metadata: ["groups": "\(config.groups.joined(separator: ","))", "allow": "\(config.allow)"])
@@ -106,13 +104,7 @@ public final class FleetLink: ReplySink, MessageSource {
 
     /// Publishes `online = false` (retained), disconnects cleanly, joins the thread and closes the producer.
     public func stop() {
-        let taken = thread.withLock { handle in
-            defer { handle = nil }
-            return handle
-        }
-        guard let handle = taken else { return }
-        mailbox.requestStop()
-        pthread_join(handle, nil)
+        guard thread.stop(asking: mailbox.requestStop) else { return }
         producer.withLock { producer in
             producer?.close()
             producer = nil

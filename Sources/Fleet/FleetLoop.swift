@@ -326,7 +326,7 @@ final class FleetLoop {
         }
         guard config.allows(command.method.rawValue) else {
             stats["notAllowed", default: 0] += 1
-            logger.notice("fleet request \(key) refused: \(command.method.rawValue) is not allowed")
+            logger.notice("fleet request \(key.logSafe) refused: \(command.method.rawValue) is not allowed")
             reply(
                 .error(
                     MessageError(
@@ -358,7 +358,9 @@ final class FleetLoop {
         let count = stats["malformed", default: 0]
         if count <= 5 {
             let start = String(decoding: payload.prefix(80), as: UTF8.self)
-            logger.notice("malformed fleet request on \(topic): \(error)", metadata: ["start": "\(start)"])
+            logger.notice(
+                "malformed fleet request on \(topic.logSafe): \(String(describing: error).logSafe)",
+                metadata: ["start": "\(start.logSafe)"])
         }
         reply(.error(error), id: id, jsonRPC: jsonRPC)
     }

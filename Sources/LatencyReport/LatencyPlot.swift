@@ -1,3 +1,5 @@
+import Messaging
+
 /// One output's SVG plot: a histogram of message → shown latency on top, the time series (message by message)
 /// below, both with the vblank grid (multiples of the refresh period) marked as dashed lines.
 public enum LatencyPlot {
@@ -19,7 +21,7 @@ public enum LatencyPlot {
             <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" \
             viewBox="0 0 \(Int(width)) \(Int(height))" font-family="sans-serif" font-size="12">
             <rect width="100%" height="100%" fill="white"/>
-            <text x="\(left)" y="22" font-size="16">\(escape(output.name)): message → \(escape(output.source)) \
+            <text x="\(left)" y="22" font-size="16">\(output.name.markupEscaped): message → \(output.source.markupEscaped) \
             (\(values.count) of \(output.expected.count) messages)</text>
 
             """
@@ -134,19 +136,5 @@ public enum LatencyPlot {
     static func fmt(_ value: Double) -> String {
         let rounded = (value * 10).rounded() / 10
         return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
-    }
-
-    static func escape(_ text: String) -> String {
-        var out = ""
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            default: out.append(character)
-            }
-        }
-        return out
     }
 }

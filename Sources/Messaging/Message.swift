@@ -69,6 +69,15 @@ public enum Message: Equatable, Hashable, Sendable {
         }
     }
 
+    /// A request whose only effect is its reply (`status`, `outputs`): when nobody is left to read the reply,
+    /// answering it is wasted work.
+    public var isQuery: Bool {
+        switch self {
+        case .status, .outputs: true
+        default: false
+        }
+    }
+
     /// Checks the documented size limits; every path into a ring calls this.
     public func validate() throws(MessageError) {
         switch self {

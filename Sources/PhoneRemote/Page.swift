@@ -1,3 +1,5 @@
+import Messaging
+
 /// The controller page, its style sheet and its script: static text, no build step, nothing from a CDN. Data (a
 /// status line) is inserted only HTML-escaped on the server; the script sets text with `textContent` only.
 enum Page {
@@ -15,8 +17,8 @@ enum Page {
 
     /// - Parameter refresh: a path the page loads again after a second (the receipt of a form send).
     static func html(_ kind: Kind, status: String?, maximumTextBytes: Int, refresh: String? = nil) -> String {
-        let statusLine = escape(status ?? "")
-        let refreshTag = refresh.map { "\n<meta http-equiv=\"refresh\" content=\"1; url=\(escape($0))\">" } ?? ""
+        let statusLine = (status ?? "").markupEscaped
+        let refreshTag = refresh.map { "\n<meta http-equiv=\"refresh\" content=\"1; url=\($0.markupEscaped)\">" } ?? ""
         let body: String
         switch kind {
         case .codeEntry:
@@ -59,23 +61,6 @@ enum Page {
             </html>
 
             """
-    }
-
-    /// HTML-escapes text for element content and attribute values.
-    static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(character)
-            }
-        }
-        return out
     }
 
     static let css = """

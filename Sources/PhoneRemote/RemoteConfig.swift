@@ -1,8 +1,8 @@
 import Foundation
 import Messaging
 import Outputs
-import TOMLHeaderCheck
 import TOMLKit
+import TOMLPrecheck
 
 /// The `[remote]` section of `config.toml`: the phone remote's address, its code and session times, who may reach
 /// it, TLS and what a remote session may do. Present, it turns the remote on (like `run --remote`); every key a
@@ -68,10 +68,8 @@ public struct RemoteConfig: Equatable, Sendable {
     /// The `[remote]` section of a config's text; nil without one.
     public static func parse(_ text: String) throws(RemoteConfigError) -> RemoteConfig? {
         let root: TOMLTable
-        // toml++ inside TOMLKit must never see such a header (see TOMLHeaderCheck).
-        if let header = TOMLHeaderCheck.firstUnparsableHeader(in: text) {
-            throw RemoteConfigError("line \(header.line), column \(header.column): \(TOMLHeaderCheck.problem)")
-        }
+        // toml++ inside TOMLKit must never see such a text (see TOMLPrecheck).
+        if let problem = TOMLPrecheck.firstProblem(in: text) { throw RemoteConfigError("\(problem)") }
         do {
             root = try TOMLTable(string: text)
         } catch let error as TOMLParseError {

@@ -234,7 +234,7 @@ public enum RemoteRoutes {
             return nil
         }
         hub.count("refused.origin")
-        hub.logger.notice("remote request refused: \(reason)")
+        hub.logger.notice("remote request refused: \(reason.logSafe)")
         return reason
     }
 

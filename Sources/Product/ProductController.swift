@@ -39,7 +39,7 @@ public struct ProductController {
         let config = readConfig(source, logger: logger) ?? RoleConfig()
         let store = StateStore(path: statePath ?? StateStore.defaultPath())
         let loaded = store.load()
-        if let warning = loaded.warning { logger.error("\(warning)") }
+        if let warning = loaded.warning { logger.error("\(warning.logSafe)") }
         logger.info(
             "state \(store.path): \(loaded.state.cards.count) cards, \(loaded.state.messages.count) messages restored")
         var product = ProductController(
@@ -55,7 +55,7 @@ public struct ProductController {
             logger.info("config \(source.path): \(config.rules.count) role rules")
             return config
         } catch {
-            logger.error("config not used, \(error)")
+            logger.error("config not used, \(String(describing: error).logSafe)")
             return nil
         }
     }
@@ -354,7 +354,9 @@ public struct ProductController {
             return true
         } catch {
             // Logged once per failure kind, not once per retry.
-            if saves.lastError != error.description { logger.error("\(error); kept in memory, retrying") }
+            if saves.lastError != error.description {
+                logger.error("\(error.description.logSafe); kept in memory, retrying")
+            }
             saves.failed += 1
             saves.lastError = error.description
             return false
@@ -368,12 +370,12 @@ public struct ProductController {
         // Not a change of the persistent state by itself: what was set at run time (and is saved) changes only
         // through a request, which marks the state itself; an output coming or going reassigns without it.
         for change in assignment.changes {
-            logger.info("role change: \(change)")
+            logger.info("role change: \(String(describing: change).logSafe)")
             outcome.events.append(Self.event(for: change))
         }
-        for warning in assignment.warnings { logger.warning("\(warning)") }
+        for warning in assignment.warnings { logger.warning("\(warning.logSafe)") }
         if !assignment.changes.isEmpty {
-            for override in assignment.overrides { logger.info("\(override)") }
+            for override in assignment.overrides { logger.info("\(String(describing: override).logSafe)") }
         }
         outcome.changes.assignment = outcome.changes.assignment || !assignment.changes.isEmpty
         outcome.changes.controllerUI = true

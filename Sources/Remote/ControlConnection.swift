@@ -27,6 +27,11 @@ final class ControlConnection {
     private(set) var subscribed = false
     /// Events not queued since the output went over the limit, to report in one `events.dropped` line.
     var eventsDropped = 0
+    /// Requests of this connection in the ring to the display thread, not answered yet.
+    var inFlight = 0
+    /// Requests read but not yet handled because ``inFlight`` is at the server's limit; nothing more is read from
+    /// the connection until they are (a pipelining client waits on its own socket instead of filling the ring).
+    var held = FIFO<LineFramer.Event>()
 
     /// Places in request order; nil while the display thread has not answered; empty for a request that gets no
     /// reply (a JSON-RPC notification).
@@ -48,8 +53,8 @@ final class ControlConnection {
 
     var hasUnsentOutput: Bool { outputStart < output.count }
     var unsentBytes: Int { output.count - outputStart }
-    /// Every request answered and every reply written.
-    var isFinished: Bool { pending.isEmpty && !hasUnsentOutput }
+    /// Every request handled and answered and every reply written.
+    var isFinished: Bool { held.isEmpty && pending.isEmpty && !hasUnsentOutput }
 
     /// Reserves the next place for a reply that the display thread will give. - Returns: its sequence number.
     func reserve() -> Int {

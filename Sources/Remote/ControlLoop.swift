@@ -53,7 +53,11 @@ final class ControlLoop {
             descriptors.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0))
             for connection in connections.values {
                 var events: Int32 = 0
-                if !connection.readClosed && connection.unsentBytes < options.outputBufferLimit { events |= POLLIN }
+                if !connection.readClosed && connection.held.isEmpty
+                    && connection.unsentBytes < options.outputBufferLimit
+                {
+                    events |= POLLIN
+                }
                 if connection.hasUnsentOutput { events |= POLLOUT }
                 // Even with no events, poll reports POLLHUP/POLLERR: a vanished peer is noticed.
                 descriptors.append(pollfd(fd: connection.descriptor, events: Int16(events), revents: 0))
@@ -117,6 +121,7 @@ final class ControlLoop {
                 continue
             }
             connection.fill(sequence, line: MessageCodec.encode(reply, in: envelope))
+            connection.inFlight -= 1
             touched.append(connection)
         }
         for connection in touched where connections[connection.id] != nil { pushReplies(connection) }
@@ -190,7 +195,15 @@ final class ControlLoop {
             return
         }
         guard connections.count < options.maximumConnections else {
-            logger.warning("control connection refused: \(connections.count) connections already open")
+            statistics.connectionsRefusedBusy += 1
+            // A client opening connections in a loop must not flood the log: the 1st, 10th, 100th… refusal is
+            // logged with the total; every one is counted in `status`.
+            if Self.isPowerOfTen(statistics.connectionsRefusedBusy) {
+                let refused = statistics.connectionsRefusedBusy
+                logger.warning(
+                    "control connection refused: \(connections.count) connections already open (\(refused) refused so far)"
+                )
+            }
             refuse(descriptor, MessageError(.busy, "too many control connections (\(options.maximumConnections))"))
             return
         }
@@ -266,18 +279,41 @@ final class ControlLoop {
         connection.lastActivity = MonotonicClock.nanoseconds()
         if count > 0 {
             for event in connection.framer.append(UnsafeRawBufferPointer(rebasing: readBuffer[..<count])) {
-                handle(event, on: connection)
+                take(event, on: connection)
             }
             return true
         }
         if count == 0 {
             connection.readClosed = true
-            for event in connection.framer.finish() { handle(event, on: connection) }
+            for event in connection.framer.finish() { take(event, on: connection) }
         }
         return false
     }
 
-    private func handle(_ event: LineFramer.Event, on connection: ControlConnection) {
+    /// Handles a request now, or holds it (and every later one) while the connection has its limit of requests
+    /// waiting for the display thread.
+    private func take(_ event: LineFramer.Event, on connection: ControlConnection) {
+        if connection.held.isEmpty && connection.inFlight < options.maximumRequestsInFlight {
+            handle(event, on: connection)
+        } else {
+            connection.held.push(event)
+        }
+    }
+
+    /// Handles held requests in order, while the connection is under its limit of requests in flight and its
+    /// output under the buffer limit (a client that does not read its replies is not served more of them).
+    private func handleHeld(_ connection: ControlConnection) {
+        while connection.inFlight < options.maximumRequestsInFlight
+            && connection.unsentBytes < options.outputBufferLimit, let event = connection.held.popFirst()
+        {
+            handle(event, on: connection)
+        }
+    }
+
+    /// Handles one request line. `peerGone`: the connection is being closed, so a query (whose only effect would be
+    /// its reply) is counted as a dropped reply instead of costing the display thread its work; everything else a
+    /// vanished peer sent is still applied (`echo … | socat` is a normal client).
+    private func handle(_ event: LineFramer.Event, on connection: ControlConnection, peerGone: Bool = false) {
         switch event {
         case .tooLong:
             statistics.requests += 1
@@ -306,6 +342,9 @@ final class ControlLoop {
                 let decoded = try MessageCodec.decode(bytes: bytes)
                 envelope = decoded.envelope
                 switch decoded.request {
+                case .message(let decodedMessage) where peerGone && decodedMessage.isQuery:
+                    statistics.repliesDroppedClosedConnection += 1
+                    return
                 case .message(let decodedMessage):
                     message = decodedMessage
                 case .subscribeEvents:
@@ -324,6 +363,7 @@ final class ControlLoop {
             switch producer.trySend(message) {
             case .enqueued:
                 awaitingDisplay.push((connection.id, connection.reserve(), envelope))
+                connection.inFlight += 1
             case .full:
                 statistics.rejectedBusy += 1
                 let capacity = options.producerCapacity
@@ -340,6 +380,7 @@ final class ControlLoop {
     /// moved; tells a subscriber that has caught up how many events it missed; closes a connection that is done
     /// (a subscriber that only half-closed stays until it closes: it is still reading events).
     private func pushReplies(_ connection: ControlConnection) {
+        handleHeld(connection)
         let wasSubscribed = connection.subscribed
         let promoted = connection.promoteReady()
         if promoted > 0 { connection.lastActivity = MonotonicClock.nanoseconds() }
@@ -372,6 +413,7 @@ final class ControlLoop {
     /// Closes a connection. Replies it was still owed are counted as dropped now (answered ones) or when the
     /// display thread gives them (unanswered ones: their place in ``awaitingDisplay`` stays until then).
     private func drop(_ connection: ControlConnection) {
+        while let event = connection.held.popFirst() { handle(event, on: connection, peerGone: true) }
         statistics.repliesDroppedClosedConnection += connection.answeredButQueued
         if connection.subscribed {
             subscriberCount -= 1
@@ -406,5 +448,11 @@ final class ControlLoop {
     private func excerpt(_ bytes: [UInt8]) -> String {
         let head = bytes.prefix(80).map { $0 >= 0x20 && $0 < 0x7F ? Character(UnicodeScalar($0)) : "." }
         return String(head) + (bytes.count > 80 ? "…" : "")
+    }
+
+    static func isPowerOfTen(_ value: Int) -> Bool {
+        var value = value
+        while value >= 10 && value % 10 == 0 { value /= 10 }
+        return value == 1
     }
 }

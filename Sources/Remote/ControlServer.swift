@@ -36,6 +36,12 @@ public final class ControlServer: ReplySink, MessageSource {
         public var producerCapacity = 1024
         /// Connections served at once; one more is answered `busy` and closed.
         public var maximumConnections = 64
+        /// Requests of one connection waiting for the display thread at once. A client that pipelines more is read
+        /// no further until replies come back, so one connection cannot fill the ring all of them share. With the
+        /// defaults, every connection's share together (64 × 8) is half the ring; the other half is room for the
+        /// batch the display thread is still answering (its slots are freed after the batch, not at each reply),
+        /// so connections alone never make another client's request `busy`.
+        public var maximumRequestsInFlight = 8
         /// Unsent reply bytes at which a connection stops being read until its peer catches up.
         public var outputBufferLimit = 1 << 20
         /// Seconds a connection may stay open with nothing to do (no request in flight, no reply unsent, not
@@ -50,7 +56,7 @@ public final class ControlServer: ReplySink, MessageSource {
     public let name = "control"
     let mailbox: ControlMailbox
     private let producer = Mutex<MessageProducer?>(nil)
-    private let thread = Mutex<pthread_t?>(nil)
+    private let thread = LoopThread()
     private let logger = Logger(label: "multiscreen.control")
 
     /// Binds and listens at `path` (removing a stale socket file there), then starts the server thread.
@@ -65,19 +71,13 @@ public final class ControlServer: ReplySink, MessageSource {
         let loop = ControlLoop(
             path: path, listener: listener.descriptor, socketIdentity: listener.identity, producer: producer,
             mailbox: mailbox, options: options, logger: logger)
-        var handle = pthread_t()
-        let result = pthread_create(
-            &handle, nil,
-            { context in
-                Unmanaged<ControlLoop>.fromOpaque(context!).takeRetainedValue().run()
-                return nil
-            }, Unmanaged.passRetained(loop).toOpaque())
-        if result != 0 {
+        do {
+            try thread.start { loop.run() }
+        } catch {
             loop.closeEverything()
             producer.close()
-            throw .system(operation: "pthread_create for", path: path, errno: result)
+            throw .system(operation: "pthread_create for", path: path, errno: error.errno)
         }
-        thread.withLock { $0 = handle }
         logger.info("control socket listening at \(path)", metadata: ["producer": "\(producer.id)"])
     }
 
@@ -121,7 +121,8 @@ public final class ControlServer: ReplySink, MessageSource {
         let c = statistics
         return [
             "requests": c.requests, "replies": c.replies, "rejectedBusy": c.rejectedBusy, "malformed": c.malformed,
-            "peerRejected": c.peerRejected, "repliesDroppedClosedConnection": c.repliesDroppedClosedConnection,
+            "peerRejected": c.peerRejected, "connectionsRefusedBusy": c.connectionsRefusedBusy,
+            "repliesDroppedClosedConnection": c.repliesDroppedClosedConnection,
             "subscribers": c.subscribers, "eventsPublished": c.eventsPublished, "eventsDropped": c.eventsDropped,
             "idleClosed": c.idleClosed,
         ]
@@ -138,13 +139,7 @@ public final class ControlServer: ReplySink, MessageSource {
     /// Closes the listener and every connection, unlinks the socket, joins the thread and closes the producer
     /// (the display thread still drains what is in the ring; its replies are ignored). Idempotent.
     public func stop() {
-        let taken = thread.withLock { handle in
-            defer { handle = nil }
-            return handle
-        }
-        guard let handle = taken else { return }
-        mailbox.requestStop()
-        pthread_join(handle, nil)
+        guard thread.stop(asking: mailbox.requestStop) else { return }
         // The producer holds this server as its sink: let go of it, so the server can be freed.
         producer.withLock { producer in
             producer?.close()
@@ -156,7 +151,7 @@ public final class ControlServer: ReplySink, MessageSource {
             metadata: [
                 "requests": "\(statistics.requests)", "replies": "\(statistics.replies)",
                 "busy": "\(statistics.rejectedBusy)", "malformed": "\(statistics.malformed)",
-                "peerRejected": "\(statistics.peerRejected)",
+                "peerRejected": "\(statistics.peerRejected)", "refusedBusy": "\(statistics.connectionsRefusedBusy)",
                 "dropped": "\(statistics.repliesDroppedClosedConnection)",
                 "eventsPublished": "\(statistics.eventsPublished)", "eventsDropped": "\(statistics.eventsDropped)",
             ])

@@ -20,6 +20,8 @@ public struct ControlStatistics: Equatable, Sendable {
     public var repliesDroppedClosedConnection = 0
     /// Replies from the display thread with no request awaiting one: a display-thread bug, logged.
     public var repliesUnmatched = 0
+    /// Connections closed at accept with `busy` because ``ControlServer/Options/maximumConnections`` were open.
+    public var connectionsRefusedBusy = 0
     /// Connections accepted from the allowed uid.
     public var connectionsAccepted = 0
     /// Connections closed because they sat idle past ``ControlServer/Options/idleTimeout``.

@@ -1,7 +1,7 @@
 import Foundation
 import Outputs
-import TOMLHeaderCheck
 import TOMLKit
+import TOMLPrecheck
 
 /// The roles config file: which output is the controller, what the others show, and what happens when the
 /// controller's output goes away.
@@ -119,10 +119,8 @@ public struct RoleConfig: Equatable, Sendable {
     /// Parses the text of a config file.
     public static func parse(_ text: String) throws(RoleConfigError) -> RoleConfig {
         let root: TOMLTable
-        if let header = TOMLHeaderCheck.firstUnparsableHeader(in: text) {
-            throw .syntax(
-                file: nil, line: header.line, column: header.column,
-                message: TOMLHeaderCheck.problem)
+        if let problem = TOMLPrecheck.firstProblem(in: text) {
+            throw .syntax(file: nil, line: problem.line, column: problem.column, message: problem.message)
         }
         do {
             root = try TOMLTable(string: text)

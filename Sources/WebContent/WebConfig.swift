@@ -1,7 +1,7 @@
 import Foundation
 import Messaging
-import TOMLHeaderCheck
 import TOMLKit
+import TOMLPrecheck
 
 /// The `[web]` section of `config.toml`: what pages may ask of Multiscreen through the bridge, per origin, and how
 /// much memory a web process may use. Read from the same file as the role rules (which leave the section to this
@@ -48,10 +48,8 @@ public struct WebConfig: Equatable, Sendable {
 
     /// The `[web]` section of a config's text; the defaults without one.
     public static func parse(_ text: String) throws(WebConfigError) -> WebConfig {
-        // toml++ inside TOMLKit must never see such a header (see TOMLHeaderCheck).
-        if let header = TOMLHeaderCheck.firstUnparsableHeader(in: text) {
-            throw WebConfigError("line \(header.line), column \(header.column): \(TOMLHeaderCheck.problem)")
-        }
+        // toml++ inside TOMLKit must never see such a text (see TOMLPrecheck).
+        if let problem = TOMLPrecheck.firstProblem(in: text) { throw WebConfigError("\(problem)") }
         let root: TOMLTable
         do {
             root = try TOMLTable(string: text)

@@ -64,14 +64,16 @@ import Testing
     @Test func malformedPayloadsGetErrorRepliesAndTheLinkKeepsWorking() throws {
         let broker = try MosquittoBroker()
         let display = try FakeDisplay()
-        let link = try FleetLink(
-            config: try kioskConfig(broker, kiosk: "k1"), bus: display.bus, options: testOptions())
+        let log = LogRecorder()
+        var options = testOptions()
+        options.logger = log.logger()
+        let link = try FleetLink(config: try kioskConfig(broker, kiosk: "k1"), bus: display.bus, options: options)
         defer { link.stop() }
         let client = try makeOperator(broker)
         let received = Received(client)
         try received.wait("k1 online") { _ in received.last("multiscreen/test/k1/online") == "true" }
         let bad = [
-            "not json at all", "[1, 2]", #"{"method": "send", "params": {"text": "no id"}}"#,
+            "not json\n\u{1b}[2J at all", "[1, 2]", #"{"method": "send", "params": {"text": "no id"}}"#,
             #"{"id": 7, "method": "card.flip"}"#, #"{"id": 8, "method": "send", "params": {"txt": "typo"}}"#,
             #"{"id": 9, "method": "role.set", "params": {"screen": "HDMI-A-1", "role": "controller"}}"#,
             #"{"id": 10, "method": "events.subscribe"}"#, "", String(repeating: "x", count: 500_000),
@@ -102,6 +104,10 @@ import Testing
         #expect(display.sentTexts == ["still alive"])
         #expect(!display.messages.contains { $0.method == .setRole })
         #expect(link.counters["notAllowed"] == 2)
+        // The first malformed payloads are logged with their start, escaped: a payload cannot forge a log line.
+        let logged = log.recorded.filter { $0.contains("malformed fleet request") }
+        #expect(logged.count == 5, "\(logged)")
+        for line in log.recorded { #expect(!line.hasRawControlCharacters, "raw control in \(line)") }
     }
 
     /// The README's recipe with the broker's own tools: `mosquitto_pub` a request, `mosquitto_sub` the retained status.

@@ -1,3 +1,4 @@
+import CompositorHarness
 import Foundation
 import Logging
 import Messaging
@@ -504,5 +505,27 @@ private func errorCode(_ outcome: Outcome) -> MessageError.Code? {
         #expect(fixture.product.remoteOffer == RemoteOffer(link: "", code: "", locked: true))
         _ = fixture.execute(.remoteOffer(link: "", code: "", locked: false))
         #expect(fixture.product.remoteOffer == nil)
+    }
+}
+
+@Suite struct ProductControllerLogTests {
+    /// A state file and a config path come from disk, not from Multiscreen: what they contain reaches the log only
+    /// escaped, so a damaged file cannot write a line of its own or drive the terminal that shows the log.
+    @Test func textFromFilesIsLoggedEscaped() throws {
+        let directory = NSTemporaryDirectory() + "multiscreen-log-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let statePath = directory + "/state.json"
+        try #"{"version": 1, "roles": {"k": "Bad\n\u001b[2Jrole"}, "contents": {}, "cards": [], "messages": []}"#
+            .write(toFile: statePath, atomically: false, encoding: .utf8)
+        let recorder = LogRecorder()
+        let logger = recorder.logger()
+        _ = ProductController.load(
+            configPath: directory + "/missing\n\u{1b}[31m.toml", statePath: statePath, logger: logger)
+        let lines = recorder.recorded
+        #expect(
+            lines.contains { $0.contains("invalid role name") && $0.contains("Bad\\u{a}\\u{1b}[2Jrole") }, "\(lines)")
+        #expect(lines.contains { $0.contains("missing\\u{a}\\u{1b}[31m.toml") }, "\(lines)")
+        for line in lines { #expect(!line.hasRawControlCharacters, "raw control in \(line)") }
     }
 }

@@ -1,3 +1,4 @@
+import CompositorHarness
 import Foundation
 import Messaging
 import Testing
@@ -86,7 +87,7 @@ import Testing
         // Every event has been written; the bystander's next line is the reply to its next request, nothing else.
         bystander.request(.send(text: "after", screen: nil))
         #expect(try bystander.readResponse() == sent("after"))
-        #expect(throws: TestConnection.Failure.self) { try bystander.readLine(timeout: 0.2) }
+        #expect(throws: HarnessError.self) { try bystander.readLine(timeout: 0.2) }
     }
 
     /// Requests on a subscribed connection keep their replies in request order; events come between replies, never
@@ -215,7 +216,7 @@ import Testing
         #expect(fixture.server.mailbox.wakeups.load(ordering: .relaxed) == wakeups)
         #expect(fixture.server.mailbox.inbox.withLock { $0.events.isEmpty })
         #expect(fixture.server.statistics.eventsDropped == 0)
-        #expect(throws: TestConnection.Failure.self) { try plain.readLine(timeout: 0.1) }
+        #expect(throws: HarnessError.self) { try plain.readLine(timeout: 0.1) }
     }
 
     /// Many events between two server wakeups cost one eventfd write, not one each.

@@ -131,6 +131,50 @@ import Testing
         #expect(fixture.display.received.count == 3)
     }
 
+    /// A client that pipelines many requests waits on its own socket once it has its share in the ring: another
+    /// client is not told `busy`, and every pipelined request is answered in order. Seen failing before the limit:
+    /// the first client's 40 requests filled the ring of 20, half of them and the second client's were `busy`.
+    @Test func aPipeliningClientCannotFillTheRingForOthers() throws {
+        var options = ControlServer.Options()
+        options.producerCapacity = 20
+        options.maximumRequestsInFlight = 8
+        let fixture = try ControlFixture(paused: true, options: options)
+        defer { fixture.tearDown() }
+        let greedy = try fixture.connect()
+        let texts = (1...40).map { "g\($0)" }
+        greedy.write(texts.map { MessageCodec.encodeRequest(.send(text: $0, screen: nil)) + "\n" }.joined())
+        #expect(eventually { fixture.server.statistics.awaitingDisplay == 8 })
+        let other = try fixture.connect()
+        other.request(.send(text: "other", screen: nil))
+        #expect(eventually { fixture.server.statistics.awaitingDisplay == 9 })
+        fixture.display.resume()
+        #expect(try other.readResponse() == sent("other"))
+        for text in texts { #expect(try greedy.readResponse() == sent(text)) }
+        #expect(fixture.server.statistics.rejectedBusy == 0)
+        #expect(fixture.display.received.count == 41)
+    }
+
+    /// A pipelining client that closes at once: what it sent is still applied, none of it lost in the held queue;
+    /// only its queries (whose reply nobody will read) are not worth the display thread's time.
+    @Test func heldRequestsOfAVanishedClientAreStillApplied() throws {
+        var options = ControlServer.Options()
+        options.maximumRequestsInFlight = 2
+        let fixture = try ControlFixture(paused: true, options: options)
+        defer { fixture.tearDown() }
+        do {
+            let connection = try fixture.connect()
+            let sends = (1...10).map { MessageCodec.encodeRequest(.send(text: "v\($0)", screen: nil)) + "\n" }
+            let queries = Array(repeating: MessageCodec.encodeRequest(.status) + "\n", count: 5)
+            connection.write((sends + queries).joined())
+            #expect(eventually { fixture.server.statistics.awaitingDisplay == 2 })
+        }
+        #expect(eventually { fixture.server.statistics.awaitingDisplay == 10 })
+        fixture.display.resume()
+        #expect(eventually { fixture.display.received.count == 10 })
+        #expect(fixture.display.received == (1...10).map { .send(text: "v\($0)", screen: nil) })
+        #expect(eventually { fixture.server.statistics.repliesDroppedClosedConnection == 15 })
+    }
+
     /// A client that writes and half-closes (`echo … | socat`) still gets its replies, then the server closes.
     @Test func halfClosedClientStillGetsItsReplies() throws {
         let fixture = try ControlFixture()

@@ -62,6 +62,8 @@ import Testing
         first.request(.send(text: "still served", screen: nil))
         #expect(try first.readResponse() == sent("still served"))
         #expect(fixture.server.statistics.connectionsAccepted == 1)
+        #expect(fixture.server.statistics.connectionsRefusedBusy == 1)
+        #expect(fixture.server.counters["connectionsRefusedBusy"] == 1)
     }
 
     @Test func staleSocketIsReplaced() throws {

@@ -1,3 +1,4 @@
+import CompositorHarness
 import Foundation
 import Messaging
 import Synchronization
@@ -91,73 +92,13 @@ struct ControlFixture {
 }
 
 /// A raw blocking client connection, to pipeline requests and read replies line by line.
-final class TestConnection {
-    let descriptor: Int32
-    private var buffered: [UInt8] = []
+typealias TestConnection = LineConnection
 
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    init(path: String) throws {
-        descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: Array(path.utf8))
-        }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        if result != 0 {
-            let error = errno
-            close(descriptor)
-            throw Failure(description: "connect \(path): \(String(cString: strerror(error)))")
-        }
-    }
-
-    deinit { close(descriptor) }
-
-    func write(_ text: String) {
-        let bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes {
-                send(descriptor, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
-            }
-            precondition(written > 0, "write failed: \(String(cString: strerror(errno)))")
-            offset += written
-        }
-    }
-
+extension LineConnection {
     func request(_ message: Message) { write(MessageCodec.encodeRequest(message) + "\n") }
 
-    func shutdownWriting() { _ = shutdown(descriptor, Int32(SHUT_WR)) }
-
-    /// The next line, or nil at end of stream; throws after `timeout` seconds without one.
-    func readLine(timeout: Double = 3) throws -> String? {
-        let deadline = Date().addingTimeInterval(timeout)
-        while true {
-            if let newline = buffered.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = String(decoding: buffered[..<newline], as: UTF8.self)
-                buffered.removeFirst(newline + 1)
-                return line
-            }
-            let remaining = deadline.timeIntervalSinceNow
-            if remaining <= 0 { throw Failure(description: "no reply line within \(timeout) s") }
-            var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            if poll(&entry, 1, Int32(remaining * 1000) + 1) <= 0 { continue }
-            var chunk = [UInt8](repeating: 0, count: 1 << 16)
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count <= 0 { return nil }
-            buffered.append(contentsOf: chunk[..<count])
-        }
-    }
-
     func readResponse(timeout: Double = 3) throws -> Reply {
-        guard let line = try readLine(timeout: timeout) else { throw Failure(description: "end of stream") }
+        guard let line = try readLine(timeout: timeout) else { throw HarnessError("end of stream") }
         return try MessageCodec.decodeResponse(line)
     }
 }

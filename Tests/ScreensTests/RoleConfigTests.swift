@@ -84,6 +84,32 @@ import Testing
         }
     }
 
+    /// Where an array expects a value, toml++ 3.4.0 asserts that one starts: a `}` or a line separator there
+    /// aborted Multiscreen (found by scripts/fuzz, 10 minutes of FuzzRoleConfig).
+    @Test(arguments: [
+        ("a = [}", 1, 6), ("a = [1, }", 1, 9), ("a = [ [ }", 1, 9), ("a = [#c\n}]", 2, 1), ("a = [1,#c\r\n}", 2, 1),
+        ("a = {x = [}]}", 1, 11), ("a = [\u{2028}1]", 1, 6), ("a = [1,\u{2029}]", 1, 8), ("a = [\u{85}]", 1, 6),
+        // The fuzzer's input up to its first invalid UTF-8 (the whole input is in Fuzz/Corpus/FuzzRoleConfig).
+        ("desc4back =[[}\u{0}13", 1, 14),
+    ])
+    func anArrayWithoutAValueWhereOneIsExpectedIsASyntaxErrorNotACrash(text: String, line: Int, column: Int) {
+        #expect {
+            try RoleConfig.parse(text)
+        } throws: { error in
+            guard case .syntax(_, line, column, let message) = error as? RoleConfigError else { return false }
+            return message.contains("an array value is missing")
+        }
+    }
+
+    /// The same characters where toml++ handles them, in strings and comments, parse as before.
+    @Test func bracesAndSeparatorsInStringsAndCommentsStillParse() throws {
+        let config = try RoleConfig.parse(
+            "# [}\n[controller]\nfallback = \"first\" # , }\n[[rule]]\nmatch = { name = \"[}\" }\n"
+                + "role = 'controller'\n[[rule]]\nmatch = { description = \"\"\"a [ , }\"\"\" }\nrole = \"x\"\n")
+        #expect(config.rules.count == 2)
+        #expect(config.rules.first?.match == OutputMatch(name: "[}"))
+    }
+
     @Test func tableHeadersThatStartWithAKeyStillParse() throws {
         let config = try RoleConfig.parse(
             "[ controller ]\nreturn = false\n[[ rule ]]\nmatch = { name = \"A\" }\nrole = \"controller\"\n"

@@ -1,20 +1,16 @@
-/// Finds the table headers that TOMLKit's bundled toml++ (3.4.0) cannot be handed safely.
+/// Table headers toml++ 3.4.0 cannot parse safely.
 ///
-/// toml++ enters its key parser after `[` or `[[` and only asserts that a key starts there: for `[=`, `[#`, `[[[`,
-/// `[\` or a `[` that ends its line the assertion aborts the process in a debug build, and in a release build it is an
-/// optimiser assumption, so what follows is undefined behaviour. Fixed upstream after 3.4.0 (toml++ pull request
-/// 301); until TOMLKit ships that, every config text goes through this check first. Found by scripts/fuzz
-/// (FuzzRoleConfig).
+/// toml++ enters its key parser after `[` or `[[` and only asserts that a key starts there: `[=`, `[#`, `[[[`, `[\`
+/// or a `[` that ends its line. Fixed upstream after 3.4.0 (toml++ pull request 301).
 ///
 /// The check is by lines: a line whose first non-blank character is `[` is taken as a header. Inside a multi-line
 /// string or array such a line is not one, so a value there that starts a line with `[` and then something other
 /// than a key (`[ [1] ]`) is refused too; Multiscreen's config has no key where that is valid anyway.
-public enum TOMLHeaderCheck {
-    /// What every config reader says about such a header, after its line and column.
-    public static let problem = "a table header must start with a key (a letter, digit, _ or -, or a quoted key)"
+enum TableHeaders {
+    static let message = "a table header must start with a key (a letter, digit, _ or -, or a quoted key)"
 
-    /// The 1-based line and column of the first character that cannot start a header's key, or nil.
-    public static func firstUnparsableHeader(in text: String) -> (line: Int, column: Int)? {
+    /// The first character that cannot start a header's key, or nil.
+    static func firstUnparsable(in text: String) -> TOMLPrecheck.Problem? {
         // Lines split at the newline byte: "\r\n" is one Swift Character, so splitting Characters at "\n" would join a
         // line ending in CRLF to the next one and miss a header there (found by the fuzzer).
         for (index, line) in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
@@ -30,7 +26,7 @@ public enum TOMLHeaderCheck {
             if i < bytes.count && bytes[i] == UInt8(ascii: "[") { i += 1 }
             while i < bytes.count && isBlank(bytes[i]) { i += 1 }
             if i < bytes.count && (bytes[i] == UInt8(ascii: "]") || startsKey(bytes[i])) { continue }
-            return (index + 1, i + 1)
+            return TOMLPrecheck.Problem(line: index + 1, column: i + 1, message: message)
         }
         return nil
     }

@@ -1,0 +1,41 @@
+import Glibc
+import Synchronization
+import SystemCalls
+import Testing
+
+@Suite struct LoopThreadTests {
+    private final class Flags: Sendable {
+        let stopRequested = Atomic(false)
+        let loopsFreed = Atomic(0)
+    }
+
+    /// The loop object the thread runs: it ends when asked and tells when it is freed.
+    private final class Loop {
+        let flags: Flags
+        init(_ flags: Flags) { self.flags = flags }
+        deinit { flags.loopsFreed.add(1, ordering: .sequentiallyConsistent) }
+        func run() {
+            while !flags.stopRequested.load(ordering: .acquiring) { usleep(1000) }
+        }
+    }
+
+    @Test func stopAsksOnceJoinsAndTheLoopIsFreedWithItsThread() throws {
+        let flags = Flags()
+        var asked = 0
+        let thread = LoopThread()
+        #expect(!thread.stop { asked += 1 }, "not started: nothing to stop")
+        do {
+            let loop = Loop(flags)
+            try thread.start { loop.run() }
+        }
+        #expect(flags.loopsFreed.load(ordering: .sequentiallyConsistent) == 0, "the running thread holds the loop")
+        let first = thread.stop {
+            asked += 1
+            flags.stopRequested.store(true, ordering: .releasing)
+        }
+        #expect(first)
+        #expect(flags.loopsFreed.load(ordering: .sequentiallyConsistent) == 1, "joined: the loop ended and was freed")
+        #expect(!thread.stop { asked += 1 }, "a second stop does nothing")
+        #expect(asked == 1)
+    }
+}
