@@ -67,7 +67,7 @@ extension DisplayBenchmarks {
                 try waitUntil(timeout: 10, "a fresh code after the phone") {
                     app.output.split(separator: "\n").filter { $0.contains("remote link ") }.count > codesBefore
                 }
-                // Past the WebSocket close handshake's timeout (15 s in swift-websocket): a timer a closing
+                // Past the WebSocket close handshake's timeout (10 s, `PhoneSocket.closeTimeout`): a timer a closing
                 // connection left behind fires then, and what it starts belongs in the window.
                 Thread.sleep(forTimeInterval: 16)
                 try measure("multiscreen-remote-after-a-phone-\(ending)", app)

@@ -2,7 +2,6 @@ import Foundation
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
-import HummingbirdWebSocket
 import Logging
 import Messaging
 import NIOCore
@@ -59,6 +58,9 @@ public final class PhoneRemoteServer: MessageSource, @unchecked Sendable {
         var baseURL: String?
         var waiting: [CheckedContinuation<State, Never>] = []
         var serverTask: Task<Void, Never>?
+        /// The listening socket, once bound: closed first when stopping, so the server's accept loop ends by itself
+        /// (cancelled while it waits, HummingbirdCore's `Server` logs the cancellation as an error).
+        var listener: (any Channel)?
     }
     private let life = Mutex(Life())
     /// Which `Host` and `Origin` are served: the listen address, with the real port once bound.
@@ -106,17 +108,15 @@ public final class PhoneRemoteServer: MessageSource, @unchecked Sendable {
         box.server = self
         hosts.withLock { $0 = HostPolicy(host: host, port: port, extraHosts: options.extraHosts) }
         let router = RemoteRoutes.router(hub: hub, hosts: { hosts.withLock { $0 } })
-        let webSocket = HTTPServerBuilder.http1WebSocketUpgrade(
-            webSocketRouter: router, configuration: .init(ws: .init(maxFrameSize: options.hub.maximumMessageBytes)))
-        let server =
-            try tlsConfiguration.map { try HTTPServerBuilder.tls(webSocket, tlsConfiguration: $0) } ?? webSocket
+        let plain = RemoteRoutes.server(hub: hub, hosts: { hosts.withLock { $0 } })
+        let server = try tlsConfiguration.map { try HTTPServerBuilder.tls(plain, tlsConfiguration: $0) } ?? plain
         let publicURL = options.publicURL
         // Not Hummingbird's `Application`: its date cache would wake the idle kiosk every second (RouterServer).
         let http = try RouterServer(
             router: router, server: server, address: .hostname(host, port: port), group: group,
             logger: Logger(label: "multiscreen.remote.http"),
             onServerRunning: { channel in
-                box.server?.bound(port: channel.localAddress?.port ?? port, publicURL: publicURL)
+                box.server?.bound(channel, port: channel.localAddress?.port ?? port, publicURL: publicURL)
             })
         let serverTask = Task(executorPreference: executor) {
             do {
@@ -168,12 +168,15 @@ public final class PhoneRemoteServer: MessageSource, @unchecked Sendable {
     }
 
     /// On the server's thread, once bound: the link is known, so the QR code can go up, and the gate's timer starts.
-    private func bound(port: Int, publicURL: String?) {
+    private func bound(_ listener: any Channel, port: Int, publicURL: String?) {
         let base = publicURL ?? "\(scheme)://\(HostPolicy.authority(host, port))/"
         if askedPort == 0 {
             hosts.withLock { $0 = HostPolicy(host: host, port: port, extraHosts: extraHosts) }
         }
-        life.withLock { $0.baseURL = base }
+        life.withLock { life in
+            life.baseURL = base
+            life.listener = listener
+        }
         logger.info("phone remote listening at \(base)")
         timer.start { [weak self] in self?.fire() }
         show(hub.display)
@@ -270,9 +273,16 @@ public final class PhoneRemoteServer: MessageSource, @unchecked Sendable {
     /// task has ended (at most 5 s): for the thread that owns the remote (the display thread at shutdown), never a
     /// task's thread, which the server's own tasks may need. From async code, use ``shutdown()``.
     public func stop() {
-        guard let task = takeServerTask() else { return }
+        guard let taken = takeServerTask() else { return }
+        let (task, listener) = taken
+        if let listener, !listener.eventLoop.inEventLoop {
+            try? listener.close().wait()
+            try? listener.closeFuture.wait()
+        }
+        task.cancel()
         let done = DispatchSemaphore(value: 0)
-        Task.detached {
+        // On the remote's thread, like the server: a task on the global executor would start libdispatch's workers.
+        Task(executorPreference: executor) {
             await task.value
             done.signal()
         }
@@ -282,19 +292,28 @@ public final class PhoneRemoteServer: MessageSource, @unchecked Sendable {
 
     /// ``stop()`` for async code: waits for the server's task without blocking a thread.
     public func shutdown() async {
-        guard let task = takeServerTask() else { return }
+        guard let taken = takeServerTask() else { return }
+        let (task, listener) = taken
+        try? await listener?.close()
+        try? await listener?.closeFuture.get()
+        task.cancel()
         await task.value
         finish()
     }
 
-    private func takeServerTask() -> Task<Void, Never>? {
-        let task = life.withLock { life in
-            defer { life.serverTask = nil }
-            return life.serverTask
+    /// The server's task and its listening socket (nil before it is bound), taken once: the caller closes the
+    /// socket, waits until it has closed (the accept loop has its end by then), then cancels the task, which ends the
+    /// open connections.
+    private func takeServerTask() -> (Task<Void, Never>, (any Channel)?)? {
+        let taken = life.withLock { life in
+            defer {
+                life.serverTask = nil
+                life.listener = nil
+            }
+            return life.serverTask.map { ($0, life.listener) }
         }
         timer.stop()
-        task?.cancel()
-        return task
+        return taken
     }
 
     private func finish() {

@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import HummingbirdWebSocket
+import HummingbirdCore
 import Messaging
 import NIOCore
 
@@ -20,7 +20,7 @@ import NIOCore
 ///
 /// Every route but `/healthz` checks `Host` and `Origin` (``HostPolicy``).
 public enum RemoteRoutes {
-    public typealias Context = BasicWebSocketRequestContext
+    public typealias Context = BasicRequestContext
     static let cookieName = "multiscreen_session"
 
     public static func router(hub: RemoteHub, hosts: HostPolicy) -> Router<Context> {
@@ -115,119 +115,55 @@ public enum RemoteRoutes {
             response.headers[.setCookie] = "\(cookieName)=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict"
             return response
         }
-        router.ws("/ws") { request, _ in
-            if let refused = refusal(request, currentHosts, hub) {
-                throw HTTPError(refused.status, message: "refused")
+        // The WebSocket upgrade itself happens before the router (RemoteChannel asks `admission`); a plain GET gets
+        // the same refusals, or is told to upgrade.
+        router.get("/ws") { request, _ in
+            switch admission(request, currentHosts, hub) {
+            case .admitted:
+                return Response(
+                    status: .upgradeRequired, headers: [.upgrade: "websocket", .contentType: "text/plain"],
+                    body: .init(byteBuffer: ByteBuffer(string: "open /ws as a WebSocket\n")))
+            case .refused(let status, let reason):
+                return Response(
+                    status: status, headers: [.contentType: "text/plain; charset=utf-8"],
+                    body: .init(byteBuffer: ByteBuffer(string: reason + "\n")))
+            case .malformed:
+                return Response(status: .badRequest)
             }
-            guard let token = sessionToken(request) else {
-                hub.count("refused.no_session")
-                throw HTTPError(.unauthorized, message: AccessRefusal.noSession.rawValue)
-            }
-            if case .failure(let refusal) = hub.authorize(token) {
-                hub.count("refused.\(refusal.rawValue)")
-                throw HTTPError(.forbidden, message: refusal.rawValue)
-            }
-            return .upgrade([:])
-        } onUpgrade: { inbound, outbound, context in
-            guard let token = sessionToken(context.request) else { return }
-            try await serve(inbound: inbound, outbound: outbound, token: token, hub: hub)
         }
         return router
     }
 
-    /// What reaches a controller's socket besides the replies to its requests.
-    enum Push: Sendable {
-        /// A receipt: one screen showed one of its messages.
-        case shown(ShownReceipt)
-        /// Its session ended for this reason: tell it and close with 1008.
-        case ended(AccessRefusal)
+    /// Whether a request for `/ws` may become a controller's WebSocket: `Host` and `Origin` allowed, and a session
+    /// that holds control. Every refusal is counted (and logged, for `Host`/`Origin`).
+    enum Admission: Sendable {
+        case admitted(token: String)
+        case refused(HTTPResponse.Status, String)
+        /// Not a valid HTTP request (no `Host` HTTPTypes accepts, say).
+        case malformed
     }
 
-    /// One controller's WebSocket: each text message is a request, answered in order, and each message it sent is
-    /// acknowledged again as screens show it (``ShownReceipt``); a binary or oversized message is an error; a
-    /// newer claim (or idling out) writes the reason and closes with 1008. When the socket ends, the session's page
-    /// counts as closed (control is released after the grace unless it comes back).
-    static func serve(
-        inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, token: String, hub: RemoteHub
-    ) async throws {
-        let (pushes, push) = AsyncStream<Push>.makeStream(bufferingPolicy: .bufferingNewest(64))
-        let attached = hub.attach(token) { reason in
-            push.yield(.ended(reason))
-            push.finish()
+    static func admission(_ request: Request, _ hosts: () -> HostPolicy, _ hub: RemoteHub) -> Admission {
+        guard request.uri.path == "/ws" else { return .refused(.notFound, "no WebSocket here; it is /ws") }
+        if let reason = hostRefusal(request, hosts, hub) { return .refused(.forbidden, reason) }
+        guard let token = sessionToken(request) else {
+            hub.count("refused.no_session")
+            return .refused(.unauthorized, AccessRefusal.noSession.rawValue)
         }
-        let ids: (session: Int, connection: Int)
-        switch attached {
-        case .success(let attachedIDs): ids = attachedIDs
-        case .failure(let refusal):
-            try await outbound.write(.text(MessageCodec.encodeError(MessageError(.notPermitted, refusal.rawValue))))
-            try await outbound.close(.policyViolation, reason: refusal.rawValue)
-            return
+        if case .failure(let refusal) = hub.authorize(token) {
+            hub.count("refused.\(refusal.rawValue)")
+            return .refused(.forbidden, refusal.rawValue)
         }
-        defer {
-            hub.receipts.forget(owner: ids.connection)
-            hub.detach(session: ids.session, connection: ids.connection, token: token)
-        }
-        let limit = hub.options.maximumMessageBytes
-        let perSecond = hub.options.messagesPerSecond
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                for await pushed in pushes {
-                    switch pushed {
-                    case .shown(let receipt):
-                        try? await outbound.write(.text(receipt.line))
-                    case .ended(let reason):
-                        let error = MessageError(.notPermitted, reason.rawValue)
-                        try? await outbound.write(.text(MessageCodec.encodeError(error)))
-                        try? await outbound.close(.policyViolation, reason: reason.rawValue)
-                    }
-                }
-            }
-            group.addTask {
-                var bucket = perSecond
-                var last = RemoteHub.monotonicSeconds()
-                do {
-                    for try await message in inbound.messages(maxSize: limit) {
-                        let now = RemoteHub.monotonicSeconds()
-                        bucket = min(perSecond, bucket + (now - last) * perSecond)
-                        last = now
-                        let line: String?
-                        switch message {
-                        case .binary:
-                            hub.count("refused.binary")
-                            line = MessageCodec.encodeError(
-                                MessageError(.invalidRequest, "binary frames are not accepted; send JSON text"))
-                        case .text where bucket < 1:
-                            hub.count("refused.rate")
-                            line = MessageCodec.encodeError(
-                                MessageError(.busy, "more than \(Int(perSecond)) messages a second; slow down"))
-                        case .text(let text):
-                            bucket -= 1
-                            let handled = await hub.handle(json: Array(text.utf8), token: token)
-                            line = handled.line
-                            if let id = handled.sent {
-                                // Registered before the reply is written: a frame can show it before the
-                                // phone reads the reply, never before the display thread replied.
-                                hub.receipts.watch(id: id, owner: ids.connection) { receipt in
-                                    push.yield(.shown(receipt))
-                                }
-                            }
-                        }
-                        if let line { try await outbound.write(.text(line)) }
-                    }
-                } catch {
-                    // swift-websocket's error for a message over `maxSize` is internal: recognised by its name.
-                    if String(describing: error).contains("messageTooLarge") {
-                        hub.count("refused.oversize")
-                        try? await outbound.close(.messageTooLarge, reason: "messages are limited to \(limit) bytes")
-                    } else {
-                        hub.count("closedWithError")
-                    }
-                }
-                push.finish()
-            }
-            try await group.next()
-            group.cancelAll()
-        }
+        return .admitted(token: token)
+    }
+
+    /// HTTP/1 with the phone's WebSocket upgrade (``RemoteChannel``), for `RouterServer` or an `Application`.
+    public static func server(hub: RemoteHub, hosts: @escaping @Sendable () -> HostPolicy) -> HTTPServerBuilder {
+        HTTPServerBuilder { responder in RemoteChannel(responder: responder, hub: hub, hosts: hosts) }
+    }
+
+    public static func server(hub: RemoteHub, hosts: HostPolicy) -> HTTPServerBuilder {
+        server(hub: hub, hosts: { hosts })
     }
 
     // MARK: Helpers
@@ -286,14 +222,20 @@ public enum RemoteRoutes {
 
     /// A refusal response when `Host` or `Origin` is not allowed; nil when the request may go on.
     static func refusal(_ request: Request, _ hosts: () -> HostPolicy, _ hub: RemoteHub) -> Response? {
+        guard let reason = hostRefusal(request, hosts, hub) else { return nil }
+        return Response(
+            status: .forbidden, headers: [.contentType: "text/plain; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(string: reason + "\n")))
+    }
+
+    /// Why `Host` or `Origin` is not allowed (counted and logged); nil when both are.
+    static func hostRefusal(_ request: Request, _ hosts: () -> HostPolicy, _ hub: RemoteHub) -> String? {
         guard let reason = hosts().refusal(host: request.head.authority, origin: request.headers[.origin]) else {
             return nil
         }
         hub.count("refused.origin")
         hub.logger.notice("remote request refused: \(reason.logSafe)")
-        return Response(
-            status: .forbidden, headers: [.contentType: "text/plain; charset=utf-8"],
-            body: .init(byteBuffer: ByteBuffer(string: reason + "\n")))
+        return reason
     }
 
     /// - Parameter refresh: a path on this origin the page loads again a second later (nil: it stays).

@@ -72,6 +72,72 @@ import Testing
         #expect(switches <= 1, "idle with the remote on: \(switches) context switches in 3 s")
     }
 
+    /// After phones, the idle kiosk sleeps again: one phone releases control and closes its WebSocket, one goes
+    /// quiet until the idle limit ends its control (the kiosk closes the socket and the phone answers), one vanishes
+    /// (its TCP connection drops without a close frame). After each, with the fresh code on screen, the process makes
+    /// no context switch, as before any phone: hummingbird-websocket ran the upgrade check in a task on Swift's global
+    /// executor and swift-websocket timed the close handshake with `Task.sleep`, and the first of either started
+    /// libdispatch's worker pool, whose monitor then woke the process every second for the rest of its life.
+    @Test func anIdleRemoteSleepsAfterPhones() throws {
+        let sway = try HeadlessSway(outputs: 2, width: 480, height: 270)
+        defer { sway.stop() }
+        let app = try MultiscreenProcess(
+            environment: sway.environment, arguments: ["run", "--remote", "127.0.0.1:0", "--remote-idle", "2"])
+        defer { app.process.kill() }
+        let url = try listeningURL(app)
+        guard let port = Int(url.split(separator: ":").last?.prefix(while: \.isNumber) ?? "") else {
+            Issue.record("no port in \(url)")
+            return
+        }
+        try app.waitForLog("first frame committed on HEADLESS-2", timeout: 30)
+        let origin = "Host: 127.0.0.1:\(port)\r\nOrigin: http://127.0.0.1:\(port)\r\n"
+        for (index, ending) in ["left", "timed out", "vanished"].enumerated() {
+            try app.waitForLogCount("remote link ", count: index + 1, timeout: 20)
+            let line = app.log.split(separator: "\n").last { $0.contains("remote link ") } ?? ""
+            let token = String(line.split(separator: "?code=").last?.prefix(while: { $0 != " " && $0 != "\"" }) ?? "")
+            let cookie = try #require(try RawWebSocketClient(port: port).claim(code: token, port: port), "\(ending)")
+            let phone = try RawWebSocketClient(port: port)
+            #expect(try phone.upgrade(port: port, cookie: cookie) == 101, "\(ending)")
+            try phone.sendText(#"{"method":"send","params":{"text":"phone"}}"#)
+            #expect(try phone.readText()?.contains(#""result""#) == true, "\(ending)")
+            switch ending {
+            case "left":
+                let (released, _) = try RawWebSocketClient(port: port).request(
+                    "POST /release HTTP/1.1\r\n\(origin)Cookie: \(cookie)\r\nContent-Length: 0\r\n"
+                        + "Connection: close\r\n\r\n")
+                #expect(released == 200)
+                try phone.write([0x88, 0x80, 0, 0, 0, 0])  // a close frame (masked, empty), as a page leaving
+                while try phone.readText() != nil {}  // until the kiosk's close frame
+            case "timed out":
+                while try phone.readText() != nil {}  // receipts, the reason, then the kiosk's close frame
+                try phone.write([0x88, 0x80, 0, 0, 0, 0])  // answered, as a browser does
+            default:
+                break  // no close frame: the socket just goes
+            }
+            phone.close()
+            try app.waitForLogCount("remote link ", count: index + 2, timeout: 20)
+            // Quiet for 1.5 s at least (a 1 s timer never is), then a 3 s window: at most one stray switch.
+            try app.process.waitUntilQuiet(for: 1.5, timeout: 20)
+            let switches = try app.process.contextSwitches(during: 3)
+            #expect(switches <= 1, "idle after a phone that \(ending): \(switches) context switches in 3 s")
+        }
+
+        // A normal stop, with a phone's WebSocket and a kept-alive HTTP connection open, logs no error (HummingbirdCore's
+        // server logged the cancellation of its accept loop as one).
+        let line = app.log.split(separator: "\n").last { $0.contains("remote link ") } ?? ""
+        let token = String(line.split(separator: "?code=").last?.prefix(while: { $0 != " " && $0 != "\"" }) ?? "")
+        let cookie = try #require(try RawWebSocketClient(port: port).claim(code: token, port: port))
+        let phone = try RawWebSocketClient(port: port)
+        #expect(try phone.upgrade(port: port, cookie: cookie) == 101)
+        let browser = try RawWebSocketClient(port: port)
+        #expect(try browser.request("GET /healthz HTTP/1.1\r\n\(origin)Connection: keep-alive\r\n\r\n").status == 200)
+        app.process.signal(SIGTERM)
+        #expect(try app.process.waitForExit(timeout: 20) == 0)
+        #expect(app.log.contains("phone remote stopped"))
+        let errors = app.log.split(separator: "\n").filter { $0.contains(" error ") || $0.contains(" critical ") }
+        #expect(errors.isEmpty, "error-level lines at a normal stop: \(errors)")
+    }
+
     /// `qr_position = "top-left"` and `qr_screens = ["HEADLESS-2"]`: the QR code in the top left quarter of
     /// HEADLESS-2 only; HEADLESS-3, also showing messages, shows none.
     @Test func placementFromTheConfig() throws {

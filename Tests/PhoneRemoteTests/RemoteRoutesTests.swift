@@ -3,7 +3,6 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import HummingbirdWSTesting
-import HummingbirdWebSocket
 import Messaging
 import NIOCore
 import Synchronization
@@ -355,6 +354,13 @@ extension HTTPFields {
                 uri: "/ws", method: .get,
                 headers: RemoteFixture.headers([.connection: "upgrade", .upgrade: "websocket"], cookie: "forged")
             ) { #expect($0.status == .forbidden) }
+            // A session that holds control, asking without an upgrade: told to upgrade.
+            let cookie = try await client.execute(
+                uri: "/?code=\(fixture.code.token)", method: .get, headers: RemoteFixture.headers()
+            ) { try #require(RemoteFixture.sessionCookie($0)) }
+            try await client.execute(uri: "/ws", method: .get, headers: RemoteFixture.headers(cookie: cookie)) {
+                #expect($0.status == .upgradeRequired)
+            }
         }
     }
 }

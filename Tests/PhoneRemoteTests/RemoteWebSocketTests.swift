@@ -3,9 +3,9 @@ import Hummingbird
 import HummingbirdTesting
 import HummingbirdWSClient
 import HummingbirdWSTesting
-import HummingbirdWebSocket
 import Messaging
 import NIOCore
+import NIOWebSocket
 import Synchronization
 import Testing
 
@@ -28,11 +28,7 @@ import Testing
 
         func app(port: Int) -> some ApplicationProtocol {
             let router = RemoteRoutes.router(hub: hub, hosts: anyLocalhost())
-            return Application(
-                router: router,
-                server: .http1WebSocketUpgrade(
-                    webSocketRouter: router,
-                    configuration: .init(ws: .init(maxFrameSize: hub.options.maximumMessageBytes))))
+            return Application(router: router, server: RemoteRoutes.server(hub: hub, hosts: anyLocalhost()))
         }
 
         var code: AccessCode {
@@ -181,6 +177,72 @@ import Testing
         }
         #expect(fixture.hub.counters["refused.oversize"] == 1)
         #expect(fixture.sender.messages.isEmpty)
+    }
+
+    /// A text message that is not UTF-8 is answered with an error and closes the socket with 1007; a continuation
+    /// frame with no message to continue breaks RFC 6455 and closes it with 1002. Neither reaches the display.
+    @Test(arguments: [
+        (WebSocketOpcode.text, [UInt8]([0x22, 0xff, 0xfe, 0x22]), WebSocketErrorCode.dataInconsistentWithMessage),
+        (WebSocketOpcode.continuation, Array("{}".utf8), WebSocketErrorCode.protocolError),
+    ])
+    func badFramesCloseTheSocket(opcode: WebSocketOpcode, payload: [UInt8], expected: WebSocketErrorCode) async throws {
+        let fixture = LiveFixture()
+        let token = try fixture.hub.claim(fixture.code.token).get()
+        let lines = Mutex<[String]>([])
+        try await fixture.app(port: 0).test(.live) { client in
+            let close = try await withDeadline(seconds: 30) {
+                try await client.ws("/ws", configuration: fixture.config(token: token)) { inbound, outbound, _ in
+                    try await outbound.write(
+                        .custom(.init(fin: true, opcode: opcode, data: ByteBuffer(bytes: payload))))
+                    for try await frame in inbound where frame.opcode == .text {
+                        lines.withLock { $0.append(String(buffer: frame.data)) }
+                    }
+                }
+            }
+            #expect(close??.closeCode == expected)
+        }
+        #expect(lines.withLock { $0 }.first?.contains("-32600") == true, "\(lines.withLock { $0 })")
+        #expect(fixture.sender.messages.isEmpty)
+    }
+
+    /// An upgrade the kiosk refuses is answered with why, over a real socket: 401 without a session cookie, 403 with
+    /// one that holds no control; neither becomes a WebSocket.
+    @Test func refusedUpgradesSayWhy() async throws {
+        let fixture = LiveFixture()
+        let upgrade: HTTPFields = [
+            .upgrade: "websocket", .connection: "Upgrade", .secWebSocketVersion: "13",
+            .secWebSocketKey: "dGhlIHNhbXBsZSBub25jZQ==",
+        ]
+        var forged = upgrade
+        forged[.cookie] = "\(RemoteRoutes.cookieName)=forged"
+        // One connection each: the kiosk closes the connection after a refusal, as the status says.
+        for (headers, status) in [(upgrade, HTTPResponse.Status.unauthorized), (forged, .forbidden)] {
+            try await fixture.app(port: 0).test(.live) { client in
+                try await client.execute(uri: "/ws", method: .get, headers: headers) { response in
+                    #expect(response.status == status)
+                    #expect(String(buffer: response.body) == "no_session\n")
+                    #expect(response.headers[.connection] == "close")
+                }
+            }
+        }
+        #expect(fixture.hub.counters["refused.no_session"] == 2)
+    }
+
+    /// NIO upgrades only a connection's first request: an upgrade asked for later on a kept-alive connection is
+    /// redirected to the same address (307), and that connection closed, so the client opens a new one.
+    @Test func aLateUpgradeIsRedirected() async throws {
+        let fixture = LiveFixture()
+        let upgrade: HTTPFields = [
+            .upgrade: "websocket", .connection: "Upgrade", .secWebSocketVersion: "13",
+            .secWebSocketKey: "dGhlIHNhbXBsZSBub25jZQ==",
+        ]
+        try await fixture.app(port: 0).test(.live) { client in
+            try await client.execute(uri: "/healthz", method: .get) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/ws?x=1", method: .get, headers: upgrade) { response in
+                #expect(response.status == .temporaryRedirect)
+                #expect(response.headers[.location] == "/ws?x=1")
+            }
+        }
     }
 
     /// Each send is acknowledged twice: its reply (the id), then one `message.shown` per screen that shows it.

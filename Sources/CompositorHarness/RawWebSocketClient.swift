@@ -1,19 +1,18 @@
-import CompositorHarness
 import Foundation
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// A small blocking HTTP and WebSocket client over one loopback TCP socket, for the phone remote's benchmarks: it
-/// sends exactly what a browser would (an `Origin` with the port, the session cookie), masks its frames as RFC 6455
-/// requires, and reads the server's text frames. One owner, one socket: closed in ``close()`` or `deinit`.
-final class RawWebSocketClient {
+/// A small blocking HTTP and WebSocket client over one loopback TCP socket, for the phone remote's benchmarks and
+/// integration tests: it sends exactly what a browser would (an `Origin` with the port, the session cookie), masks
+/// its frames as RFC 6455 requires, and reads the server's text frames. One owner, one socket: closed in ``close()`` or `deinit`.
+public final class RawWebSocketClient {
     private var fd: Int32
     private var buffer: [UInt8] = []
 
     /// Connects to `127.0.0.1:port`; every read gives up after `timeout` seconds.
-    init(port: Int, timeout: Double = 10) throws {
+    public init(port: Int, timeout: Double = 10) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw HarnessError("socket: \(String(cString: strerror(errno)))") }
         var address = sockaddr_in()
@@ -39,12 +38,12 @@ final class RawWebSocketClient {
 
     deinit { close() }
 
-    func close() {
+    public func close() {
         if fd >= 0 { Glibc.close(fd) }
         fd = -1
     }
 
-    func write(_ bytes: [UInt8]) throws {
+    public func write(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -68,7 +67,7 @@ final class RawWebSocketClient {
 
     /// Sends an HTTP/1.1 request; returns the status code and the headers (lower-case names). The body is read and
     /// dropped when `Content-Length` gives it.
-    func request(_ head: String) throws -> (status: Int, headers: [String: String]) {
+    public func request(_ head: String) throws -> (status: Int, headers: [String: String]) {
         try write(Array(head.utf8))
         while true {
             if let end = buffer.indices.dropLast(3).first(where: { buffer[$0..<$0 + 4] == [13, 10, 13, 10] }) {
@@ -93,7 +92,7 @@ final class RawWebSocketClient {
     }
 
     /// `GET /?code=…`: the session cookie's `name=value`, or nil when the claim is refused.
-    func claim(code: String, port: Int) throws -> String? {
+    public func claim(code: String, port: Int) throws -> String? {
         let (status, headers) = try request(
             "GET /?code=\(code) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: keep-alive\r\n\r\n")
         guard status == 200, let cookie = headers["set-cookie"] else { return nil }
@@ -101,7 +100,7 @@ final class RawWebSocketClient {
     }
 
     /// Upgrades this connection to the remote's WebSocket with `cookie`; returns the HTTP status (101 on success).
-    func upgrade(port: Int, cookie: String?) throws -> Int {
+    public func upgrade(port: Int, cookie: String?) throws -> Int {
         var head =
             "GET /ws HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nOrigin: http://127.0.0.1:\(port)\r\n"
             + "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"
@@ -111,7 +110,7 @@ final class RawWebSocketClient {
     }
 
     /// One masked text frame.
-    func sendText(_ text: String) throws {
+    public func sendText(_ text: String) throws {
         let payload = Array(text.utf8)
         var frame: [UInt8] = [0x81]
         if payload.count < 126 {
@@ -126,7 +125,7 @@ final class RawWebSocketClient {
     }
 
     /// The next text frame's payload; nil when the server closed the WebSocket (a close frame).
-    func readText() throws -> String? {
+    public func readText() throws -> String? {
         while true {
             if buffer.count >= 2 {
                 let opcode = buffer[0] & 0x0f
