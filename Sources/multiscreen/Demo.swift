@@ -35,6 +35,12 @@ struct Demo: ParsableCommand {
             "A web app directory with main.html and external.html (examples/starter-kit): the controller shows main.html, which presses its own Send with --message, the other screens external.html.",
             valueName: "directory"))
     var web: String?
+    @Flag(
+        help: """
+            Keep the compositor and Multiscreen running after the screenshots, until SIGINT (Ctrl-C) or SIGTERM: \
+            prints the control socket, config file and display to try the other commands against.
+            """)
+    var keep = false
     /// For tests of the demo itself: the program run as `<client> run …` instead of this executable.
     @Option(help: .hidden)
     var client: String?
@@ -45,6 +51,13 @@ struct Demo: ParsableCommand {
     }
 
     mutating func run() throws {
+        // Blocked before any thread starts, so every thread inherits the mask and only `waitForStopSignal` sees
+        // them: Ctrl-C then stops what the demo started instead of killing the demo and leaving it running.
+        var stopSignals = sigset_t()
+        sigemptyset(&stopSignals)
+        sigaddset(&stopSignals, SIGINT)
+        sigaddset(&stopSignals, SIGTERM)
+        if keep { pthread_sigmask(SIG_BLOCK, &stopSignals, nil) }
         logging.bootstrap()
         let logger = Logger(label: "multiscreen.demo")
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
@@ -103,9 +116,29 @@ struct Demo: ParsableCommand {
             try sway.screenshotPNG(name, to: path)
             paths.append((path as NSString).standardizingPath)
         }
+        if keep {
+            for path in paths { print(URL(fileURLWithPath: path).path) }
+            let display = sway.environment["XDG_RUNTIME_DIR"]! + "/" + sway.environment["WAYLAND_DISPLAY"]!
+            let command = "/proc/self/exe".resolvingSymlinks
+            try FileManager.default.createDirectory(
+                atPath: home + "/config/multiscreen", withIntermediateDirectories: true)
+            print(
+                """
+                Multiscreen keeps running (pid \(app.pid)) until Ctrl-C or SIGTERM. In another shell:
+                  export MULTISCREEN_SOCKET=\(home)/control.sock
+                  \(command) send "Hello"
+                  \(command) status
+                Its config (none yet): \(home)/config/multiscreen/config.toml (kill -HUP \(app.pid) reloads it)
+                Its display: WAYLAND_DISPLAY=\(display) (e.g. grim -o \(names[0]) shot.png)
+                """)
+            fflush(nil)
+            var received: Int32 = 0
+            sigwait(&stopSignals, &received)
+            logger.info("signal \(received): stopping Multiscreen and the compositor")
+        }
         app.signal(SIGTERM)
         let status = try app.waitForExit(timeout: 5)
-        for path in paths { print(URL(fileURLWithPath: path).path) }
+        if !keep { for path in paths { print(URL(fileURLWithPath: path).path) } }
         // The screenshots exist, but a Multiscreen that did not shut down cleanly is a failed demo.
         if status != 0 {
             logger.error("multiscreen exited with status \(status) after SIGTERM; its log:\n\(app.output)")
