@@ -77,7 +77,7 @@ struct Demo: ParsableCommand {
             ]) { $1 })
         defer { app.kill() }
         if web != nil {
-            try waitForWebApp(app, sway: sway)
+            try waitForWebApp(app, sway: sway, control: ControlClient(path: home + "/control.sock"))
         } else if outputs > 1 {
             // The starter kit's moment: a message from the controller side shows up on every external screen.
             for name in try sway.outputs().map(\.name) {
@@ -157,10 +157,8 @@ extension Demo {
         where !FileManager.default.fileExists(atPath: directory.appendingPathComponent(page).path) {
             throw ValidationError("--web \(app): no \(page) there")
         }
-        var query = URLComponents()
-        query.queryItems = [URLQueryItem(name: "send", value: message)]
-        let send = query.percentEncodedQuery ?? ""
-        let main = directory.appendingPathComponent("main.html").absoluteString + "?" + send
+        // main.html without `?send=` for now: `waitForWebApp` opens it with the message once every page loaded.
+        let main = directory.appendingPathComponent("main.html").absoluteString
         let external = directory.appendingPathComponent("external.html").absoluteString
         try FileManager.default.createDirectory(atPath: home + "/config/multiscreen", withIntermediateDirectories: true)
         try """
@@ -178,11 +176,23 @@ extension Demo {
         """.write(toFile: home + "/config/multiscreen/config.toml", atomically: true, encoding: .utf8)
     }
 
-    /// Waits until every page has loaded, the controller page's message has arrived, and every screen's picture
-    /// has settled (two screenshots in a row alike).
-    private func waitForWebApp(_ app: ChildProcess, sway: HeadlessSway) throws {
+    /// Waits until every page has loaded, then shows `main.html?send=<message>` on the controller (the page
+    /// presses its own Send), waits for the message to arrive and for every screen's picture to settle (two
+    /// screenshots in a row alike). The message is sent only once every page has loaded because a page still
+    /// loading when a message comes never gets it: with main.html sending on its own first load, the external page
+    /// sometimes finished loading after the message and its screenshot said "Waiting for a message…".
+    private func waitForWebApp(_ app: ChildProcess, sway: HeadlessSway, control: ControlClient) throws {
         let loaded = { app.output.components(separatedBy: "web view: loaded").count - 1 >= outputs }
         try waitUntil(timeout: timeout, "every page to load (log: \(app.output.suffix(2000)))", loaded)
+        if let controller = try sway.outputs().map(\.name).sorted(by: { $0.naturalOrder($1) }).first {
+            var query = URLComponents()
+            query.queryItems = [URLQueryItem(name: "send", value: message)]
+            let main = URL(fileURLWithPath: web!).standardizedFileURL.appendingPathComponent("main.html")
+            let url = main.absoluteString + "?" + (query.percentEncodedQuery ?? "")
+            guard case .result = try control.request(.openWeb(screen: controller, url: url)) else {
+                throw HarnessError("the controller page could not be opened with the message")
+            }
+        }
         if outputs > 1 { _ = try app.waitForLine(containing: "message #1 for every screen", timeout: timeout) }
         for name in try sway.outputs().map(\.name) {
             var previous: Screenshot?
