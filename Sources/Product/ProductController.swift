@@ -405,8 +405,9 @@ public struct ProductController {
         guard let controller = model.assignment.controller,
             outputs.first(where: { $0.registryName == controller })?.displayName == screen
         else { return }
-        throw MessageError(
-            .refused, "\(screen) shows the controller UI, not \(what): name an external screen, or none for all")
+        // Only a message may name no screen (for all of them); a card always names one.
+        let hint = what == "messages" ? "name an external screen, or none for all" : "name an external screen"
+        throw MessageError(.refused, "\(screen) shows the controller UI, not \(what): \(hint)")
     }
 
     static func event(for change: RoleChange) -> Event {

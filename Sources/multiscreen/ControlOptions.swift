@@ -52,7 +52,8 @@ struct ControlOptions: ParsableArguments {
         case .result(_, let result):
             return result
         case .error(let error):
-            printError("error \(error.code.rawValue): \(error.message)")
+            // The message may quote what was asked for (a screen name), control characters included.
+            printError("error \(error.code.rawValue): \(error.message.logSafe)")
             throw ExitCode(ControlExit.errorReply)
         }
     }
@@ -80,7 +81,8 @@ enum ControlExit {
 }
 
 /// A result object as indented `key: value` lines, keys sorted: readable without a JSON tool, stable for scripts
-/// that grep it (scripts should prefer `status --json`).
+/// that grep it (scripts should prefer `status --json`). Strings are printed with control characters escaped:
+/// message texts come from anyone who may send (a phone, a fleet operator) and must not drive the terminal.
 enum ResultText {
     static func lines(of result: [String: JSONValue], indent: String = "") -> [String] {
         var lines: [String] = []
@@ -114,7 +116,7 @@ enum ResultText {
 
     private static func scalar(_ value: JSONValue) -> String {
         switch value {
-        case .string(let text): text
+        case .string(let text): text.logSafe
         case .object: "{}"
         case .array: "[]"
         default: value.serialized

@@ -35,6 +35,12 @@ struct Demo: ParsableCommand {
             "A web app directory with main.html and external.html (examples/starter-kit): the controller shows main.html, which presses its own Send with --message, the other screens external.html.",
             valueName: "directory"))
     var web: String?
+    @Flag(
+        help: """
+            Keep the compositor and Multiscreen running after the screenshots, until SIGINT (Ctrl-C) or SIGTERM: \
+            prints the control socket, config file and display to try the other commands against.
+            """)
+    var keep = false
     /// For tests of the demo itself: the program run as `<client> run …` instead of this executable.
     @Option(help: .hidden)
     var client: String?
@@ -45,6 +51,13 @@ struct Demo: ParsableCommand {
     }
 
     mutating func run() throws {
+        // Blocked before any thread starts, so every thread inherits the mask and only `waitForStopSignal` sees
+        // them: Ctrl-C then stops what the demo started instead of killing the demo and leaving it running.
+        var stopSignals = sigset_t()
+        sigemptyset(&stopSignals)
+        sigaddset(&stopSignals, SIGINT)
+        sigaddset(&stopSignals, SIGTERM)
+        if keep { pthread_sigmask(SIG_BLOCK, &stopSignals, nil) }
         logging.bootstrap()
         let logger = Logger(label: "multiscreen.demo")
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
@@ -64,7 +77,7 @@ struct Demo: ParsableCommand {
             ]) { $1 })
         defer { app.kill() }
         if web != nil {
-            try waitForWebApp(app, sway: sway)
+            try waitForWebApp(app, sway: sway, control: ControlClient(path: home + "/control.sock"))
         } else if outputs > 1 {
             // The starter kit's moment: a message from the controller side shows up on every external screen.
             for name in try sway.outputs().map(\.name) {
@@ -103,9 +116,29 @@ struct Demo: ParsableCommand {
             try sway.screenshotPNG(name, to: path)
             paths.append((path as NSString).standardizingPath)
         }
+        if keep {
+            for path in paths { print(URL(fileURLWithPath: path).path) }
+            let display = sway.environment["XDG_RUNTIME_DIR"]! + "/" + sway.environment["WAYLAND_DISPLAY"]!
+            let command = "/proc/self/exe".resolvingSymlinks
+            try FileManager.default.createDirectory(
+                atPath: home + "/config/multiscreen", withIntermediateDirectories: true)
+            print(
+                """
+                Multiscreen keeps running (pid \(app.pid)) until Ctrl-C or SIGTERM. In another shell:
+                  export MULTISCREEN_SOCKET=\(home)/control.sock
+                  \(command) send "Hello"
+                  \(command) status
+                Its config (none yet): \(home)/config/multiscreen/config.toml (kill -HUP \(app.pid) reloads it)
+                Its display: WAYLAND_DISPLAY=\(display) (e.g. grim -o \(names[0]) shot.png)
+                """)
+            fflush(nil)
+            var received: Int32 = 0
+            sigwait(&stopSignals, &received)
+            logger.info("signal \(received): stopping Multiscreen and the compositor")
+        }
         app.signal(SIGTERM)
         let status = try app.waitForExit(timeout: 5)
-        for path in paths { print(URL(fileURLWithPath: path).path) }
+        if !keep { for path in paths { print(URL(fileURLWithPath: path).path) } }
         // The screenshots exist, but a Multiscreen that did not shut down cleanly is a failed demo.
         if status != 0 {
             logger.error("multiscreen exited with status \(status) after SIGTERM; its log:\n\(app.output)")
@@ -124,10 +157,8 @@ extension Demo {
         where !FileManager.default.fileExists(atPath: directory.appendingPathComponent(page).path) {
             throw ValidationError("--web \(app): no \(page) there")
         }
-        var query = URLComponents()
-        query.queryItems = [URLQueryItem(name: "send", value: message)]
-        let send = query.percentEncodedQuery ?? ""
-        let main = directory.appendingPathComponent("main.html").absoluteString + "?" + send
+        // main.html without `?send=` for now: `waitForWebApp` opens it with the message once every page loaded.
+        let main = directory.appendingPathComponent("main.html").absoluteString
         let external = directory.appendingPathComponent("external.html").absoluteString
         try FileManager.default.createDirectory(atPath: home + "/config/multiscreen", withIntermediateDirectories: true)
         try """
@@ -145,11 +176,23 @@ extension Demo {
         """.write(toFile: home + "/config/multiscreen/config.toml", atomically: true, encoding: .utf8)
     }
 
-    /// Waits until every page has loaded, the controller page's message has arrived, and every screen's picture
-    /// has settled (two screenshots in a row alike).
-    private func waitForWebApp(_ app: ChildProcess, sway: HeadlessSway) throws {
+    /// Waits until every page has loaded, then shows `main.html?send=<message>` on the controller (the page
+    /// presses its own Send), waits for the message to arrive and for every screen's picture to settle (two
+    /// screenshots in a row alike). The message is sent only once every page has loaded because a page still
+    /// loading when a message comes never gets it: with main.html sending on its own first load, the external page
+    /// sometimes finished loading after the message and its screenshot said "Waiting for a message…".
+    private func waitForWebApp(_ app: ChildProcess, sway: HeadlessSway, control: ControlClient) throws {
         let loaded = { app.output.components(separatedBy: "web view: loaded").count - 1 >= outputs }
         try waitUntil(timeout: timeout, "every page to load (log: \(app.output.suffix(2000)))", loaded)
+        if let controller = try sway.outputs().map(\.name).sorted(by: { $0.naturalOrder($1) }).first {
+            var query = URLComponents()
+            query.queryItems = [URLQueryItem(name: "send", value: message)]
+            let main = URL(fileURLWithPath: web!).standardizedFileURL.appendingPathComponent("main.html")
+            let url = main.absoluteString + "?" + (query.percentEncodedQuery ?? "")
+            guard case .result = try control.request(.openWeb(screen: controller, url: url)) else {
+                throw HarnessError("the controller page could not be opened with the message")
+            }
+        }
         if outputs > 1 { _ = try app.waitForLine(containing: "message #1 for every screen", timeout: timeout) }
         for name in try sway.outputs().map(\.name) {
             var previous: Screenshot?

@@ -72,7 +72,7 @@ struct EventsCommand: ParsableCommand {
             printError("error: \(why) after \(printed) of \(count) events")
             throw ExitCode(ControlExit.noReply)
         case .refused(let error):
-            printError("error \(error.code.rawValue): \(error.message)")
+            printError("error \(error.code.rawValue): \(error.message.logSafe)")
             throw ExitCode(ControlExit.errorReply)
         }
     }

@@ -68,7 +68,7 @@ struct FleetCommand: ParsableCommand {
         var group: String?
         @Flag(help: "Every kiosk of the site.")
         var all = false
-        @Option(help: ArgumentHelp("Seconds to wait for replies (default 3).", valueName: "seconds"))
+        @Option(help: ArgumentHelp("Seconds to wait for replies.", valueName: "seconds"))
         var timeout = 3.0
         @Option(help: ArgumentHelp("Stop after this many replies (default: 1 with --kiosk).", valueName: "n"))
         var expect: Int?

@@ -8,7 +8,12 @@ import Wayland
 
 /// `multiscreen outputs`: list the compositor's outputs and exit.
 struct Outputs: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Print the outputs of the Wayland session and exit.")
+    static let configuration = CommandConfiguration(
+        abstract: "Print the outputs of the Wayland session and exit.",
+        discussion: """
+            Exit status: 0 when the outputs were printed ("no outputs" when there are none), 1 when there is no \
+            compositor at the display or it fails, 64 for a usage error.
+            """)
 
     @OptionGroup var logging: LoggingOptions
     @Option(help: "Wayland display name or socket path (default: $WAYLAND_DISPLAY).")

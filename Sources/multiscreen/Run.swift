@@ -16,7 +16,9 @@ struct Run: ParsableCommand {
         abstract: "Run on $WAYLAND_DISPLAY (or --display) until SIGINT/SIGTERM.",
         discussion: """
             Exit status: 0 after SIGINT/SIGTERM, 1 when it cannot start (no compositor, required global \
-            missing, EGL or shaders unusable), 3 when the compositor goes away, 4 on a protocol error.
+            missing, EGL or shaders unusable, the control socket taken by another running Multiscreen, the \
+            default socket directory not private), 3 when the compositor goes away, 4 on a protocol error, 64 \
+            for a usage error.
             """)
 
     @OptionGroup var logging: LoggingOptions
@@ -27,7 +29,10 @@ struct Run: ParsableCommand {
             "Control socket (default: $MULTISCREEN_SOCKET, else $XDG_RUNTIME_DIR/multiscreen/<display>.sock, named after --display or $WAYLAND_DISPLAY)."
     )
     var socket: String?
-    @Option(help: "Role rules (default: $XDG_CONFIG_HOME/multiscreen/config.toml).")
+    @Option(
+        help:
+            "The config: role rules, [theme], [web], [fleet], [remote] (default: $XDG_CONFIG_HOME/multiscreen/config.toml)."
+    )
     var config: String?
     @Option(help: "State file (default: $XDG_STATE_HOME/multiscreen/state.json).")
     var state: String?

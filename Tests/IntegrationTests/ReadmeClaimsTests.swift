@@ -200,6 +200,24 @@ import Testing
         #expect(outputs.first?["width"] as? Int == 320, "\(reply)")
     }
 
+    /// The CLI never hands a terminal the control characters of what others sent: `status` prints a message's
+    /// escape sequences as `\u{1b}` escapes, and an error quoting a screen name does the same. Seen failing: with
+    /// `ResultText` printing strings as they are, the ESC bytes reached standard output.
+    @Test func theCLIPrintsControlCharactersEscaped() throws {
+        let sway = try HeadlessSway(outputs: 2, width: 320, height: 240)
+        let app = try MultiscreenProcess(environment: sway.environment)
+        try app.waitForLogCount("first frame committed on", count: 2)
+        #expect(try app.command(["send", "title \u{1b}]0;pwned\u{7} clear \u{1b}[2J"]).status == 0)
+        let status = try app.command(["status"])
+        #expect(status.status == 0)
+        #expect(status.output.contains(#"title \u{1b}]0;pwned\u{7} clear \u{1b}[2J"#), "\(status.output)")
+        #expect(!status.output.contains("\u{1b}"), "no raw ESC on standard output")
+        let refused = try app.command(["send", "--screen", "\u{1b}[31mRED", "x"])
+        #expect(refused.status == 2)
+        #expect(refused.output.contains(#"unknown screen '\u{1b}[31mRED'"#), "\(refused.output)")
+        #expect(!refused.output.contains("\u{1b}"))
+    }
+
     // MARK: - Restored roles and modes
 
     /// Roles and content modes set at run time come back after a restart (cards and messages are checked in

@@ -278,6 +278,73 @@ import Testing
         #expect(showsScreen(external, index: 1))
     }
 
+    /// `demo --keep`: the instance stays up to be tried with the other commands at the socket it prints, and
+    /// Ctrl-C (SIGINT to the demo) stops Multiscreen cleanly and removes the compositor with its display.
+    @Test func demoKeepRunsUntilSIGINTForTheOtherCommands() throws {
+        let directory = MultiscreenProcess.makeHome()
+        var environment = ProcessInfo.processInfo.environment
+        for name in ["WAYLAND_DISPLAY", "WAYLAND_SOCKET", "SWAYSOCK", "DISPLAY", "MULTISCREEN_SOCKET"] {
+            environment[name] = nil
+        }
+        environment["HOME"] = directory
+        let demo = try ChildProcess(
+            MultiscreenProcess.binary, ["demo", "--keep", "--outputs", "2", "--width", "320", "--height", "240"],
+            environment: environment, inheritEnvironment: false, workingDirectory: directory)
+        defer { demo.kill() }
+        let socketLine = try demo.waitForLine(containing: "export MULTISCREEN_SOCKET=", timeout: 60)
+        let socket = String(socketLine.split(separator: "=", maxSplits: 1)[1])
+        let displayLine = try demo.waitForLine(containing: "Its display: WAYLAND_DISPLAY=", timeout: 5)
+        let display = String(displayLine.split(separator: "=", maxSplits: 1)[1].split(separator: " ")[0])
+        #expect(FileManager.default.fileExists(atPath: display))
+
+        let send = try ChildProcess(
+            MultiscreenProcess.binary, ["send", "--socket", socket, "Still here after the screenshots"],
+            environment: environment, inheritEnvironment: false)
+        #expect(try send.waitForExit(timeout: 10) == 0, "send:\n\(send.output)\ndemo:\n\(demo.output)")
+        let status = try ChildProcess(
+            MultiscreenProcess.binary, ["status", "--json", "--socket", socket], environment: environment,
+            inheritEnvironment: false)
+        #expect(try status.waitForExit(timeout: 10) == 0)
+        #expect(status.standardOutput.contains("Still here after the screenshots"))
+        #expect(demo.isRunning)
+
+        demo.signal(SIGINT)
+        #expect(try demo.waitForExit(timeout: 15) == 0, "log:\n\(demo.output)")
+        #expect(demo.standardError.contains("multiscreen shut down cleanly (status 0)"))
+        #expect(!FileManager.default.fileExists(atPath: display))
+        #expect(!FileManager.default.fileExists(atPath: socket))
+    }
+
+    /// The README's starter-kit command: `demo --web examples/starter-kit` screenshots the external page showing
+    /// the message its controller page sent (read back by tesseract). Seen failing (about 1 run in 3): with
+    /// main.html sending on its first load, the external page sometimes finished loading after the message, never
+    /// got it, and its screenshot said "Waiting for a message…".
+    @Test func theStarterKitDemoShowsTheMessageOnTheExternalPage() throws {
+        let directory = MultiscreenProcess.makeHome()
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        var environment = ProcessInfo.processInfo.environment
+        for name in ["WAYLAND_DISPLAY", "WAYLAND_SOCKET", "SWAYSOCK", "DISPLAY"] { environment[name] = nil }
+        environment["HOME"] = directory
+        for run in 1...3 {
+            let out = "kit-\(run)"
+            let demo = try ChildProcess(
+                MultiscreenProcess.binary,
+                [
+                    "demo", "--web", repository.appendingPathComponent("examples/starter-kit").path, "--out", out,
+                    "--width", "640", "--height", "360", "--message", "Gate seven boarding",
+                ],
+                environment: environment, inheritEnvironment: false, workingDirectory: directory)
+            #expect(try demo.waitForExit(timeout: 90) == 0, "log:\n\(demo.output)")
+            let tesseract = try ChildProcess(
+                "tesseract", [directory + "/\(out)/HEADLESS-2.png", "stdout", "--psm", "3"])
+            #expect(try tesseract.waitForExit(timeout: 30) == 0)
+            #expect(
+                tesseract.standardOutput.contains("Gate seven boarding"), "run \(run) read: \(tesseract.standardOutput)"
+            )
+        }
+    }
+
     /// A Multiscreen that exits non-zero after the demo's SIGTERM fails the demo, with its status, although the
     /// screenshots were taken. The client is a wrapper around the real binary that forwards SIGTERM, waits for it
     /// and exits 7.

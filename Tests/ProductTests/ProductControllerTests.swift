@@ -333,8 +333,17 @@ private func errorCode(_ outcome: Outcome) -> MessageError.Code? {
                     == .error(MessageError(.invalidParams, "\"text\" is empty or only whitespace: nothing to show")))
         }
         let toController = fixture.execute(.send(text: "hi", screen: "HEADLESS-1"))
-        #expect(errorCode(toController) == .refused)
-        #expect(errorCode(fixture.execute(.openCard(screen: "HEADLESS-1", text: "x"))) == .refused)
+        #expect(
+            toController.reply
+                == .error(
+                    MessageError(
+                        .refused,
+                        "HEADLESS-1 shows the controller UI, not messages: name an external screen, or none for all")))
+        // A card always names its screen, so the hint does not offer "none".
+        #expect(
+            fixture.execute(.openCard(screen: "HEADLESS-1", text: "x")).reply
+                == .error(
+                    MessageError(.refused, "HEADLESS-1 shows the controller UI, not cards: name an external screen")))
         #expect(fixture.product.model.log.isEmpty && fixture.product.model.cards.cards.isEmpty)
     }
 
