@@ -257,6 +257,7 @@ public final class Application {
         graphics.addMirrorVitals(to: &vitals)
         vitals.sources.merge(web.sourceCounters) { own, _ in own }
         vitals.pages = web.vitals
+        vitals.memory = HeapStatistics.current.counters.merging(graphics.textCacheCounters) { $1 }
         return vitals
     }
 

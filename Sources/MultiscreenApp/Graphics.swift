@@ -62,6 +62,14 @@ final class Graphics {
         ]
     }
 
+    /// The text texture cache's counters, for `status` (none before the canvas exists).
+    var textCacheCounters: [String: Int] {
+        guard let cache = canvas?.textCache else { return [:] }
+        return [
+            "textCacheBytes": cache.bytes, "textCacheTextures": cache.textures, "textCacheEvicted": cache.evicted,
+        ]
+    }
+
     /// The canvas needs a current context to compile its programs, so without a surfaceless context it is made
     /// with the first surface.
     func makeCanvas() throws -> Canvas {
