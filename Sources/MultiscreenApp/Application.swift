@@ -277,6 +277,7 @@ public final class Application {
             kind: { [product] in product.kind(of: $0.output.registryName) }, draw: painter.draw)
         screens.scheduleHealthCheck()
         screens.scheduleDraw()
+        graphics.returnMemoryFreedByEvictions()
         if drawn > 0 {
             // Process CPU time covers llvmpipe's rasteriser threads too: with software GL this is CPU + "GPU".
             let cpu = MonotonicClock.nanoseconds(clock: CLOCK_PROCESS_CPUTIME_ID) - cpuBefore
