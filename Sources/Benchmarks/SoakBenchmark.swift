@@ -18,10 +18,19 @@ extension DisplayBenchmarks {
         /// Per screen: the minute's message → shown p50 and p99 (ms), as `status` reports them.
         var p50: [Double]
         var p99: [Double]
+        /// glibc's bytes in live allocations and in free chunks it still holds (`status`'s `memory`), 0 if absent:
+        /// a leak grows the first, fragmentation the second.
+        var heapInUse = 0
+        var heapFree = 0
     }
 
-    public func soak(minutes: Int, warmUpMinutes: Int = 10) throws -> [BenchmarkResult] {
+    /// - Parameters: `messageInterval` and `hotplugInterval` in seconds (the soak: 1 and 60); shorter ones
+    ///   load the same paths harder, so that a slow growth shows within minutes. Samples stay once a minute.
+    public func soak(
+        minutes: Int, warmUpMinutes: Int = 10, messageInterval: Double = 1, hotplugInterval: Double = 60
+    ) throws -> [BenchmarkResult] {
         precondition(minutes >= 2, "a soak of at least two minutes")
+        precondition(messageInterval > 0 && hotplugInterval >= messageInterval, "positive intervals")
         let outer = try HeadlessSway(outputs: 1, width: 1920, height: 1080)
         defer { outer.stop() }
         let nested = try NestedSway(inside: outer, outputs: 2, width: width / 2, height: height / 2)
@@ -49,23 +58,32 @@ extension DisplayBenchmarks {
         var slowestReply = 0.0
         var hotplugs: [Double] = []
         let start = Date()
-        for second in 0..<(minutes * 60) {
-            // On the run's own clock, so a slow hotplug does not stretch the run: seconds missed are skipped.
-            let due = start.addingTimeInterval(Double(second))
+        let ticks = Int((Double(minutes * 60) / messageInterval).rounded())
+        var minutesSampled = 0
+        var hotplugsDone = 0
+        for tick in 0..<ticks {
+            // On the run's own clock, so a slow hotplug does not stretch the run: ticks missed are skipped.
+            let due = start.addingTimeInterval(Double(tick) * messageInterval)
             let wait = due.timeIntervalSinceNow
-            if wait > 0 { Thread.sleep(forTimeInterval: wait) } else if wait < -1 { continue }
+            if wait > 0 { Thread.sleep(forTimeInterval: wait) } else if wait < -max(1, messageInterval) { continue }
             let asked = Date()
             let reply = try client.exchange(
-                line: MessageCodec.encodeRequest(.send(text: "soak \(second)", screen: nil)))
+                line: MessageCodec.encodeRequest(.send(text: "soak \(tick)", screen: nil)))
             slowestReply = max(slowestReply, Date().timeIntervalSince(asked))
             sent += 1
             if !reply.contains("\"result\"") { rejected += 1 }
-            if second % 60 == 59 {
+            // The end of this tick's slot, on the run's clock: a minute or a hotplug interval that ends in it is due.
+            let slotEnd = Double(tick + 1) * messageInterval
+            if Int((slotEnd / 60).rounded(.down)) > minutesSampled {
+                minutesSampled = Int((slotEnd / 60).rounded(.down))
                 // The minute's figures, before its hotplug disturbs them.
                 let status = try Self.statusObject(client)
                 var sample = SoakSample(
-                    minute: second / 60 + 1, rss: app.residentSetBytes, fds: app.openFileDescriptorCount, p50: [],
+                    minute: minutesSampled, rss: app.residentSetBytes, fds: app.openFileDescriptorCount, p50: [],
                     p99: [])
+                let memory = status["memory"] as? [String: Any]
+                sample.heapInUse = memory?["heapInUseBytes"] as? Int ?? 0
+                sample.heapFree = memory?["heapFreeBytes"] as? Int ?? 0
                 for screen in screens {
                     let minute = Self.lastMinute(status, screen)
                     if let p50 = minute?["p50Ms"] as? Double { sample.p50.append(p50) }
@@ -73,8 +91,11 @@ extension DisplayBenchmarks {
                 }
                 samples.append(sample)
                 Logger(label: "multiscreen.bench").info(
-                    "soak minute \(sample.minute)/\(minutes): RSS \(sample.rss / 1024) KiB, \(sample.fds) fds, p50 \(sample.p50) p99 \(sample.p99) ms"
+                    "soak minute \(sample.minute)/\(minutes): RSS \(sample.rss / 1024) KiB (heap in use \(sample.heapInUse / 1024), free \(sample.heapFree / 1024) KiB), \(sample.fds) fds, p50 \(sample.p50) p99 \(sample.p99) ms"
                 )
+            }
+            if Int((slotEnd / hotplugInterval).rounded(.down)) > hotplugsDone {
+                hotplugsDone = Int((slotEnd / hotplugInterval).rounded(.down))
                 let plugged = Date()
                 let name = try nested.createOutput()
                 _ = try app.waitForLine(containing: "first frame committed on \(name)", timeout: 30)
@@ -118,6 +139,14 @@ extension DisplayBenchmarks {
             result(
                 "rss-growth-after-warm-up",
                 Self.slopePerHour(settled.map { (Double($0.minute), Double($0.rss)) }) / 1_048_576,
+                "MiB/h", samples: settled.count),
+            result(
+                "heap-in-use-growth-after-warm-up",
+                Self.slopePerHour(settled.map { (Double($0.minute), Double($0.heapInUse)) }) / 1_048_576,
+                "MiB/h", samples: settled.count),
+            result(
+                "heap-free-growth-after-warm-up",
+                Self.slopePerHour(settled.map { (Double($0.minute), Double($0.heapFree)) }) / 1_048_576,
                 "MiB/h", samples: settled.count),
             result("fds-first-minute", Double(samples.first?.fds ?? 0), "fds"),
             result("fds-last-minute", Double(samples.last?.fds ?? 0), "fds"),

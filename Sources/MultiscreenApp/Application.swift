@@ -260,6 +260,7 @@ public final class Application {
         graphics.addMirrorVitals(to: &vitals)
         vitals.sources.merge(web.sourceCounters) { own, _ in own }
         vitals.pages = web.vitals
+        vitals.memory = HeapStatistics.current.counters.merging(graphics.textCacheCounters) { $1 }
         return vitals
     }
 
@@ -281,6 +282,7 @@ public final class Application {
             draw: painter.draw)
         screens.scheduleHealthCheck()
         screens.scheduleDraw()
+        graphics.returnMemoryFreedByEvictions()
         if drawn > 0 {
             // Process CPU time covers llvmpipe's rasteriser threads too: with software GL this is CPU + "GPU".
             let cpu = MonotonicClock.nanoseconds(clock: CLOCK_PROCESS_CPUTIME_ID) - cpuBefore

@@ -53,6 +53,7 @@ struct StatusReport {
                     vitals.sharedFrames.mapValues { .integer($0) }
                 ) { $1 }),
             "screens": .array(screens),
+            "memory": .object(vitals.memory.mapValues { .integer($0) }),
             "controller": .optional(controller),
             "cards": .array(
                 model.cards.cards.map { card in

@@ -67,9 +67,22 @@ struct BenchSoak: ParsableCommand {
     var minutes = 60
     @Option(help: "Minutes left out of the RSS growth (caches filling up).")
     var warmUp = 10
+    @Option(help: "Seconds between messages (R6: 1; shorter to find a slow growth sooner).")
+    var messageInterval = 1.0
+    @Option(help: "Seconds between hotplugs (R6: 60; at least the message interval).")
+    var hotplugInterval = 60.0
+
+    func validate() throws {
+        guard minutes >= 2 else { throw ValidationError("--minutes must be at least 2") }
+        guard messageInterval >= 0.01, hotplugInterval >= messageInterval else {
+            throw ValidationError("--message-interval must be at least 0.01 s and --hotplug-interval at least that")
+        }
+    }
 
     func run() throws {
-        let results = try options.benchmarks().soak(minutes: minutes, warmUpMinutes: warmUp)
+        let results = try options.benchmarks().soak(
+            minutes: minutes, warmUpMinutes: warmUp, messageInterval: messageInterval,
+            hotplugInterval: hotplugInterval)
         printResults(results, json: options.json)
         let failures = DisplayBenchmarks.soakFailures(results)
         guard failures.isEmpty else {

@@ -139,9 +139,10 @@ private func errorCode(_ outcome: Outcome) -> MessageError.Code? {
         var frames = FrameStatistics()
         frames.recordCommit(withFeedback: true)
         frames.recordPresented(latencyNanoseconds: 2_000_000)
-        let vitals = Vitals(
+        var vitals = Vitals(
             frames: [2: frames], bus: RingStatistics(enqueued: 3, drained: 3), wakeups: 1, applied: 3,
             sources: ["control": ["requests": 7]])
+        vitals.memory = ["heapInUseBytes": 1 << 20, "heapFreeBytes": 4096]
         let outcome = fixture.execute(.status, vitals: vitals)
         guard case .result(.status, let result)? = outcome.reply else {
             Issue.record("no status result: \(String(describing: outcome.reply))")
@@ -160,6 +161,7 @@ private func errorCode(_ outcome: Outcome) -> MessageError.Code? {
         #expect(screens[1].objectValue["frames"]?.objectValue["latencyMedianMs"] == .number(2))
         #expect(result["bus"]?.objectValue["applied"] == .integer(3))
         #expect(result["control"] == .object(["requests": .integer(7)]))
+        #expect(result["memory"] == .object(["heapInUseBytes": .integer(1 << 20), "heapFreeBytes": .integer(4096)]))
         guard case .array(let messages)? = result["messages"] else { return }
         #expect(messages.first?.objectValue["text"] == .string("hi"))
         #expect(outcome.events.isEmpty && outcome.changes.isEmpty)
