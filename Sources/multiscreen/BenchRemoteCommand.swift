@@ -36,7 +36,7 @@ struct BenchRemoteLoad: ParsableCommand {
     @OptionGroup var options: DisplayBenchOptions
     @Option(help: "Phones (WebSocket clients) at once.")
     var clients = 200
-    @Option(help: "Seconds of load, in two rounds (after 10 s of local requests alone).")
+    @Option(help: "Seconds of load, in two rounds, after half as long with local requests alone.")
     var seconds = 120.0
 
     func run() throws {
