@@ -375,6 +375,7 @@ final class WebScreens {
                     "state": .string(Self.name(of: view.state)), "framesReceived": .integer(view.framesReceived),
                     "framesDropped": .integer(view.framesDropped), "framesUploaded": .integer(page.texture.uploads),
                     "crashes": .integer(view.crashes), "hangs": .integer(view.hangs),
+                    "deliveriesDroppedWhileLoading": .integer(view.scriptsDroppedWhileLoading),
                     "hangRestarts": .integer(view.hangRestarts),
                 ]
                 if focus.keyboard == name { entry["keyboard"] = .bool(true) }

@@ -79,6 +79,14 @@ public final class WebView {
     private var scriptsOutstanding: [UInt64: UInt64] = [:]
     /// Scripts handed to the page so far: the newest one's number (a delivery's number, for ``onScriptCompleted``).
     public private(set) var scriptsSent: UInt64 = 0
+    /// The page's document has finished loading: its own scripts (`receiveMessage`, its listeners) exist.
+    private var documentLoaded = false
+    /// Scripts for a document still loading, with their numbers, sent in order when it has loaded: before that the
+    /// page's `receiveMessage` does not exist, and a message delivered then would be lost.
+    private var scriptsAwaitingLoad: [(number: UInt64, script: String)] = []
+    /// Scripts dropped, oldest first, because more than ``scriptsKeptWhileLoading`` waited for a load.
+    public private(set) var scriptsDroppedWhileLoading = 0
+    static let scriptsKeptWhileLoading = 256
     /// The web process answered the script with this number (it ran, or failed): for the latency split.
     public var onScriptCompleted: (UInt64) -> Void = { _ in }
     /// Armed only while scripts are outstanding (an idle page costs no wakeups): checks the oldest one's age.
@@ -357,11 +365,27 @@ public final class WebView {
     // MARK: - Native → page
 
     private func run(_ script: String) {
-        guard let view else { return }
+        guard view != nil else { return }
         scriptsSent += 1
-        scriptsOutstanding[scriptsSent] = Self.monotonicNanoseconds()
+        guard documentLoaded else {
+            if scriptsAwaitingLoad.count == Self.scriptsKeptWhileLoading {
+                scriptsAwaitingLoad.removeFirst()
+                scriptsDroppedWhileLoading += 1
+                logger.warning(
+                    "web view \(url): \(Self.scriptsKeptWhileLoading) deliveries wait for the page to load; dropped the oldest"
+                )
+            }
+            scriptsAwaitingLoad.append((scriptsSent, script))
+            return
+        }
+        send(script, number: scriptsSent)
+    }
+
+    private func send(_ script: String, number: UInt64) {
+        guard let view else { return }
+        scriptsOutstanding[number] = Self.monotonicNanoseconds()
         // The completion may come after this view is gone: it finds the view through a box that holds it weakly.
-        let box = Unmanaged.passRetained(ScriptCompletion(view: self, number: scriptsSent))
+        let box = Unmanaged.passRetained(ScriptCompletion(view: self, number: number))
         webkit_web_view_run_javascript(
             view, script, nil,
             { source, result, data in
@@ -492,6 +516,7 @@ public final class WebView {
             { _, event, data in
                 guard let data else { return }
                 let page = Unmanaged<WebView>.fromOpaque(data).takeUnretainedValue()
+                if event == WEBKIT_LOAD_STARTED { page.documentLoaded = false }
                 if event == WEBKIT_LOAD_COMMITTED { page.loadCommitted() }
                 if event == WEBKIT_LOAD_FINISHED { page.loadFinished() }
             }, me)
@@ -544,6 +569,10 @@ public final class WebView {
 
         if case .failed = state { return }
         logger.info("web view: loaded \(url)")
+        documentLoaded = true
+        let waiting = scriptsAwaitingLoad
+        scriptsAwaitingLoad = []
+        for (number, script) in waiting { send(script, number: number) }
         onChange()
     }
 
@@ -563,6 +592,8 @@ public final class WebView {
         cancelWatchdog()
         // The old process answers none of the scripts it had: their completions (with errors) mean nothing now.
         scriptsOutstanding = [:]
+        // Until the page has loaded again, deliveries wait for it.
+        documentLoaded = false
         let why =
             switch reason {
             case _ where hung: "the web process stopped responding"
