@@ -122,12 +122,22 @@ struct ScreenPainter {
         ControllerScene.draw(on: canvas, layout: layout, content: content)
     }
 
-    /// The controller's status bar.
+    /// The controller's status bar: what the staff at the screen want to know; with `info = true` in `[theme]`, for
+    /// installers, also the message bus's counters (the same as in `status`).
     private var statusLine: String {
-        let counters = bus.statistics
-        return "bus: applied \(applied) · depth max \(counters.maxDepth) · rejected full \(counters.rejectedFull)"
-            + " · wakeups \(bus.wakeupsSent)"
-            + " · cards waiting \(product.model.cards.waiting.count)"
+        func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
+        let waiting = product.model.cards.waiting.count
+        var parts = [
+            count(screens.ordered.count, "screen"), count(product.model.log.count, "message"),
+        ]
+        if waiting > 0 { parts.append("\(count(waiting, "card")) waiting") }
+        if product.model.roles.config.theme.showsInfo {
+            let counters = bus.statistics
+            parts.append(
+                "bus: applied \(applied) · depth max \(counters.maxDepth) · rejected full \(counters.rejectedFull)"
+                    + " · wakeups \(bus.wakeupsSent)")
+        }
+        return parts.joined(separator: " · ")
     }
 
     /// A row of the controller's screens list.
@@ -147,8 +157,9 @@ struct ScreenPainter {
         let state = screens.hasShown(screen) ? "" : " · waiting"
         return ControllerScene.Row(
             name: info.displayName, detail: "\(role) · \(info.modeWidth)×\(info.modeHeight)\(scale)\(state)",
-            // Live figures, as of this frame: the controller redraws for every message, so they follow each one.
-            figures: screen.latency.panelText(now: now),
+            // Live latency figures, for installers (`info = true`), as of this frame: the controller redraws for every
+            // message, so they follow each one.
+            figures: product.model.roles.config.theme.showsInfo ? screen.latency.panelText(now: now) : nil,
             isController: kind == .controller)
     }
 }

@@ -8,7 +8,7 @@ import Outputs
 /// │ ▸ HEADLESS-2 external │ Messages                            │
 /// │   messages · 640×360  │ 14:03:27 hello                      │
 /// │ …                     │ …                                   │
-/// └ bus: applied 12 · depth max 1 · rejected full 0 · wakeups 3 ┘
+/// └ 2 screens · 14 messages ─────────────────────────────────┘
 /// ```
 public struct ControllerLayout: Equatable, Sendable {
     public var bounds: Rect

@@ -191,6 +191,11 @@ import Testing
         #expect(
             cardText.contains("Gate 7") && !cardText.contains("HEADLESS") && !cardText.contains("#1"), "\(cardText)")
         _ = try app.request(#"{"method": "card.close", "params": {"screen": "HEADLESS-2"}}"#)
+        // The controller's status bar speaks to the staff; the bus's counters and the latency figures are for
+        // installers (`info = true`, below).
+        let controller = try statusBarText(try sway.screenshot("HEADLESS-1"))
+        #expect(controller.contains("2 screens") && controller.contains("1 message"), "\(controller)")
+        #expect(!controller.contains("bus") && !controller.contains("wakeups"), "engineering figures: \(controller)")
 
         // The installer overlay and a theme, from the config.
         app.process.signal(SIGTERM)
@@ -212,6 +217,8 @@ import Testing
         }
         let info = try ocr(withInfo, background: background, languages: "eng")
         #expect(info.contains("HEADLESS-2") && info.contains("640") && info.contains("360"), "\(info)")
+        let installer = try statusBarText(try sway.screenshot("HEADLESS-1"))
+        #expect(installer.contains("2 screens") && installer.contains("wakeups"), "\(installer)")
         // Centred: the yellow message's ink is balanced about the middle.
         var columns: [Int] = []
         for y in 0..<withInfo.height {
@@ -221,6 +228,14 @@ import Testing
         }
         let middle = (columns.min()! + columns.max()!) / 2
         #expect(abs(middle - 320) < 12, "yellow ink spans \(columns.min()!)…\(columns.max()!)")
+    }
+
+    /// The text of the controller's status bar, read from a screenshot of the controller.
+    private func statusBarText(_ shot: Screenshot) throws -> String {
+        let bar = ControllerLayout(width: Float(shot.width), height: Float(shot.height), rowCount: 2).status
+        let strip = shot.region(x: Int(bar.x), y: Int(bar.y), width: Int(bar.width), height: Int(bar.height))
+        // The bar's own colour: its last pixel, right of any text.
+        return try ocr(strip, background: strip.pixel(x: strip.width - 1, y: strip.height - 1), languages: "eng")
     }
 
     @Test func twelveScreensKeepTheFocusedRowInView() throws {
