@@ -7,7 +7,9 @@ import Logging
 /// the numbers). Build in release first: `swift build -c release`.
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Benchmarks: start-up, hotplug latency, idle wakeups, memory per output, the message ring.",
+        abstract:
+            "Benchmarks, each with its baseline in the same run: start-up, hotplug, idle, memory, messages, mirrors, "
+            + "keys, the ring, the fleet, web pages, the phone remote, a soak.",
         subcommands: [
             BenchStartup.self, BenchHotplug.self, BenchIdle.self, BenchMemory.self, BenchMessages.self,
             BenchMirror.self, BenchKeypress.self, BenchRingCommand.self, BenchFleetLatency.self, BenchFleetLoad.self,
