@@ -86,11 +86,11 @@ import Testing
         // 1000 connections at once: the server's maximum is served, every other one is told `busy` and closed.
         var crowd: [LineConnection] = []
         for _ in 0..<1_000 { crowd.append(try LineConnection(path: socket)) }
-        usleep(500_000)
         var refused = 0
         var served = 0
         for connection in crowd {
-            // A refused connection has its error line waiting; a served one has nothing until it asks.
+            // A refused connection has its error line waiting; a served one has nothing until it asks (one the
+            // server has not reached yet is told `busy` in answer to its request).
             if let line = try? connection.readLine(timeout: 0.05) {
                 #expect(line.contains(Self.busy), "\(line.prefix(200))")
                 refused += 1
