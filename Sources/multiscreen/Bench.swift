@@ -9,12 +9,12 @@ struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract:
             "Benchmarks, each with its baseline in the same run: start-up, hotplug, idle, memory, messages, mirrors, "
-            + "keys, the ring, the fleet, web pages, the phone remote, a soak.",
+            + "keys, the ring, the fleet, web pages, the phone remote, bad input, a soak.",
         subcommands: [
             BenchStartup.self, BenchHotplug.self, BenchIdle.self, BenchMemory.self, BenchMessages.self,
             BenchMirror.self, BenchKeypress.self, BenchRingCommand.self, BenchFleetLatency.self, BenchFleetLoad.self,
             BenchFleetKiosks.self, BenchWeb.self, BenchRemoteIdle.self, BenchRemoteLatency.self, BenchRemoteLoad.self,
-            BenchSoak.self,
+            BenchBadInput.self, BenchSoak.self,
         ])
 }
 

@@ -1,0 +1,19 @@
+import ArgumentParser
+import Benchmarks
+
+/// `multiscreen bench bad-input` (reliability row R11): do storms of bad input on the control socket slow the
+/// screens?
+struct BenchBadInput: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bad-input",
+        abstract:
+            "Frames of local messages and local status replies, alone and while storms of bad input hit the control "
+            + "socket (10 MB lines, invalid UTF-8, deep JSON, 1000 connections, silent and vanishing clients).")
+    @OptionGroup var options: DisplayBenchOptions
+    @Option(help: "Seconds in all: the first half alone, the second under storms.")
+    var seconds = 120.0
+
+    func run() throws {
+        printResults(try options.benchmarks().badInput(seconds: seconds), json: options.json)
+    }
+}
