@@ -1,6 +1,6 @@
 // swift-tools-version:6.0
 // Multiscreen: one application across every screen of a Wayland session.
-// The module layout is explained in README.md ("Architecture").
+// The module layout is explained in docs/architecture.md ("Modules in layers").
 import PackageDescription
 
 /// A C library found through pkg-config, wrapped by a local shim header in `Sources/<name>/shim.h`.

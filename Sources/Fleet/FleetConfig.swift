@@ -235,7 +235,7 @@ public struct FleetConfigError: Error, Equatable, Sendable, CustomStringConverti
     public var description: String { message }
 }
 
-/// The topics of one site, as documented in the README.
+/// The topics of one site, as documented in docs/fleet.md ("Topics").
 public struct FleetTopics: Equatable, Sendable {
     public static let root = "multiscreen"
     /// The group every kiosk of a site belongs to.

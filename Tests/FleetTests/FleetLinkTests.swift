@@ -110,7 +110,8 @@ import Testing
         for line in log.recorded { #expect(!line.hasRawControlCharacters, "raw control in \(line)") }
     }
 
-    /// The README's recipe with the broker's own tools: `mosquitto_pub` a request, `mosquitto_sub` the retained status.
+    /// docs/fleet.md's recipe with the broker's own tools: `mosquitto_pub` a request, `mosquitto_sub` the retained
+    /// status.
     @Test func theMosquittoPubSubRecipeWorks() throws {
         let broker = try MosquittoBroker()
         let display = try FakeDisplay()
@@ -341,39 +342,31 @@ import Testing
     }
 }
 
-/// The README's mosquitto ACL, for site "test": each kiosk reads only its own, its groups' and the site's
-/// commands and writes only its own reply, events, status and online topics.
+/// The mosquitto ACL of docs/fleet.md ("A mosquitto ACL"), read from the page, for site "test": each kiosk reads only
+/// its own, its groups' and the site's commands and writes only its own reply, events, status and online topics.
 @Suite(.serialized) struct FleetACLTests {
-    static let acl = """
-        # Every client: the username is the kiosk's name (use_username_as_clientid makes it the client id too).
-        pattern read multiscreen/test/%u/cmd
-        pattern read multiscreen/test/all/cmd
-        pattern write multiscreen/test/%u/reply
-        pattern write multiscreen/test/%u/events
-        pattern write multiscreen/test/%u/status
-        pattern write multiscreen/test/%u/online
-
-        # Groups, one line per membership.
-        user gate-a
-        topic read multiscreen/test/terminal-2/cmd
-
-        # The operator: commands to anyone, everything else read-only.
-        user operator
-        topic write multiscreen/test/+/cmd
-        topic read multiscreen/test/#
-        """
+    /// The page's ACL block as written, its site `sfo` renamed `test`.
+    static func documentedACL() throws -> String {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let page = try String(contentsOf: root.appendingPathComponent("docs/fleet.md"), encoding: .utf8)
+        let section = try #require(page.components(separatedBy: "## A mosquitto ACL").dropFirst().first)
+        let block = try #require(section.components(separatedBy: "```\n").dropFirst().first)
+        #expect(block.contains("pattern read multiscreen/sfo/%u/cmd"), "the ACL block of docs/fleet.md: \(block)")
+        return block.replacingOccurrences(of: "multiscreen/sfo/", with: "multiscreen/test/")
+    }
 
     @Test func eachKioskIsConfinedToItsOwnTopics() throws {
         let broker = try MosquittoBroker(
-            users: ["gate-a": "a", "gate-b": "b", "operator": "o"], acl: Self.acl)
+            users: ["t2-gate-a": "a", "t2-gate-b": "b", "operator": "o"], acl: try Self.documentedACL())
         func credentials(_ user: String, _ password: String) throws -> String {
             let path = broker.directory + "/\(user).pass"
             try "\(user):\(password)\n".write(toFile: path, atomically: true, encoding: .utf8)
             return path
         }
         let display = try FakeDisplay()
-        var config = try kioskConfig(broker, kiosk: "gate-a", groups: ["terminal-2"])
-        config.credentialsFile = try credentials("gate-a", "a")
+        var config = try kioskConfig(broker, kiosk: "t2-gate-a", groups: ["terminal-2"])
+        config.credentialsFile = try credentials("t2-gate-a", "a")
         let link = try FleetLink(config: config, bus: display.bus, options: testOptions())
         defer { link.stop() }
         var operatorSettings = try kioskConfig(broker, kiosk: "operator")
@@ -382,31 +375,31 @@ import Testing
         try desk.connect()
         try desk.subscribe(["multiscreen/test/#"])
         let received = Received(desk)
-        try received.wait("gate-a online") { _ in received.last("multiscreen/test/gate-a/online") == "true" }
+        try received.wait("t2-gate-a online") { _ in received.last("multiscreen/test/t2-gate-a/online") == "true" }
         // Allowed: the kiosk's own, its group's and the site's commands, and its replies.
-        for (target, id) in [("gate-a", "1"), ("terminal-2", "2"), ("all", "3")] {
+        for (target, id) in [("t2-gate-a", "1"), ("terminal-2", "2"), ("all", "3")] {
             try desk.publish(
                 topic: FleetTopics.command(site: "test", target: target),
                 payload: FleetOperator.request(.send(text: "to \(target)", screen: nil), id: id))
         }
-        try received.wait("three replies") { _ in received.replies(kiosk: "gate-a").count == 3 }
-        // Confined: gate-b's credentials cannot write gate-a's status or read gate-a's commands.
-        var rogueSettings = try kioskConfig(broker, kiosk: "gate-b")
-        rogueSettings.credentialsFile = try credentials("gate-b", "b")
-        let rogue = try FleetOperator(settings: rogueSettings, clientID: "gate-b")
+        try received.wait("three replies") { _ in received.replies(kiosk: "t2-gate-a").count == 3 }
+        // Confined: t2-gate-b's credentials cannot write t2-gate-a's status or read t2-gate-a's commands.
+        var rogueSettings = try kioskConfig(broker, kiosk: "t2-gate-b")
+        rogueSettings.credentialsFile = try credentials("t2-gate-b", "b")
+        let rogue = try FleetOperator(settings: rogueSettings, clientID: "t2-gate-b")
         try rogue.connect()
-        try rogue.subscribe(["multiscreen/test/gate-a/cmd", "multiscreen/test/terminal-2/cmd"])
-        try rogue.publish(topic: "multiscreen/test/gate-a/status", payload: Array("forged".utf8), retain: true)
-        try rogue.publish(topic: "multiscreen/test/gate-a/cmd", payload: FleetOperator.request(.status, id: "x"))
+        try rogue.subscribe(["multiscreen/test/t2-gate-a/cmd", "multiscreen/test/terminal-2/cmd"])
+        try rogue.publish(topic: "multiscreen/test/t2-gate-a/status", payload: Array("forged".utf8), retain: true)
+        try rogue.publish(topic: "multiscreen/test/t2-gate-a/cmd", payload: FleetOperator.request(.status, id: "x"))
         try desk.publish(
-            topic: FleetTopics.command(site: "test", target: "gate-a"),
+            topic: FleetTopics.command(site: "test", target: "t2-gate-a"),
             payload: FleetOperator.request(.send(text: "private", screen: nil), id: "4"))
-        try received.wait("the fourth reply") { _ in received.replies(kiosk: "gate-a").count == 4 }
+        try received.wait("the fourth reply") { _ in received.replies(kiosk: "t2-gate-a").count == 4 }
         try rogue.step(until: FleetOperator.now() + 0.3)
         #expect(rogue.takeMessages().isEmpty)
-        #expect(received.last("multiscreen/test/gate-a/status") != "forged")
-        #expect(!received.replies(kiosk: "gate-a").contains { $0["id"] == .string("x") })
-        #expect(display.sentTexts == ["to gate-a", "to terminal-2", "to all", "private"])
+        #expect(received.last("multiscreen/test/t2-gate-a/status") != "forged")
+        #expect(!received.replies(kiosk: "t2-gate-a").contains { $0["id"] == .string("x") })
+        #expect(display.sentTexts == ["to t2-gate-a", "to terminal-2", "to all", "private"])
     }
 }
 

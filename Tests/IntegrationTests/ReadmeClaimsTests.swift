@@ -5,7 +5,8 @@ import Outputs
 import Remote
 import Testing
 
-/// Issue 16: what the README promises and no test checked, against a real compositor.
+/// Issue 16: what the README and its pages (docs/screens.md, docs/configuration.md) promise and no test checked,
+/// against a real compositor.
 @Suite(.serialized) struct ReadmeClaimsTests {
     static let focusRing = RGBColor(hex: 0xFA_CC_15)
     static let black = RGBColor(hex: 0x00_00_00)
