@@ -21,9 +21,12 @@ extension DisplayBenchmarks {
         defer { instance.stop() }
         let socket = instance.home + "/control.sock"
         let panel = try LineConnection(path: socket)
+        let storms = StormState()
         var probe = 0
+        var statusByPart: [StormPart: [Double]] = [:]
 
-        /// Local requests over `panel` for `duration`: status latencies and the ids of the timed messages.
+        /// Local requests over `panel` for `duration`: status latencies and the ids of the timed messages. Each
+        /// status latency is also filed under the part of a storm that was under way when it was asked.
         func local(for duration: Double) throws -> (latencies: [Double], sent: [Int]) {
             var latencies: [Double] = []
             var sent: [Int] = []
@@ -31,12 +34,14 @@ extension DisplayBenchmarks {
             var next = Date()
             var turn = 0
             while Date() < end {
+                let part = storms.part
                 let started = MonotonicClock.nanoseconds()
                 panel.write(#"{"method":"status"}"# + "\n")
                 guard let status = try panel.readLine(timeout: 10), status.contains(#""result""#) else {
                     throw HarnessError("the panel's status request went unanswered")
                 }
                 latencies.append(Double(MonotonicClock.nanoseconds() - started) / 1e6)
+                statusByPart[part, default: []].append(latencies[latencies.count - 1])
                 turn += 1
                 if turn % 2 == 0 {
                     probe += 1
@@ -56,7 +61,7 @@ extension DisplayBenchmarks {
 
         let alone = try local(for: seconds / 2)
         let before = try Self.resources(pid: instance.app.pid)
-        let storms = StormState()
+        statusByPart = [:]
         let finished = DispatchGroup()
         finished.enter()
         let pid = instance.app.pid
@@ -64,7 +69,8 @@ extension DisplayBenchmarks {
             defer { finished.leave() }
             while !storms.stopped {
                 do {
-                    try Self.storm(socket: socket, stopped: { storms.stopped })
+                    try Self.storm(socket: socket, state: storms)
+                    storms.part = .none
                     storms.completed(residentMiB: try Self.resources(pid: pid).rss)
                 } catch {
                     storms.failed("\(error)")
@@ -94,6 +100,13 @@ extension DisplayBenchmarks {
                         benchmark: "bad-input", subject: subject, metric: metric,
                         value: SampleStatistics.percentile(values, p), unit: "ms", samples: values.count))
             }
+        }
+        for part in StormPart.allCases.dropFirst() {
+            guard let values = statusByPart[part] else { continue }
+            results.append(
+                BenchmarkResult(
+                    benchmark: "bad-input", subject: "local-status-storms/\(part)", metric: "p99",
+                    value: SampleStatistics.percentile(values, 99), unit: "ms", samples: values.count))
         }
         let commits = Self.enqueueToCommit(in: instance.app.output)
         for screen in ["HEADLESS-1", "HEADLESS-2"] {
@@ -165,18 +178,20 @@ extension DisplayBenchmarks {
 
     /// One storm of bad input on the control socket at `socket`; every connection it opens is closed when it
     /// returns. Throws when the kiosk answers something other than the precise error each input deserves.
-    private static func storm(socket: String, stopped: () -> Bool) throws {
+    private static func storm(socket: String, state: StormState) throws {
         func expect(_ line: String?, _ fragment: String, _ what: String) throws {
             guard let line, line.contains(fragment) else {
                 throw HarnessError("\(what): expected \(fragment), got \(line?.prefix(200) ?? "nothing")")
             }
         }
+        state.part = .longLine
         do {
             let huge = try LineConnection(path: socket)
             huge.write(String(repeating: "x", count: 10 << 20) + "\n" + #"{"method":"status"}"# + "\n")
             try expect(try huge.readLine(timeout: 10), #""code":-32002"#, "a 10 MB line")
             try expect(try huge.readLine(timeout: 10), #""result""#, "status after a 10 MB line")
         }
+        state.part = .notUTF8OrTooDeep
         do {
             let odd = try LineConnection(path: socket)
             odd.write(bytes: [0x7B, 0xFF, 0xFE, 0xC3, 0x28, 0x7D, 0x0A])
@@ -184,16 +199,18 @@ extension DisplayBenchmarks {
             odd.write(String(repeating: "[", count: 600) + String(repeating: "]", count: 600) + "\n")
             try expect(try odd.readLine(timeout: 10), "nested", "JSON nested 600 deep")
         }
-        if stopped() { return }
+        if state.stopped { return }
         // 1000 connections at once; whoever is refused has been told why.
+        state.part = .crowd
         var crowd: [LineConnection] = []
         for _ in 0..<1_000 { crowd.append(try LineConnection(path: socket)) }
         for connection in crowd {
             if let line = try? connection.readLine(timeout: 0.01) { try expect(line, #""code":-32003"#, "busy") }
         }
         crowd.removeAll()
-        if stopped() { return }
+        if state.stopped { return }
         // Subscribers that pipeline requests and never read their replies.
+        state.part = .silentSubscribers
         var silent: [LineConnection] = []
         let batch = [UInt8](String(repeating: #"{"method":"status"}"# + "\n", count: 200).utf8)
         for _ in 0..<4 {
@@ -215,6 +232,7 @@ extension DisplayBenchmarks {
         }
         silent.removeAll()
         // Clients gone after half a request, and gone before their reply.
+        state.part = .vanishing
         try LineConnection(path: socket).write(#"{"method": "send", "params": {"te"#)
         try LineConnection(path: socket).write(#"{"method": "status"}"# + "\n")
     }
@@ -232,15 +250,36 @@ extension DisplayBenchmarks {
     }
 }
 
-/// What the storm thread shares with the timing loop: the stop flag, the kiosk's RSS after each storm, the first
-/// failure.
+/// The parts of a storm, in order.
+private enum StormPart: Int, CaseIterable, CustomStringConvertible {
+    case none, longLine, notUTF8OrTooDeep, crowd, silentSubscribers, vanishing
+
+    var description: String {
+        switch self {
+        case .none: "none"
+        case .longLine: "10MB-line"
+        case .notUTF8OrTooDeep: "not-utf8-or-too-deep"
+        case .crowd: "1000-connections"
+        case .silentSubscribers: "silent-subscribers"
+        case .vanishing: "vanishing-clients"
+        }
+    }
+}
+
+/// What the storm thread shares with the timing loop: the stop flag, the part of a storm under way, the kiosk's
+/// RSS after each storm, the first failure.
 private final class StormState: Sendable {
     private let stopFlag = Atomic<Bool>(false)
+    private let currentPart = Atomic<Int>(0)
     private let resident = Mutex<[Double]>([])
     private let firstFailure = Mutex<String?>(nil)
 
     var stopped: Bool { stopFlag.load(ordering: .relaxed) }
     func stop() { stopFlag.store(true, ordering: .relaxed) }
+    var part: StormPart {
+        get { StormPart(rawValue: currentPart.load(ordering: .relaxed)) ?? .none }
+        set { currentPart.store(newValue.rawValue, ordering: .relaxed) }
+    }
     func completed(residentMiB: Double) { resident.withLock { $0.append(residentMiB) } }
     var residentAfterEach: [Double] { resident.withLock { $0 } }
     var count: Int { resident.withLock { $0.count } }
