@@ -47,11 +47,13 @@ public final class ChildProcess: Sendable {
     ///   - inheritEnvironment: Start from this process's environment (default) or from nothing.
     ///   - workingDirectory: The child's current directory; this process's when nil.
     ///   - standardOutput: Keep stdout as lines (default) or as bytes.
+    ///   - keptLines: How many of the newest output lines are kept (a test that reads a whole long trace asks for
+    ///     more than the default).
     /// - Throws: ``HarnessError`` when the executable is missing or `posix_spawn` fails.
     public init(
         _ executable: String, _ arguments: [String], environment: [String: String] = [:],
         inheritEnvironment: Bool = true, workingDirectory: String? = nil,
-        standardOutput: StandardOutputMode = .lines
+        standardOutput: StandardOutputMode = .lines, keptLines: Int = 50_000
     ) throws {
         let path = try Executables.resolve(executable)
         var logger = Logger(label: "CompositorHarness.\((path as NSString).lastPathComponent)")
@@ -92,7 +94,8 @@ public final class ChildProcess: Sendable {
         self.commandLine = ([path] + arguments).joined(separator: " ")
         self.logger = logger
         self.wakeup = wakeup
-        let capture = OutputCapture(keepsStandardOutputBytes: standardOutput == .bytes, logger: logger)
+        let capture = OutputCapture(
+            keepsStandardOutputBytes: standardOutput == .bytes, maximumLines: keptLines, logger: logger)
         self.capture = capture
         let thread = Thread {
             capture.readUntilEndOfFile(
@@ -109,6 +112,13 @@ public final class ChildProcess: Sendable {
 
     /// Everything captured so far from stdout (in `.lines` mode) and stderr, in arrival order.
     public var output: String { capture.text { _ in true } }
+
+    /// How many complete lines have been captured so far: a mark for ``output(after:)``.
+    public var linesCaptured: Int { capture.linesCaptured }
+
+    /// The complete lines captured after the first `mark` (from ``linesCaptured``): a stretch of a long log that
+    /// stays right when older lines are no longer kept, and costs only its own length to read.
+    public func output(after mark: Int) -> String { capture.completeLines(after: mark) }
 
     /// Captured stderr only.
     public var standardError: String { capture.text { $0.isStandardError } }

@@ -19,6 +19,8 @@ final class OutputCapture: Sendable {
     struct State {
         /// Complete lines of both streams in arrival order (stdout only in `.lines` mode).
         var lines: [Line] = []
+        /// Complete lines ever captured, the ones no longer kept included.
+        var linesCaptured = 0
         /// Bytes after the last newline, per stream (0 = stdout, 1 = stderr).
         var partial: [[UInt8]] = [[], []]
         /// Raw stdout in `.bytes` mode.
@@ -27,15 +29,17 @@ final class OutputCapture: Sendable {
         var finished = false
     }
 
-    /// A long-running child (a compositor with debug logging) must not grow without bound.
-    static let maximumLines = 50_000
+    /// A long-running child (a compositor with debug logging) must not grow without bound: only the newest
+    /// `maximumLines` lines are kept.
+    let maximumLines: Int
 
     let state = Mutex(State())
     let keepsStandardOutputBytes: Bool
     let logger: Logger
 
-    init(keepsStandardOutputBytes: Bool, logger: Logger) {
+    init(keepsStandardOutputBytes: Bool, maximumLines: Int, logger: Logger) {
         self.keepsStandardOutputBytes = keepsStandardOutputBytes
+        self.maximumLines = maximumLines
         self.logger = logger
     }
 
@@ -56,8 +60,9 @@ final class OutputCapture: Sendable {
             }
             state.partial[stream].append(contentsOf: rest)
             state.lines.append(contentsOf: completed.map { Line(isStandardError: stream == 1, text: $0) })
-            if state.lines.count > Self.maximumLines {
-                state.lines.removeFirst(state.lines.count - Self.maximumLines)
+            state.linesCaptured += completed.count
+            if state.lines.count > maximumLines {
+                state.lines.removeFirst(state.lines.count - maximumLines)
             }
         }
         for line in completed {
@@ -89,6 +94,18 @@ final class OutputCapture: Sendable {
             return lines.joined(separator: "\n")
         }
     }
+
+    /// The complete lines captured after the first `count` ever captured, joined with newlines (those of them still
+    /// kept: a caller that reads often enough gets them all).
+    func completeLines(after count: Int) -> String {
+        state.withLock { state in
+            let dropped = state.linesCaptured - state.lines.count
+            return state.lines[max(0, count - dropped)...].map(\.text).joined(separator: "\n")
+        }
+    }
+
+    /// How many complete lines have been captured so far.
+    var linesCaptured: Int { state.withLock { $0.linesCaptured } }
 
     /// The first line (complete or partial) containing `needle`, and whether output has ended.
     func firstLine(containing needle: String) -> (line: String?, finished: Bool) {

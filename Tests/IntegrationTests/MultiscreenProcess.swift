@@ -28,14 +28,17 @@ struct MultiscreenProcess {
     /// user's). Pass the same directory to a second instance to test restoring state after a restart.
     let home: String
 
-    init(environment: [String: String], arguments: [String] = ["run"], home: String? = nil) throws {
+    init(
+        environment: [String: String], arguments: [String] = ["run"], home: String? = nil, keptLines: Int = 50_000
+    ) throws {
         let home = home ?? Self.makeHome()
         self.home = home
         let isolated = [
             "MULTISCREEN_LOG_LEVEL": "debug", "XDG_STATE_HOME": home + "/state", "XDG_CONFIG_HOME": home + "/config",
             "MULTISCREEN_SOCKET": home + "/control.sock",
         ]
-        process = try ChildProcess(Self.binary, arguments, environment: environment.merging(isolated) { $1 })
+        process = try ChildProcess(
+            Self.binary, arguments, environment: environment.merging(isolated) { $1 }, keptLines: keptLines)
     }
 
     static func makeHome() -> String {

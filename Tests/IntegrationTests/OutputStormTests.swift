@@ -14,7 +14,11 @@ import Testing
     @Test func modeScaleAndTransformStormKeepsBuffersRight() throws {
         let seconds = Double(ProcessInfo.processInfo.environment["MULTISCREEN_STORM_SECONDS"] ?? "") ?? 10
         let sway = try HeadlessSway(outputs: 2, width: 480, height: 360)
-        let app = try MultiscreenProcess(environment: sway.environment.merging(["WAYLAND_DEBUG": "1"]) { $1 })
+        // The checks read the whole trace, from the outputs' first events on (about 2 500 lines a second here), so
+        // the harness must keep all of it rather than its usual newest 50 000 lines.
+        let keptLines = 100_000 + Int(seconds) * 10_000
+        let app = try MultiscreenProcess(
+            environment: sway.environment.merging(["WAYLAND_DEBUG": "1"]) { $1 }, keptLines: keptLines)
         try app.waitForLogCount("first frame committed on", count: 2)
 
         let sender = MessageStream(client: ControlClient(path: app.home + "/control.sock"))
@@ -46,6 +50,8 @@ import Testing
         }
         let sent = sender.stop()
 
+        let traced = app.log.utf8.reduce(0) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
+        try #require(traced < keptLines, "the trace was cut: \(traced) lines, \(keptLines) kept")
         // The storm is over: each screen's last buffer must match what sway now has.
         let outputs = try sway.outputs()
         for output in outputs {
@@ -53,9 +59,17 @@ import Testing
             let width = rotated ? output.mode.height : output.mode.width
             let height = rotated ? output.mode.width : output.mode.height
             let scale = Int(output.scale)
-            try waitUntil(timeout: 10, "\(output.name)'s last buffer \(width)x\(height) scale \(scale)") {
+            do {
+                try waitUntil(timeout: 10, "\(output.name)'s last buffer \(width)x\(height) scale \(scale)") {
+                    let last = SurfaceBufferTrace(app.log).committed[output.name]?.last
+                    return last?.width == width && last?.height == height && last?.scale == scale
+                }
+            } catch {
+                try? app.log.write(toFile: app.home + "/wayland-trace.log", atomically: false, encoding: .utf8)
                 let last = SurfaceBufferTrace(app.log).committed[output.name]?.last
-                return last?.width == width && last?.height == height && last?.scale == scale
+                throw HarnessError(
+                    "\(error); sway has \(output); the last buffer committed: \(last.map { "\($0)" } ?? "none"); "
+                        + "trace \(app.home)/wayland-trace.log")
             }
         }
         // Then back to a plain mode, where a screenshot can judge the pixels (at scale 3 on 480×360 the controller's
