@@ -91,10 +91,10 @@ public struct DisplayBenchmarks {
         var rssBefore = 0
         var checkpoints: [BenchmarkResult] = []
         for cycle in 0...cycles {
-            let offset = app.output.utf8.count
+            let mark = app.linesCaptured
             let name = try nested.createOutput()
             _ = try app.waitForLine(containing: "first frame committed on \(name)", timeout: 30)
-            let segment = WaylandDebugTrace(text: String(app.output.utf8.dropFirst(offset)) ?? "")
+            let segment = WaylandDebugTrace(text: app.output(after: mark))
             if cycle > 0,  // cycle 0 warms caches and lazily created resources up
                 let output = segment.boundOutputs.last, let done = segment.firstDone(of: output),
                 let surface = segment.createdSurfaces.last, let commit = segment.firstBufferCommit(of: surface)
