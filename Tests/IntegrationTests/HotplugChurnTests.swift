@@ -56,6 +56,7 @@ import Testing
         try remove(live.last!)
         let fdsBefore = app.process.openFileDescriptorCount
         let rssBefore = app.process.residentSetBytes
+        let memoryBefore = (try app.statusResult()["memory"] as? [String: Any] ?? [:]).compactMapValues { $0 as? Int }
         for cycle in 0..<cycles {
             // Keep between 1 and 3 outputs: add when there is room and a coin says so, otherwise remove one.
             if live.count == 1 || (live.count < 3 && Bool.random(using: &generator)) {
@@ -78,6 +79,11 @@ import Testing
             "R1 churn: \(cycles) cycles, slowest change → window \(Int(slowest * 1000)) ms, fds \(fdsBefore) → "
                 + "\(fdsAfter), RSS \(rssBefore / 1024) → \(rssAfter / 1024) KiB "
                 + "(\((rssAfter - rssBefore) / 1024) KiB)")
+        // Where memory went (the heap's live and free bytes, the text cache, …), to tell a leak from a cache filling.
+        let memoryAfter = (try app.statusResult()["memory"] as? [String: Any] ?? [:]).compactMapValues { $0 as? Int }
+        for key in memoryAfter.keys.sorted() {
+            print("R1 churn: memory \(key) \(memoryBefore[key].map(String.init) ?? "?") → \(memoryAfter[key]!)")
+        }
         #expect(slowest < 1.0, "every change shown within 1 s: slowest \(slowest) s")
         #expect(fdsAfter == fdsBefore, "fds \(fdsBefore) → \(fdsAfter)")
         #expect(!app.log.contains("protocol error"))
