@@ -291,7 +291,7 @@ final class Screen {
                     arrivedBehindFrame
                     ? min(max(frameReadyAt ?? drawStarted, message.drainedAt), drawStarted) : message.drainedAt
                 logger.debug(
-                    "latency: message #\(message.id) on \(output.displayName) committed at \(now) ns, enqueue→commit \(Self.milliseconds(now - message.enqueuedAt)) ms, drain→commit \(Self.milliseconds(now - message.drainedAt)) ms, queued \(Self.milliseconds(message.drainedAt - message.enqueuedAt)) ms, behind frame \(Self.milliseconds(ready - message.drainedAt)) ms, behind thread \(Self.milliseconds(drawStarted - ready)) ms, drawn \(Self.milliseconds(now - drawStarted)) ms"
+                    "latency: message #\(message.id) on \(output.displayName) committed at \(now) ns, enqueue→commit \(Self.milliseconds(between: message.enqueuedAt, now)) ms, drain→commit \(Self.milliseconds(between: message.drainedAt, now)) ms, queued \(Self.milliseconds(between: message.enqueuedAt, message.drainedAt)) ms, behind frame \(Self.milliseconds(between: message.drainedAt, ready)) ms, behind thread \(Self.milliseconds(between: ready, drawStarted)) ms, drawn \(Self.milliseconds(between: drawStarted, now)) ms"
                 )
             }
             if geometry != committedGeometry {
@@ -533,6 +533,12 @@ final class Screen {
 
     private func report(_ reports: [FrameLatencyReport]) {
         for each in reports { report(each) }
+    }
+
+    /// From `start` to `end` (``MonotonicClock`` ns), 0 if `end` is earlier: a message enqueued while the drain
+    /// that takes it already runs is stamped after that drain's start.
+    static func milliseconds(between start: UInt64, _ end: UInt64) -> String {
+        milliseconds(end > start ? end - start : 0)
     }
 
     static func milliseconds(_ nanoseconds: UInt64) -> String {
