@@ -20,6 +20,9 @@ import Testing
         #expect(waits["HEADLESS-2"]?[7]?[.drawn] == 8.51)
         #expect(waits["HEADLESS-1"]?[8] == nil)
         #expect(DisplayBenchmarks.enqueueToCommit(in: Self.log)["HEADLESS-1"]?[7] == 12.5)
+        // `bench messages` reads the same line's first two figures.
+        let both = DisplayBenchmarks.latencies(in: Self.log, id: 7, screen: "HEADLESS-2")
+        #expect(both?.enqueue == 9.1 && both?.drain == 8.6)
     }
 
     @Test func committedFramesFromAStatusReply() {
