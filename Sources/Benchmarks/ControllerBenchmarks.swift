@@ -64,15 +64,20 @@ extension DisplayBenchmarks {
         return (cpu, screens)
     }
 
-    /// `latency: message #7 on HEADLESS-2 committed at 123456789 ns, enqueue→commit 3.21 ms, drain→commit 2.80 ms`: the
-    /// last two numbers.
+    /// `latency: message #7 on HEADLESS-2 committed at 123456789 ns, enqueue→commit 3.21 ms, drain→commit 2.80 ms, …`:
+    /// the numbers after those two labels (the line goes on with where the time went).
     static func latencies(in log: String, id: Int, screen: String) -> (enqueue: Double, drain: Double)? {
         guard
             let line = log.split(separator: "\n").first(where: { $0.contains("latency: message #\(id) on \(screen) ") })
         else { return nil }
-        let numbers = line.split(separator: " ").compactMap { Double($0) }
-        guard numbers.count >= 2 else { return nil }
-        return (numbers[numbers.count - 2], numbers[numbers.count - 1])
+        func number(after label: String) -> Double? {
+            guard let range = line.range(of: label) else { return nil }
+            return Double(line[range.upperBound...].prefix { $0.isNumber || $0 == "." })
+        }
+        guard let enqueue = number(after: "enqueue→commit "), let drain = number(after: "drain→commit ") else {
+            return nil
+        }
+        return (enqueue, drain)
     }
 
     /// Socket message → pixels committed on every external screen, against the output's refresh interval (the

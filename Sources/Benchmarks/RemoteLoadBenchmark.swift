@@ -51,14 +51,24 @@ extension DisplayBenchmarks {
         }
         // As long as one round of load, so that the frames alone have as many samples as a round (a p99 of 50
         // samples is nearly their maximum); its two halves compared give the noise the load is judged against.
-        let baseline = try local(for: seconds / 2)
+        /// Frames each screen committed while `body` ran (from `status` before and after).
+        func countingFrames<T>(_ body: () throws -> T) throws -> (T, [String: Int]) {
+            let start = Self.committedFrames(try instance.client.exchange(line: #"{"method":"status"}"#))
+            let result = try body()
+            let end = Self.committedFrames(try instance.client.exchange(line: #"{"method":"status"}"#))
+            return (result, end.merging(start.mapValues { -$0 }) { $0 + $1 })
+        }
+        let (baseline, framesAlone) = try countingFrames { try local(for: seconds / 2) }
         let before = try Self.resources(pid: instance.app.pid)
         let shared = LoadState()
         var loaded: (latencies: [Double], maxControllers: Int, sent: [Int]) = ([], 0, [])
+        var framesLoaded: [String: Int] = [:]
         var afterRounds: [(rss: Double, fds: Double)] = []
         for _ in 0..<2 {
-            let round = try loadRound(
-                clients: clients, port: port, app: instance.app, shared: shared, while: { try local(for: seconds / 2) })
+            let (round, frames) = try loadRound(
+                clients: clients, port: port, app: instance.app, shared: shared,
+                while: { try countingFrames { try local(for: seconds / 2) } })
+            framesLoaded.merge(frames) { $0 + $1 }
             loaded.latencies += round.latencies
             loaded.maxControllers = max(loaded.maxControllers, round.maxControllers)
             loaded.sent += round.sent
@@ -78,7 +88,9 @@ extension DisplayBenchmarks {
         }
         // Frames: how long after its enqueue each screen committed the frame showing a local message, alone and
         // under the load (the phones' own messages redraw the screens too: that is part of the load).
-        let commits = Self.enqueueToCommit(in: instance.app.output)
+        let log = instance.app.output
+        let commits = Self.enqueueToCommit(in: log)
+        let breakdown = Self.probeWaits(in: log)
         for screen in ["HEADLESS-1", "HEADLESS-2"] {
             var p99s: [Double] = []
             for (phase, ids) in [("alone", baseline.sent), ("under-load", loaded.sent)] {
@@ -96,6 +108,45 @@ extension DisplayBenchmarks {
                 BenchmarkResult(
                     benchmark: "remote-load", subject: "frames/\(screen)", metric: "p99-under-load/alone",
                     value: p99s[1] / p99s[0], unit: "ratio"))
+            // Where the probes' time went (the kiosk's own split of each), and how many frames the screen
+            // committed per second in each phase: what the load adds to draw.
+            for (phase, ids, frames) in [
+                ("alone", baseline.sent, framesAlone), ("under-load", loaded.sent, framesLoaded),
+            ] {
+                let parts = ids.compactMap { breakdown[screen]?[$0] }
+                for part in ProbeWait.allCases {
+                    for (metric, p) in [("p50", 50.0), ("p99", 99.0)] {
+                        results.append(
+                            BenchmarkResult(
+                                benchmark: "remote-load", subject: "frames-\(phase)/\(screen)",
+                                metric: "\(part.rawValue)-\(metric)",
+                                value: SampleStatistics.percentile(parts.map { $0[part] ?? 0 }, p), unit: "ms",
+                                samples: parts.count))
+                    }
+                }
+                // The slowest 2 % of probes: how much of their time each part took, on average.
+                let slowest = parts.sorted { $0.values.reduce(0, +) > $1.values.reduce(0, +) }
+                    .prefix(max(parts.count / 50, 1))
+                for part in ProbeWait.allCases {
+                    results.append(
+                        BenchmarkResult(
+                            benchmark: "remote-load", subject: "frames-\(phase)/\(screen)",
+                            metric: "slowest-2%-mean-\(part.rawValue)",
+                            value: slowest.map { $0[part] ?? 0 }.reduce(0, +) / Double(max(slowest.count, 1)),
+                            unit: "ms", samples: slowest.count))
+                }
+                results.append(
+                    BenchmarkResult(
+                        benchmark: "remote-load", subject: "frames-\(phase)/\(screen)",
+                        metric: "probes-behind-a-frame",
+                        value: Double(parts.filter { ($0[.behindFrame] ?? 0) > 0 }.count)
+                            / Double(max(parts.count, 1)), unit: "share", samples: parts.count))
+                results.append(
+                    BenchmarkResult(
+                        benchmark: "remote-load", subject: "frames-\(phase)/\(screen)", metric: "committed-per-s",
+                        value: Double(frames[screen] ?? 0) / (phase == "alone" ? seconds / 2 : seconds),
+                        unit: "frames/s"))
+            }
             // Noise: the p99 of the first half of the quiet minute against the second's, the larger over the
             // smaller; the load's ratio is within the noise when it is not above this.
             let quiet = baseline.sent.compactMap { commits[screen]?[$0] }
@@ -227,6 +278,45 @@ extension DisplayBenchmarks {
         return found
     }
 
+    /// The kiosk's split of each message's drain → commit time (the same log lines as ``enqueueToCommit(in:)``):
+    /// screen → message id → part → milliseconds.
+    static func probeWaits(in log: String) -> [String: [Int: [ProbeWait: Double]]] {
+        var found: [String: [Int: [ProbeWait: Double]]] = [:]
+        for line in log.split(separator: "\n") {
+            guard let start = line.range(of: "latency: message #"),
+                let on = line.range(of: " on ", range: start.upperBound..<line.endIndex),
+                let id = Int(line[start.upperBound..<on.lowerBound]),
+                let committed = line.range(of: " committed at ", range: on.upperBound..<line.endIndex)
+            else { continue }
+            var parts: [ProbeWait: Double] = [:]
+            for part in ProbeWait.allCases {
+                guard let marker = line.range(of: ", \(part.logLabel) ", range: committed.upperBound..<line.endIndex),
+                    let milliseconds = Double(line[marker.upperBound...].prefix { $0.isNumber || $0 == "." })
+                else { continue }
+                parts[part] = milliseconds
+            }
+            if !parts.isEmpty { found[String(line[on.upperBound..<committed.lowerBound]), default: [:]][id] = parts }
+        }
+        return found
+    }
+
+    /// Frames committed so far by each screen (output name), from a `status` reply.
+    static func committedFrames(_ reply: String) -> [String: Int] {
+        guard let data = reply.data(using: .utf8),
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let result = object["result"] as? [String: Any], let screens = result["screens"] as? [[String: Any]]
+        else { return [:] }
+        var counts: [String: Int] = [:]
+        for screen in screens {
+            if let name = screen["name"] as? String, let frames = screen["frames"] as? [String: Any],
+                let committed = frames["committed"] as? Int
+            {
+                counts[name] = committed
+            }
+        }
+        return counts
+    }
+
     /// Resident memory (MiB, `VmRSS`) and open file descriptors of `pid`.
     static func resources(pid: pid_t) throws -> (rss: Double, fds: Double) {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
@@ -252,4 +342,23 @@ private final class LoadState: Sendable {
     func takeToken() -> String? { token.withLock { $0.take() } }
     var bump: @Sendable (String) -> Void { { [self] key in tally.withLock { $0[key, default: 0] += 1 } } }
     var counts: [String: Int] { tally.withLock { $0 } }
+}
+
+/// Where a message's time from enqueue to commit went on one screen, as the kiosk logs it: on the bus until the
+/// display thread drained it; behind the screen's previous frame (its callback or the compositor's sync not back);
+/// behind the display thread (other screens drawn first, other work); drawing and committing its own frame.
+enum ProbeWait: String, CaseIterable, Sendable {
+    case queued
+    case behindFrame = "behind-frame"
+    case behindThread = "behind-thread"
+    case drawn
+
+    var logLabel: String {
+        switch self {
+        case .queued: "queued"
+        case .behindFrame: "behind frame"
+        case .behindThread: "behind thread"
+        case .drawn: "drawn"
+        }
+    }
 }

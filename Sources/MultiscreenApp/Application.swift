@@ -233,6 +233,16 @@ public final class Application {
         for screen in screens.screens.values where changes.screens.contains(screen.output.displayName) {
             screen.invalidate()
         }
+        // The remote's QR code changes a corner of the screens that show it; the controller and the others look the
+        // same with any offer, and a software frame of theirs for nothing would delay the next message's frame.
+        if changes.remoteOffer {
+            for screen in screens.screens.values
+            where ScreenPainter.showsRemoteOffer(
+                product.kind(of: screen.output.registryName), on: screen.output.displayName, placement: offerPlacement)
+            {
+                screen.invalidate()
+            }
+        }
         // A page in place of the controller UI shows nothing of ours: redrawing it would only copy the same page frame
         // again (a whole software frame per message, on the thread that delivers to the other pages).
         if changes.controllerUI, let controller = product.model.assignment.controller,

@@ -141,7 +141,8 @@ enum ExternalScene {
     /// quiet zone included), then the short code and the address (without the token) under it. Locked code entry
     /// shows a notice instead, in the same corner.
     static func drawRemoteOffer(
-        on canvas: Canvas, geometry: SurfaceGeometry, look: Look, offer: RemoteOffer, corner: ScreenCorner
+        on canvas: Canvas, geometry: SurfaceGeometry, look: Look, offer: RemoteOffer, code: QRCode?,
+        corner: ScreenCorner
     ) {
         let width = Float(geometry.bufferWidth)
         let height = Float(geometry.bufferHeight)
@@ -162,7 +163,7 @@ enum ExternalScene {
                 box: TextBox(maxWidth: Int(panelWidth - margin), maxHeight: Int(panelHeight - margin)))
             return
         }
-        guard let code = QRCode(offer.link) else { return }
+        guard let code else { return }
         let side = code.size + 2 * QRCode.quietZone
         let modulePixels = max(Int((unit * 0.4) / Float(side)), 1)
         let qrExtent = Float(side * modulePixels)

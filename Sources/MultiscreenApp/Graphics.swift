@@ -13,6 +13,9 @@ final class Graphics {
     /// Loading while the compositor is asked for its globals and outputs (fontconfig's first scan takes ~50 ms).
     private let fonts: BackgroundLoad<TextRasterizer>
     private var canvas: Canvas?
+    /// The phone remote's QR code, encoded once per link rather than once per frame (libqrencode takes about a
+    /// millisecond for a link, on the display thread, in every frame of a screen showing it).
+    let qrCodes = QRCodeCache()
     /// The controller's last frame, for the screens that mirror it; made when the first mirror needs it.
     var mirror: MirrorTexture?
     /// How mirrors get the controller's picture (``chooseMirrorPath(preference:globals:flash:)``); until then, the

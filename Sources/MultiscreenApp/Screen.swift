@@ -134,10 +134,19 @@ final class Screen {
             latencyTracker.messageArrived(
                 PendingMessage(id: message.id, enqueuedAt: message.enqueuedAt, drainedAt: message.drainedAt)))
         // Keep the oldest message waiting for a frame: a burst reports its worst latency, not its best.
-        if pendingMessage == nil { pendingMessage = message }
+        if pendingMessage == nil {
+            pendingMessage = message
+            arrivedBehindFrame = scheduler.awaitsFrameCallback || scheduler.awaitsCompositor
+            frameReadyAt = nil
+        }
     }
 
     private var pendingMessage: (id: UInt64, enqueuedAt: UInt64, drainedAt: UInt64)?
+    /// Whether the pending message found this screen's previous frame still in flight (its frame callback or the
+    /// compositor's sync not back yet), and when this screen became free to draw again: where the message's wait
+    /// went, for the latency log line.
+    private var arrivedBehindFrame = false
+    private var frameReadyAt: UInt64?
 
     /// A message arrived that this screen's next frame shows.
     var waitsToShowMessage: Bool { pendingMessage != nil }
@@ -276,8 +285,13 @@ final class Screen {
             if let message = pendingMessage {
                 pendingMessage = nil
                 let now = MonotonicClock.nanoseconds()
+                // The drain → commit time split: waiting for the previous frame's callback (or sync), waiting for
+                // the display thread (other screens drawn first, other work), and drawing this frame.
+                let ready =
+                    arrivedBehindFrame
+                    ? min(max(frameReadyAt ?? drawStarted, message.drainedAt), drawStarted) : message.drainedAt
                 logger.debug(
-                    "latency: message #\(message.id) on \(output.displayName) committed at \(now) ns, enqueue→commit \(Self.milliseconds(now - message.enqueuedAt)) ms, drain→commit \(Self.milliseconds(now - message.drainedAt)) ms"
+                    "latency: message #\(message.id) on \(output.displayName) committed at \(now) ns, enqueue→commit \(Self.milliseconds(between: message.enqueuedAt, now)) ms, drain→commit \(Self.milliseconds(between: message.drainedAt, now)) ms, queued \(Self.milliseconds(between: message.enqueuedAt, message.drainedAt)) ms, behind frame \(Self.milliseconds(between: message.drainedAt, ready)) ms, behind thread \(Self.milliseconds(between: ready, drawStarted)) ms, drawn \(Self.milliseconds(between: drawStarted, now)) ms"
                 )
             }
             if geometry != committedGeometry {
@@ -305,6 +319,7 @@ final class Screen {
         compositorSync = globals.requestSync { [unowned self] in
             compositorSync = nil
             scheduler.compositorCaughtUp()
+            if !scheduler.awaitsFrameCallback { frameReadyAt = MonotonicClock.nanoseconds() }
             // A compositor that took this long to process a sync was not running (stopped, or stalled as a whole):
             // the time it lost is not this screen's staleness, which starts again now.
             let now = MonotonicClock.nanoseconds()
@@ -460,6 +475,7 @@ final class Screen {
             // screen, and whatever changed since waits from now.
             if number == frameNumber {
                 scheduler.frameDone()
+                if !scheduler.awaitsCompositor { frameReadyAt = now }
                 unshownSince = scheduler.isDirty ? now : nil
             }
             onShown()
@@ -517,6 +533,12 @@ final class Screen {
 
     private func report(_ reports: [FrameLatencyReport]) {
         for each in reports { report(each) }
+    }
+
+    /// From `start` to `end` (``MonotonicClock`` ns), 0 if `end` is earlier: a message enqueued while the drain
+    /// that takes it already runs is stamped after that drain's start.
+    static func milliseconds(between start: UInt64, _ end: UInt64) -> String {
+        milliseconds(end > start ? end - start : 0)
     }
 
     static func milliseconds(_ nanoseconds: UInt64) -> String {

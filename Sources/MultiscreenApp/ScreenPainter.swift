@@ -51,11 +51,20 @@ struct ScreenPainter {
             if screen.output.registryName == product.model.assignment.controller { showInMirrors(canvas) }
         case .external(.messages):
             drawMessages(screen, on: canvas, geometry: geometry)
-            if let offer = product.remoteOffer, offerPlacement.shows(onScreenNamed: screen.output.displayName) {
+            if let offer = product.remoteOffer,
+                Self.showsRemoteOffer(.external(.messages), on: screen.output.displayName, placement: offerPlacement)
+            {
                 ExternalScene.drawRemoteOffer(
-                    on: canvas, geometry: geometry, look: look(screen), offer: offer, corner: offerPlacement.corner)
+                    on: canvas, geometry: geometry, look: look(screen), offer: offer,
+                    code: offer.locked ? nil : graphics.qrCodes.code(for: offer.link), corner: offerPlacement.corner)
             }
         }
+    }
+
+    /// Whether a screen of this kind on the output named `name` draws the phone remote's offer: an external screen
+    /// showing messages, where the placement puts it. What an offer change redraws.
+    static func showsRemoteOffer(_ kind: ScreenKind, on name: String, placement: RemoteOfferPlacement) -> Bool {
+        kind == .external(.messages) && placement.shows(onScreenNamed: name)
     }
 
     /// Hands the controller's frame just drawn on `canvas` to the mirrors and marks them for drawing.

@@ -12,6 +12,9 @@ public struct Changes: Equatable, Sendable {
     public var everyScreen = false
     /// Screens (output names) whose own content changed: a card opened or closed on them.
     public var screens: Set<String> = []
+    /// The phone remote's offer (its QR code and short code, or the lockout notice) changed: only the screens that
+    /// show it redraw (external screens showing messages, where the placement puts it), not every screen.
+    public var remoteOffer = false
     /// The controller UI shows something new (the text field, focus, the log, the screens list).
     public var controllerUI = false
     /// Screens (output names) whose web page is to be loaded again (`web.reload`).

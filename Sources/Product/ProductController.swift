@@ -256,9 +256,11 @@ public struct ProductController {
             outcome.changes.pageReloads = [screen]
             return outcome
         case .remoteOffer(let link, let code, let locked):
-            remoteOffer = link.isEmpty && !locked ? nil : RemoteOffer(link: link, code: code, locked: locked)
+            let offer = link.isEmpty && !locked ? nil : RemoteOffer(link: link, code: code, locked: locked)
             var outcome = Outcome(reply: .result(method: .remoteOffer, result: [:]))
-            outcome.changes.everyScreen = true
+            // The same offer again (hidden while someone is in control, then hidden again) shows nothing new.
+            outcome.changes.remoteOffer = offer != remoteOffer
+            remoteOffer = offer
             return outcome
         case .remoteActivity(let activity):
             var outcome = Outcome(reply: .result(method: .remoteActivity, result: [:]))

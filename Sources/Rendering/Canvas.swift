@@ -205,8 +205,9 @@ public final class Canvas {
     /// Draws `code` with its quiet zone, its top-left corner at (x, y), `modulePixels` buffer pixels per module:
     /// a texture of one texel per module sampled with nearest filtering, so every module is a crisp square.
     public func drawQRCode(_ code: QRCode, x: Float, y: Float, modulePixels: Int) {
-        let (side, pixels) = code.rgbaWithQuietZone
+        let side = code.size + 2 * QRCode.quietZone
         if qrTexture?.code != code {
+            let pixels = code.rgbaWithQuietZone.pixels
             if let old = qrTexture { deleteTexture(old.texture) }
             qrTexture = nil
             var texture: GLuint = 0

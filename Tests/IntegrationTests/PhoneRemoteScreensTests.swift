@@ -139,7 +139,8 @@ import Testing
     }
 
     /// `qr_position = "top-left"` and `qr_screens = ["HEADLESS-2"]`: the QR code in the top left quarter of
-    /// HEADLESS-2 only; HEADLESS-3, also showing messages, shows none.
+    /// HEADLESS-2 only; HEADLESS-3, also showing messages, shows none; when a phone takes control, only HEADLESS-2
+    /// draws a frame.
     @Test func placementFromTheConfig() throws {
         let sway = try HeadlessSway(outputs: 3, width: 480, height: 270)
         defer { sway.stop() }
@@ -168,5 +169,35 @@ import Testing
             #expect(try decode(sway.screenshot("HEADLESS-3")) == nil, "HEADLESS-3 is not in qr_screens")
             Thread.sleep(forTimeInterval: 0.3)  // spacing between looks, not a wait for a condition
         }
+
+        // A phone claims the code: the QR code goes from HEADLESS-2, the only screen that shows it, and only
+        // HEADLESS-2 draws a frame for that. The controller and HEADLESS-3 look the same with or without an offer:
+        // they used to redraw for every offer change (a software frame each, in the way of the next message's).
+        let before = try committedFrames(app)
+        let port = try #require(Int(url.split(separator: ":").last?.prefix(while: \.isNumber) ?? ""), "\(url)")
+        let line = app.log.split(separator: "\n").last { $0.contains("remote link ") } ?? ""
+        let token = String(line.split(separator: "?code=").last?.prefix(while: { $0 != " " && $0 != "\"" }) ?? "")
+        #expect(try RawWebSocketClient(port: port).claim(code: token, port: port) != nil)
+        try waitUntil(timeout: 20, "HEADLESS-2 to draw the offer's going") {
+            try committedFrames(app)["HEADLESS-2"] ?? 0 > before["HEADLESS-2"] ?? 0
+        }
+        #expect(try decode(sway.screenshot("HEADLESS-2")) == nil, "the QR code hides while a phone is in control")
+        let after = try committedFrames(app)
+        // In the same render pass as HEADLESS-2's frame, had they been marked: the controller is drawn before it.
+        #expect(after["HEADLESS-1"] == before["HEADLESS-1"], "the controller redrew: \(before) → \(after)")
+        #expect(after["HEADLESS-3"] == before["HEADLESS-3"], "HEADLESS-3 redrew: \(before) → \(after)")
+    }
+
+    /// Frames committed so far by each screen, from `status`.
+    private func committedFrames(_ app: MultiscreenProcess) throws -> [String: Int] {
+        let screens = try app.statusResult()["screens"] as? [[String: Any]] ?? []
+        var counts: [String: Int] = [:]
+        for screen in screens {
+            guard let name = screen["name"] as? String, let frames = screen["frames"] as? [String: Any] else {
+                continue
+            }
+            counts[name] = frames["committed"] as? Int
+        }
+        return counts
     }
 }

@@ -505,17 +505,22 @@ private func errorCode(_ outcome: Outcome) -> MessageError.Code? {
 }
 
 @Suite struct ProductControllerRemoteOfferTests {
-    @Test func offerIsKeptAndRedrawsEveryScreen() {
+    /// An offer redraws the screens that show it (the display thread knows which), not every screen nor the
+    /// controller UI; the same offer again redraws nothing.
+    @Test func offerIsKeptAndRedrawsOnlyWhereItShows() {
         let fixture = Fixture()
         let outcome = fixture.execute(.remoteOffer(link: "http://k/?code=t", code: "ABCD2345", locked: false))
         #expect(outcome.reply == .result(method: .remoteOffer, result: [:]))
-        #expect(outcome.changes.everyScreen)
+        #expect(outcome.changes.remoteOffer)
+        #expect(!outcome.changes.everyScreen && !outcome.changes.controllerUI && outcome.changes.screens.isEmpty)
         #expect(!outcome.changes.state)
         #expect(fixture.product.remoteOffer == RemoteOffer(link: "http://k/?code=t", code: "ABCD2345"))
         _ = fixture.execute(.remoteOffer(link: "", code: "", locked: true))
         #expect(fixture.product.remoteOffer == RemoteOffer(link: "", code: "", locked: true))
-        _ = fixture.execute(.remoteOffer(link: "", code: "", locked: false))
+        #expect(fixture.execute(.remoteOffer(link: "", code: "", locked: false)).changes.remoteOffer)
         #expect(fixture.product.remoteOffer == nil)
+        let again = fixture.execute(.remoteOffer(link: "", code: "", locked: false))
+        #expect(again.changes.isEmpty, "hidden again: nothing to redraw")
     }
 }
 

@@ -34,3 +34,17 @@ import Testing
         #expect(try #require(QRCode("a")) != (try #require(QRCode("b"))))
     }
 }
+
+@Suite struct QRCodeCacheTests {
+    /// A screen showing the remote's code redraws for every message: the link is encoded once, not per frame.
+    @Test func encodesEachLinkOnce() throws {
+        let cache = QRCodeCache()
+        let first = try #require(cache.code(for: "http://127.0.0.1:8080/?code=first"))
+        #expect(cache.code(for: "http://127.0.0.1:8080/?code=first") == first)
+        #expect(cache.encodings == 1)
+        #expect(first == QRCode("http://127.0.0.1:8080/?code=first"))
+        let second = cache.code(for: "http://127.0.0.1:8080/?code=second")
+        #expect(second != nil && second != first)
+        #expect(cache.encodings == 2)
+    }
+}
