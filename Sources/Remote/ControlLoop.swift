@@ -18,6 +18,12 @@ final class ControlLoop {
     private let logger: Logger
 
     private var connections: [Int: ControlConnection] = [:]
+    /// Closed connections whose held requests are still to be handled, a few per turn of the loop: a client that
+    /// pipelined thousands of requests and left must not stall everyone else while they are sorted (its queries
+    /// dropped, the rest applied).
+    private var leaving = FIFO<ControlConnection>()
+    /// Held requests of a closed connection handled per turn of the loop (each is decoded, tens of microseconds).
+    private static let leavingRequestsPerTurn = 64
     private var nextConnectionID = 0
     /// Requests sent to the display thread, oldest first: (connection, place in its reply order). The display
     /// thread answers in ring order, which is this order, so the front is always the one a reply belongs to.
@@ -64,7 +70,7 @@ final class ControlLoop {
                 polled.append(connection)
             }
             do {
-                let timeout = idleTimeoutMilliseconds()
+                let timeout = leaving.isEmpty ? idleTimeoutMilliseconds() : 0
                 try systemCall("poll") { poll(&descriptors, nfds_t(descriptors.count), timeout) }
             } catch {
                 logger.critical("control socket \(error); closing it")
@@ -81,6 +87,7 @@ final class ControlLoop {
                 service(connection, revents: Int32(descriptors[index + 2].revents))
             }
             closeIdleConnections()
+            handleLeavingRequests()
             statistics.awaitingDisplay = awaitingDisplay.count
             statistics.subscribers = subscriberCount
             let snapshot = statistics
@@ -91,6 +98,7 @@ final class ControlLoop {
     /// Closes the listener and every connection and unlinks the socket file if it is still the one we bound.
     func closeEverything() {
         for connection in connections.values { drop(connection) }
+        while !leaving.isEmpty { handleLeavingRequests() }
         subscriberCount = 0
         mailbox.subscribers.store(0, ordering: .releasing)
         statistics.subscribers = 0
@@ -411,9 +419,10 @@ final class ControlLoop {
     }
 
     /// Closes a connection. Replies it was still owed are counted as dropped now (answered ones) or when the
-    /// display thread gives them (unanswered ones: their place in ``awaitingDisplay`` stays until then).
+    /// display thread gives them (unanswered ones: their place in ``awaitingDisplay`` stays until then); requests it
+    /// sent that were held are handled over the next turns of the loop (``leaving``).
     private func drop(_ connection: ControlConnection) {
-        while let event = connection.held.popFirst() { handle(event, on: connection, peerGone: true) }
+        if !connection.held.isEmpty { leaving.push(connection) }
         statistics.repliesDroppedClosedConnection += connection.answeredButQueued
         if connection.subscribed {
             subscriberCount -= 1
@@ -422,6 +431,17 @@ final class ControlLoop {
         }
         close(connection.descriptor)
         connections[connection.id] = nil
+    }
+
+    /// Handles the oldest leaving connection's next held requests, as if its peer were still there except that a
+    /// query is dropped (nobody would read its reply).
+    private func handleLeavingRequests() {
+        guard let connection = leaving.first else { return }
+        for _ in 0..<Self.leavingRequestsPerTurn {
+            guard let event = connection.held.popFirst() else { break }
+            handle(event, on: connection, peerGone: true)
+        }
+        if connection.held.isEmpty { _ = leaving.popFirst() }
     }
 
     /// Logs a bad request: the first few of a connection at notice, the rest at debug, so a client looping on a
