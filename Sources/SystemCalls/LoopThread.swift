@@ -13,20 +13,32 @@ public final class LoopThread: Sendable {
     public init() {}
 
     /// Starts the thread, which calls `run` and ends when it returns. At most once.
+    /// - Parameter niceness: Added to the thread's nice value (Linux schedules each thread on its own): a loop that
+    ///   serves clients runs below the display thread, so a flood of clients cannot take the CPU frames need.
     /// - Throws: ``SystemCallError`` when the thread cannot be created (`run` is then never called).
-    public func start(running run: @escaping () -> Void) throws(SystemCallError) {
+    public func start(niceness: Int32 = 0, running run: @escaping () -> Void) throws(SystemCallError) {
         // `run` captures a loop object that is not Sendable: it is handed over, not shared, so it travels as an
         // unmanaged reference the new thread takes.
         final class Body {
+            let niceness: Int32
             let run: () -> Void
-            init(_ run: @escaping () -> Void) { self.run = run }
+            init(_ niceness: Int32, _ run: @escaping () -> Void) {
+                self.niceness = niceness
+                self.run = run
+            }
         }
-        let body = Unmanaged.passRetained(Body(run))
+        let body = Unmanaged.passRetained(Body(niceness, run))
         var thread = pthread_t()
         let result = pthread_create(
             &thread, nil,
             { context in
-                Unmanaged<Body>.fromOpaque(context!).takeRetainedValue().run()
+                let body = Unmanaged<Body>.fromOpaque(context!).takeRetainedValue()
+                if body.niceness != 0 {
+                    // `who` 0 is the calling thread on Linux, whose nice value is per thread. Raising one's own
+                    // nice value needs no privilege; failing to is harmless, so not checked.
+                    _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, body.niceness)
+                }
+                body.run()
                 return nil
             }, body.toOpaque())
         if result != 0 {
