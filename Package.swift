@@ -80,7 +80,7 @@ let package = Package(
         .target(
             name: "PhoneRemote",
             dependencies: [
-                "Messaging", "RemoteRequests", "Outputs", logging, "TOMLPrecheck",
+                "Messaging", "RemoteRequests", "Outputs", "SystemCalls", logging, "TOMLPrecheck",
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

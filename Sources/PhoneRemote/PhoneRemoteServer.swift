@@ -7,6 +7,7 @@ import Messaging
 import NIOCore
 import NIOPosix
 import Synchronization
+import SystemCalls
 
 /// The phone remote as a ``MessageSource``: Hummingbird's server (``RouterServer``) serving ``RemoteRoutes`` (over TLS when given a certificate)
 /// on its own event loop group (one thread), a ``ProducerChannel`` into the bus, and a ``DeadlineTimer`` that
@@ -90,6 +91,7 @@ public final class PhoneRemoteServer: MessageSource, @unchecked Sendable {
         channel.attach(to: bus)
         self.channel = channel
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        group.next().execute { ClientThreads.lowerCallingThread() }
         let executor = EventLoopExecutor(group.next())
         self.executor = executor
         timer = DeadlineTimer(loop: group.next())

@@ -58,9 +58,6 @@ public final class ControlServer: ReplySink, MessageSource {
     private let producer = Mutex<MessageProducer?>(nil)
     private let thread = LoopThread()
     private let logger = Logger(label: "multiscreen.control")
-    /// The server thread runs this much nicer than the display thread: bench bad-input saw storms of bad clients
-    /// (1000 connections, 10 MB lines) lengthen the screens' slowest frames while both threads shared a CPU.
-    static let niceness: Int32 = 5
 
     /// Binds and listens at `path` (removing a stale socket file there), then starts the server thread.
     /// - Throws: ``ControlError/alreadyListening(path:)`` when another instance answers at `path`; the other cases
@@ -75,7 +72,7 @@ public final class ControlServer: ReplySink, MessageSource {
             path: path, listener: listener.descriptor, socketIdentity: listener.identity, producer: producer,
             mailbox: mailbox, options: options, logger: logger)
         do {
-            try thread.start(niceness: Self.niceness) { loop.run() }
+            try thread.start(niceness: ClientThreads.niceness) { loop.run() }
         } catch {
             loop.closeEverything()
             producer.close()

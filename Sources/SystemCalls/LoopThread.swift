@@ -13,8 +13,7 @@ public final class LoopThread: Sendable {
     public init() {}
 
     /// Starts the thread, which calls `run` and ends when it returns. At most once.
-    /// - Parameter niceness: Added to the thread's nice value (Linux schedules each thread on its own): a loop that
-    ///   serves clients runs below the display thread, so a flood of clients cannot take the CPU frames need.
+    /// - Parameter niceness: Added to the thread's nice value (``ClientThreads``).
     /// - Throws: ``SystemCallError`` when the thread cannot be created (`run` is then never called).
     public func start(niceness: Int32 = 0, running run: @escaping () -> Void) throws(SystemCallError) {
         // `run` captures a loop object that is not Sendable: it is handed over, not shared, so it travels as an
@@ -33,11 +32,7 @@ public final class LoopThread: Sendable {
             &thread, nil,
             { context in
                 let body = Unmanaged<Body>.fromOpaque(context!).takeRetainedValue()
-                if body.niceness != 0 {
-                    // `who` 0 is the calling thread on Linux, whose nice value is per thread. Raising one's own
-                    // nice value needs no privilege; failing to is harmless, so not checked.
-                    _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, body.niceness)
-                }
+                if body.niceness != 0 { ClientThreads.lowerCallingThread(by: body.niceness) }
                 body.run()
                 return nil
             }, body.toOpaque())
