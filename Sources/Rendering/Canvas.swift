@@ -1,4 +1,5 @@
 import CGLES2
+import Glibc
 import Outputs
 import TextRendering
 
@@ -95,6 +96,11 @@ public final class Canvas {
     public static let textAtlasPageHeight = 512
     public static let textAtlasPages = 4
     public static var textAtlasPageBytes: Int { textAtlasPageWidth * textAtlasPageHeight * 4 }
+    /// A large text not drawn for this long is deleted when the next large text is made (nanoseconds): the texts a
+    /// screen shows now are kept, and the mappings of those shown once (a screen that came and went, a message long
+    /// gone) go back to the system in a minute, not after the budget has slowly filled (R6's soak saw the textures
+    /// of each hotplugged screen's texts pile up by 300 KiB a minute).
+    public static let largeTextExpiry: UInt64 = 30_000_000_000
     /// Texts of more bytes than this get a texture of their own: twice glibc's fixed mmap threshold (128 KiB), so
     /// that Mesa's block for one (the pixels plus a little alignment) is surely mapped on its own, not in the heap.
     public static let textAtlasItemLimit = 256 << 10
@@ -301,7 +307,7 @@ public final class Canvas {
 
     private func texture(for key: TextKey) -> TextTexture? {
         if let entry = textures[key] {
-            if case .atlas = entry.storage { atlas.touch(key) } else { budget.touch(key) }
+            if case .atlas = entry.storage { atlas.touch(key) } else { budget.touch(key, at: Self.now) }
             return entry
         }
         let bitmap = rasterizer.render(key.text, style: key.style, box: key.box, maxTextureSize: maxTextureSize)
@@ -357,7 +363,9 @@ public final class Canvas {
 
     /// A texture of its own for a text too large for the atlas, within the byte budget.
     private func uploadOwnTexture(_ key: TextKey, _ bitmap: TextBitmap) -> GLuint? {
-        for victim in budget.evictions(toFit: bitmap.byteCount) {
+        let now = Self.now
+        let expired = budget.expirations(usedBefore: now > Self.largeTextExpiry ? now - Self.largeTextExpiry : 0)
+        for victim in expired + budget.evictions(toFit: bitmap.byteCount) {
             if case .own(let texture) = textures.removeValue(forKey: victim)?.storage { deleteTexture(texture) }
         }
         var texture: GLuint = 0
@@ -376,8 +384,15 @@ public final class Canvas {
             return nil
         }
         setNearestClamped()
-        budget.insert(key, bytes: bitmap.byteCount)
+        budget.insert(key, bytes: bitmap.byteCount, at: now)
         return texture
+    }
+
+    /// CLOCK_MONOTONIC in nanoseconds, for ``largeTextExpiry``.
+    private static var now: UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 
     /// Text is drawn at integer positions, 1:1: nearest sampling keeps glyph edges exactly as cairo made them (and
