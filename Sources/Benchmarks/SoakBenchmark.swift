@@ -22,6 +22,8 @@ extension DisplayBenchmarks {
         /// a leak grows the first, fragmentation the second.
         var heapInUse = 0
         var heapFree = 0
+        /// Bytes in blocks glibc mapped on their own (large texture storage, for one): returned whole when freed.
+        var heapMapped = 0
     }
 
     /// - Parameters: `messageInterval` and `hotplugInterval` in seconds (the soak: 1 and 60); shorter ones
@@ -84,6 +86,7 @@ extension DisplayBenchmarks {
                 let memory = status["memory"] as? [String: Any]
                 sample.heapInUse = memory?["heapInUseBytes"] as? Int ?? 0
                 sample.heapFree = memory?["heapFreeBytes"] as? Int ?? 0
+                sample.heapMapped = memory?["heapMappedBytes"] as? Int ?? 0
                 for screen in screens {
                     let minute = Self.lastMinute(status, screen)
                     if let p50 = minute?["p50Ms"] as? Double { sample.p50.append(p50) }
@@ -91,7 +94,7 @@ extension DisplayBenchmarks {
                 }
                 samples.append(sample)
                 Logger(label: "multiscreen.bench").info(
-                    "soak minute \(sample.minute)/\(minutes): RSS \(sample.rss / 1024) KiB (heap in use \(sample.heapInUse / 1024), free \(sample.heapFree / 1024) KiB), \(sample.fds) fds, p50 \(sample.p50) p99 \(sample.p99) ms"
+                    "soak minute \(sample.minute)/\(minutes): RSS \(sample.rss / 1024) KiB (heap in use \(sample.heapInUse / 1024), free \(sample.heapFree / 1024), mapped \(sample.heapMapped / 1024) KiB), \(sample.fds) fds, p50 \(sample.p50) p99 \(sample.p99) ms"
                 )
             }
             if Int((slotEnd / hotplugInterval).rounded(.down)) > hotplugsDone {
@@ -147,6 +150,10 @@ extension DisplayBenchmarks {
             result(
                 "heap-free-growth-after-warm-up",
                 Self.slopePerHour(settled.map { (Double($0.minute), Double($0.heapFree)) }) / 1_048_576,
+                "MiB/h", samples: settled.count),
+            result(
+                "heap-mapped-growth-after-warm-up",
+                Self.slopePerHour(settled.map { (Double($0.minute), Double($0.heapMapped)) }) / 1_048_576,
                 "MiB/h", samples: settled.count),
             result("fds-first-minute", Double(samples.first?.fds ?? 0), "fds"),
             result("fds-last-minute", Double(samples.last?.fds ?? 0), "fds"),

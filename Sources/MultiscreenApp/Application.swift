@@ -70,7 +70,8 @@ public final class Application {
         // glibc raises its mmap threshold each time a large mmapped block is freed (mallopt(3), "M_MMAP_THRESHOLD":
         // the dynamic threshold), after which Mesa's per-surface render buffers (~1-8 MB each) come from the heap
         // and stay there when the surface goes. A kiosk that sees outputs come and go for months must give that
-        // memory back: fixing the threshold keeps every large buffer in its own mapping.
+        // memory back: fixing the threshold keeps every large buffer in its own mapping. The text cache relies on it
+        // too (``Canvas``): small texts share its atlas, every larger one is above this threshold.
         mallopt(M_MMAP_THRESHOLD, 128 * 1024)
         saveTimer = try OneShotTimer()
         expiryTimer = try OneShotTimer()
@@ -292,7 +293,6 @@ public final class Application {
             draw: painter.draw)
         screens.scheduleHealthCheck()
         screens.scheduleDraw()
-        graphics.returnMemoryFreedByEvictions()
         if drawn > 0 {
             // Process CPU time covers llvmpipe's rasteriser threads too: with software GL this is CPU + "GPU".
             let cpu = MonotonicClock.nanoseconds(clock: CLOCK_PROCESS_CPUTIME_ID) - cpuBefore

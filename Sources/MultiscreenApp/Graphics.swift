@@ -1,4 +1,3 @@
-import CLinux
 import Logging
 import Product
 import Rendering
@@ -66,29 +65,13 @@ final class Graphics {
         ]
     }
 
-    /// The text texture cache's evictions already followed by a heap trim, and the trims so far.
-    private var evictionsTrimmed = 0
-    private var heapTrims = 0
-
-    /// The text texture cache's counters and the heap trims, for `status` (none before the canvas exists).
+    /// The text texture cache's counters, for `status` (none before the canvas exists).
     var textCacheCounters: [String: Int] {
         guard let cache = canvas?.textCache else { return [:] }
         return [
             "textCacheBytes": cache.bytes, "textCacheTextures": cache.textures, "textCacheEvicted": cache.evicted,
-            "heapTrims": heapTrims,
+            "textAtlasPages": cache.atlasPages,
         ]
-    }
-
-    /// Gives the heap pages the text cache's last evictions freed back to the system (malloc_trim(3)); call after a
-    /// render pass. Text textures are below the mmap threshold, so Mesa keeps their storage in the main heap: ever
-    /// new messages evict a quarter of the cache at a time, and the holes, of other sizes than the next texts, stay
-    /// resident. The R6 soak saw that as RSS creeping up by a step every few evictions (the heap's free bytes grew,
-    /// its live bytes did not). Evictions come once per few hundred new texts, so this costs nothing at idle.
-    func returnMemoryFreedByEvictions() {
-        guard let evicted = canvas?.textCache.evicted, evicted > evictionsTrimmed else { return }
-        evictionsTrimmed = evicted
-        malloc_trim(0)
-        heapTrims += 1
     }
 
     /// The canvas needs a current context to compile its programs, so without a surfaceless context it is made

@@ -4,6 +4,8 @@ struct ByteBudgetCache<Key: Hashable> {
     private struct Entry {
         var bytes: Int
         var lastUsed: UInt64
+        /// The caller's time of the last use (see ``expirations(usedBefore:)``).
+        var lastUsedAt: UInt64
     }
 
     let budget: Int
@@ -21,10 +23,20 @@ struct ByteBudgetCache<Key: Hashable> {
 
     func contains(_ key: Key) -> Bool { entries[key] != nil }
 
-    /// Marks `key` as just used.
-    mutating func touch(_ key: Key) {
+    /// Marks `key` as just used, at `time` on the caller's clock.
+    mutating func touch(_ key: Key, at time: UInt64 = 0) {
         clock += 1
         entries[key]?.lastUsed = clock
+        entries[key]?.lastUsedAt = time
+    }
+
+    /// The keys last used before `time`, removed (and counted as evicted): so that entries nobody draws any more
+    /// are given back in minutes, not only once the budget is full.
+    mutating func expirations(usedBefore time: UInt64) -> [Key] {
+        let expired = entries.filter { $0.value.lastUsedAt < time }.map(\.key)
+        for key in expired { remove(key) }
+        evicted += expired.count
+        return expired
     }
 
     /// The keys to delete, least recently used first, before an entry of `bytes` is added: none while it fits.
@@ -43,10 +55,10 @@ struct ByteBudgetCache<Key: Hashable> {
         return victims
     }
 
-    mutating func insert(_ key: Key, bytes: Int) {
+    mutating func insert(_ key: Key, bytes: Int, at time: UInt64 = 0) {
         clock += 1
         if let old = entries[key] { self.bytes -= old.bytes }
-        entries[key] = Entry(bytes: bytes, lastUsed: clock)
+        entries[key] = Entry(bytes: bytes, lastUsed: clock, lastUsedAt: time)
         self.bytes += bytes
         peakBytes = max(peakBytes, self.bytes)
     }

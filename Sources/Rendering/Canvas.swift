@@ -1,4 +1,5 @@
 import CGLES2
+import Glibc
 import Outputs
 import TextRendering
 
@@ -6,8 +7,16 @@ import TextRendering
 ///
 /// Text is laid out and rasterised once per distinct (string, style, box) and kept as a GL texture; a screen that
 /// redraws the same labels costs no Pango work. Every text has a box (``TextBox``) and no texture side exceeds
-/// `GL_MAX_TEXTURE_SIZE`. The cache is bounded by bytes (``textCacheBudget``, least recently used textures deleted
-/// first), so a long-running signage wall with ever-changing messages does not grow without limit.
+/// `GL_MAX_TEXTURE_SIZE`. The cache is bounded, so a long-running signage wall with ever-changing messages does not
+/// grow without limit: small texts share the pages of an atlas (``textAtlasPageWidth``), larger ones have a texture
+/// of their own within ``textCacheBudget`` (least recently used deleted first).
+///
+/// Why an atlas: Mesa's llvmpipe keeps each texture's storage in a `malloc`ed block. A texture of its own per small
+/// text made every new message allocate, and every eviction free, blocks of many sizes in the main heap, and the
+/// holes were not all reused: the heap crept by megabytes an hour (reliability R6). The atlas's pages are allocated
+/// once and refilled with `glTexSubImage2D`, so a new small text allocates no texture storage at all. Texts of more
+/// than ``textAtlasItemLimit`` bytes are above glibc's mmap threshold (fixed by ``Application``), so each has its own
+/// mapping, which goes back to the system whole when the texture is deleted.
 public final class Canvas {
     private struct TextKey: Hashable {
         var text: String
@@ -15,8 +24,16 @@ public final class Canvas {
         var box: TextBox
     }
 
+    /// Where a text's pixels are.
+    private enum TextStorage {
+        /// In a page of the atlas, at this place.
+        case atlas(ShelfPacker<TextKey>.Placement)
+        /// A texture of its own: the text is too large for the atlas.
+        case own(GLuint)
+    }
+
     private struct TextTexture {
-        var texture: GLuint
+        var storage: TextStorage
         var extent: TextExtent
     }
 
@@ -41,14 +58,17 @@ public final class Canvas {
         public var bytes: Int
         public var peakBytes: Int
         public var evicted: Int
+        /// Atlas pages made (each made once and kept, ``textAtlasPageBytes`` each).
+        public var atlasPages: Int
         /// `glTexImage2D` reported an error (out of memory): the text was not drawn.
         public var uploadFailures: Int
     }
 
     public var textCache: TextCacheStatistics {
         TextCacheStatistics(
-            textures: budget.count, bytes: budget.bytes, peakBytes: budget.peakBytes, evicted: budget.evicted,
-            uploadFailures: uploadFailures)
+            textures: budget.count + atlas.count, bytes: budget.bytes + atlasPages.count * Self.textAtlasPageBytes,
+            peakBytes: budget.peakBytes + atlasPages.count * Self.textAtlasPageBytes,
+            evicted: budget.evicted + atlas.evicted, atlasPages: atlasPages.count, uploadFailures: uploadFailures)
     }
 
     private let solid: ShaderProgram
@@ -58,6 +78,9 @@ public final class Canvas {
     private let rasterizer: TextRasterizer
     private var textures: [TextKey: TextTexture] = [:]
     private var budget = ByteBudgetCache<TextKey>(budget: Canvas.textCacheBudget)
+    private var atlas: ShelfPacker<TextKey>
+    /// The atlas's page textures, by the packer's page index.
+    private var atlasPages: [GLuint] = []
     private var viewportWidth: Float = 1
     private var viewportHeight: Float = 1
     private var uploadFailures = 0
@@ -66,8 +89,21 @@ public final class Canvas {
     /// `GL_MAX_TEXTURE_SIZE` of the context the canvas was made in.
     public let maxTextureSize: Int
 
-    /// Bytes of text textures kept (4 per pixel): 32 MiB is four full 1920×1080 screens of text.
+    /// Bytes of the textures of large texts kept (4 per pixel): 32 MiB is four full 1920×1080 screens of text.
     public static let textCacheBudget = 32 << 20
+    /// The atlas: up to four pages of 2048 × 512 (4 MiB each), enough for a few hundred labels and messages at once.
+    public static let textAtlasPageWidth = 2048
+    public static let textAtlasPageHeight = 512
+    public static let textAtlasPages = 4
+    public static var textAtlasPageBytes: Int { textAtlasPageWidth * textAtlasPageHeight * 4 }
+    /// A large text not drawn for this long is deleted when the next large text is made (nanoseconds): the texts a
+    /// screen shows now are kept, and the mappings of those shown once (a screen that came and went, a message long
+    /// gone) go back to the system in a minute, not after the budget has slowly filled (R6's soak saw the textures
+    /// of each hotplugged screen's texts pile up by 300 KiB a minute).
+    public static let largeTextExpiry: UInt64 = 30_000_000_000
+    /// Texts of more bytes than this get a texture of their own: twice glibc's fixed mmap threshold (128 KiB), so
+    /// that Mesa's block for one (the pixels plus a little alignment) is surely mapped on its own, not in the heap.
+    public static let textAtlasItemLimit = 256 << 10
 
     /// Where the next ``begin(width:height:background:)`` draws: the whole framebuffer (nil), or a region of it
     /// whose top-left corner is at (x, y) in a framebuffer `framebufferHeight` pixels high. Scenes keep drawing in
@@ -89,6 +125,9 @@ public final class Canvas {
         glGetIntegerv(GLenum(GL_MAX_TEXTURE_SIZE), &size)
         // GLES2 guarantees at least 64; a context that reports nothing is treated as the minimum.
         maxTextureSize = Int(max(size, 64))
+        atlas = ShelfPacker(
+            pageWidth: min(Self.textAtlasPageWidth, maxTextureSize),
+            pageHeight: min(Self.textAtlasPageHeight, maxTextureSize), maxPages: Self.textAtlasPages)
     }
 
     /// Copies what was just drawn since ``begin(width:height:background:)`` into `target` (see ``MirrorTexture``).
@@ -136,15 +175,28 @@ public final class Canvas {
     public func text(_ text: String, x: Float, y: Float, style: TextStyle, box: TextBox) -> TextExtent {
         guard let entry = texture(for: TextKey(text: text, style: style, box: box)) else { return .zero }
         let extent = entry.extent
+        let texture: GLuint
+        var region = TextureRegion.whole
+        switch entry.storage {
+        case .own(let own):
+            texture = own
+        case .atlas(let place):
+            texture = atlasPages[place.page]
+            let width = Float(atlas.pageWidth)
+            let height = Float(atlas.pageHeight)
+            region = TextureRegion(
+                left: Float(place.x) / width, top: Float(place.y) / height,
+                right: Float(place.x + extent.width) / width, bottom: Float(place.y + extent.height) / height)
+        }
         use(textProgram)
         glActiveTexture(GLenum(GL_TEXTURE0))
-        glBindTexture(GLenum(GL_TEXTURE_2D), entry.texture)
+        glBindTexture(GLenum(GL_TEXTURE_2D), texture)
         glUniform1i(textProgram.uniform("u_texture"), 0)
         // The texture is premultiplied (cairo's ARGB32).
         glBlendFuncSeparate(GLenum(GL_ONE), GLenum(GL_ONE_MINUS_SRC_ALPHA), GLenum(GL_ZERO), GLenum(GL_ONE))
         drawQuad(
             x: (x + Float(extent.originX)).rounded(), y: y.rounded(), width: Float(extent.width),
-            height: Float(extent.height))
+            height: Float(extent.height), region: region)
         glBlendFuncSeparate(
             GLenum(GL_SRC_ALPHA), GLenum(GL_ONE_MINUS_SRC_ALPHA), GLenum(GL_ZERO), GLenum(GL_ONE))
         return extent
@@ -240,9 +292,14 @@ public final class Canvas {
     public func delete() {
         if let qr = qrTexture { deleteTexture(qr.texture) }
         qrTexture = nil
-        for entry in textures.values { deleteTexture(entry.texture) }
+        for entry in textures.values {
+            if case .own(let texture) = entry.storage { deleteTexture(texture) }
+        }
         textures.removeAll()
         budget.removeAll()
+        for page in atlasPages { deleteTexture(page) }
+        atlasPages.removeAll()
+        atlas.removeAll()
         webProgram.delete()
         textureProgram.delete()
         textProgram.delete()
@@ -251,16 +308,67 @@ public final class Canvas {
 
     private func texture(for key: TextKey) -> TextTexture? {
         if let entry = textures[key] {
-            budget.touch(key)
+            if case .atlas = entry.storage { atlas.touch(key) } else { budget.touch(key, at: Self.now) }
             return entry
         }
         let bitmap = rasterizer.render(key.text, style: key.style, box: key.box, maxTextureSize: maxTextureSize)
         guard bitmap.width > 0, bitmap.height > 0 else { return nil }
         precondition(bitmap.width <= maxTextureSize && bitmap.height <= maxTextureSize)
-        for victim in budget.evictions(toFit: bitmap.byteCount) {
-            if let entry = textures.removeValue(forKey: victim) { deleteTexture(entry.texture) }
+        _ = glGetError()  // Clear an earlier error so the checks below are about this upload.
+        let storage: TextStorage
+        if bitmap.byteCount <= Self.textAtlasItemLimit, atlas.fits(width: bitmap.width, height: bitmap.height) {
+            guard let place = placeInAtlas(key, bitmap) else { return nil }
+            storage = .atlas(place)
+        } else {
+            guard let texture = uploadOwnTexture(key, bitmap) else { return nil }
+            storage = .own(texture)
         }
-        _ = glGetError()  // Clear an earlier error so the check below is about this upload.
+        let extent = TextExtent(
+            originX: bitmap.originX, width: bitmap.width, height: bitmap.height, baseline: bitmap.baseline,
+            lineCount: bitmap.lineCount, isEllipsized: bitmap.isEllipsized)
+        let entry = TextTexture(storage: storage, extent: extent)
+        textures[key] = entry
+        return entry
+    }
+
+    /// Copies `bitmap` into a free place of the atlas (a page emptied to make room drops its texts from the cache;
+    /// a page is made the first time the packer asks for it).
+    private func placeInAtlas(_ key: TextKey, _ bitmap: TextBitmap) -> ShelfPacker<TextKey>.Placement? {
+        let (place, victims) = atlas.place(key, width: bitmap.width, height: bitmap.height)
+        for victim in victims { textures[victim] = nil }
+        if place.page == atlasPages.count {
+            var page: GLuint = 0
+            glGenTextures(1, &page)
+            glBindTexture(GLenum(GL_TEXTURE_2D), page)
+            // Storage only: every text is copied in with glTexSubImage2D.
+            glTexImage2D(
+                GLenum(GL_TEXTURE_2D), 0, GL_RGBA, GLsizei(atlas.pageWidth), GLsizei(atlas.pageHeight), 0,
+                GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), nil)
+            setNearestClamped()
+            atlasPages.append(page)
+        }
+        glBindTexture(GLenum(GL_TEXTURE_2D), atlasPages[place.page])
+        glPixelStorei(GLenum(GL_UNPACK_ALIGNMENT), 4)
+        bitmap.pixels.withUnsafeBytes { bytes in
+            glTexSubImage2D(
+                GLenum(GL_TEXTURE_2D), 0, GLint(place.x), GLint(place.y), GLsizei(bitmap.width),
+                GLsizei(bitmap.height), GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), bytes.baseAddress)
+        }
+        guard glGetError() == GLenum(GL_NO_ERROR) else {
+            atlas.remove(key)
+            uploadFailures += 1
+            return nil
+        }
+        return place
+    }
+
+    /// A texture of its own for a text too large for the atlas, within the byte budget.
+    private func uploadOwnTexture(_ key: TextKey, _ bitmap: TextBitmap) -> GLuint? {
+        let now = Self.now
+        let expired = budget.expirations(usedBefore: now > Self.largeTextExpiry ? now - Self.largeTextExpiry : 0)
+        for victim in expired + budget.evictions(toFit: bitmap.byteCount) {
+            if case .own(let texture) = textures.removeValue(forKey: victim)?.storage { deleteTexture(texture) }
+        }
         var texture: GLuint = 0
         glGenTextures(1, &texture)
         glBindTexture(GLenum(GL_TEXTURE_2D), texture)
@@ -276,20 +384,27 @@ public final class Canvas {
             uploadFailures += 1
             return nil
         }
-        // Text is drawn at integer positions, 1:1: nearest sampling keeps glyph edges exactly as cairo made them.
+        setNearestClamped()
+        budget.insert(key, bytes: bitmap.byteCount, at: now)
+        return texture
+    }
+
+    /// CLOCK_MONOTONIC in nanoseconds, for ``largeTextExpiry``.
+    private static var now: UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+
+    /// Text is drawn at integer positions, 1:1: nearest sampling keeps glyph edges exactly as cairo made them (and
+    /// never reaches into a neighbour in the atlas).
+    private func setNearestClamped() {
         for (parameter, value) in [
             (GL_TEXTURE_MIN_FILTER, GL_NEAREST), (GL_TEXTURE_MAG_FILTER, GL_NEAREST),
             (GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE), (GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE),
         ] {
             glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(parameter), value)
         }
-        let extent = TextExtent(
-            originX: bitmap.originX, width: bitmap.width, height: bitmap.height, baseline: bitmap.baseline,
-            lineCount: bitmap.lineCount, isEllipsized: bitmap.isEllipsized)
-        let entry = TextTexture(texture: texture, extent: extent)
-        textures[key] = entry
-        budget.insert(key, bytes: bitmap.byteCount)
-        return entry
     }
 
     private func deleteTexture(_ texture: GLuint) {
@@ -304,13 +419,26 @@ public final class Canvas {
         glUniform1f(program.uniform("u_flip"), flipsVertically ? -1 : 1)
     }
 
-    private func drawQuad(x: Float, y: Float, width: Float, height: Float, flipped: Bool = false) {
-        let (top, bottom): (Float, Float) = flipped ? (1, 0) : (0, 1)
+    /// The part of a texture a quad shows, in texture coordinates (top = the first row uploaded).
+    private struct TextureRegion {
+        var left: Float
+        var top: Float
+        var right: Float
+        var bottom: Float
+
+        static let whole = TextureRegion(left: 0, top: 0, right: 1, bottom: 1)
+    }
+
+    private func drawQuad(
+        x: Float, y: Float, width: Float, height: Float, flipped: Bool = false, region: TextureRegion = .whole
+    ) {
+        let (left, right) = (region.left, region.right)
+        let (top, bottom) = flipped ? (region.bottom, region.top) : (region.top, region.bottom)
         let vertices: [Float] = [
-            x, y, 0, top,
-            x + width, y, 1, top,
-            x, y + height, 0, bottom,
-            x + width, y + height, 1, bottom,
+            x, y, left, top,
+            x + width, y, right, top,
+            x, y + height, left, bottom,
+            x + width, y + height, right, bottom,
         ]
         vertices.withUnsafeBufferPointer { buffer in
             let base = UnsafeRawPointer(buffer.baseAddress!)

@@ -48,4 +48,16 @@ import Testing
         }
         #expect(cache.count == live.count)
     }
+
+    @Test func entriesNotUsedSinceATimeExpireAndCountAsEvicted() {
+        var cache = ByteBudgetCache<String>(budget: 100)
+        cache.insert("shown once", bytes: 10, at: 100)
+        cache.insert("shown", bytes: 10, at: 100)
+        cache.insert("new", bytes: 10, at: 250)
+        cache.touch("shown", at: 300)
+        #expect(cache.expirations(usedBefore: 200) == ["shown once"])
+        #expect(cache.contains("shown") && cache.contains("new") && !cache.contains("shown once"))
+        #expect(cache.bytes == 20 && cache.evicted == 1)
+        #expect(cache.expirations(usedBefore: 200).isEmpty)
+    }
 }
