@@ -221,18 +221,7 @@ extension DisplayBenchmarks {
         for _ in 0..<4 {
             let connection = try LineConnection(path: socket)
             connection.write(#"{"method":"events.subscribe"}"# + "\n")
-            var stalled = 0
-            while stalled < 20 {
-                let written = batch.withUnsafeBytes {
-                    send(connection.descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
-                }
-                if written < 0 {
-                    stalled += 1
-                    usleep(20_000)
-                } else {
-                    stalled = 0
-                }
-            }
+            connection.writeUntilStalled(batch)
             silent.append(connection)
         }
         silent.removeAll()

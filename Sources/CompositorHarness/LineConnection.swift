@@ -54,6 +54,24 @@ public final class LineConnection {
 
     public func shutdownWriting() { _ = shutdown(descriptor, Int32(SHUT_WR)) }
 
+    /// Writes `bytes` again and again, never blocking, until the peer has stopped reading: 20 tries 20 ms apart
+    /// find the socket full. What a client that pipelines requests and never reads the replies does (the server
+    /// stops reading once its buffer of replies is full, then ours fills).
+    public func writeUntilStalled(_ bytes: [UInt8]) {
+        var stalled = 0
+        while stalled < 20 {
+            let written = bytes.withUnsafeBytes {
+                send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+            }
+            if written < 0 {
+                stalled += 1
+                usleep(20_000)
+            } else {
+                stalled = 0
+            }
+        }
+    }
+
     /// The next line, or nil at end of stream; throws after `timeout` seconds without one.
     public func readLine(timeout: Double = 3) throws -> String? {
         let deadline = Date().addingTimeInterval(timeout)

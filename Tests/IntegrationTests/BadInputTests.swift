@@ -118,24 +118,8 @@ import Testing
         var silent: [LineConnection] = []
         for _ in 0..<4 {
             let connection = try LineConnection(path: socket)
-            var flags = fcntl(connection.descriptor, F_GETFL)
-            flags |= O_NONBLOCK
-            _ = fcntl(connection.descriptor, F_SETFL, flags)
             connection.write(#"{"method": "events.subscribe"}"# + "\n")
-            let batch = [UInt8](String(repeating: request, count: 200).utf8)
-            // Write until the server stops reading (its buffer of our replies is full) and ours is full too.
-            var stalled = 0
-            while stalled < 20 {
-                let written = batch.withUnsafeBytes {
-                    send(connection.descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
-                }
-                if written < 0 {
-                    stalled += 1
-                    usleep(20_000)
-                } else {
-                    stalled = 0
-                }
-            }
+            connection.writeUntilStalled([UInt8](String(repeating: request, count: 200).utf8))
             silent.append(connection)
         }
         let messageDuringStall = try app.request(
