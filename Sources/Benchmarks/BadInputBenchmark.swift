@@ -89,8 +89,13 @@ extension DisplayBenchmarks {
             loaded = try local(for: seconds / 2)
         }
         if let failure = storms.failure { throw HarnessError("a storm failed: \(failure)") }
-        Thread.sleep(forTimeInterval: 5)  // the storms' connections closing
-        let after = try Self.resources(pid: instance.app.pid)
+        // The storms' connections closing: until the kiosk holds no more descriptors than before them, or 10 s.
+        let closing = Date().addingTimeInterval(10)
+        var after = try Self.resources(pid: instance.app.pid)
+        while after.fds > before.fds && Date() < closing {
+            Thread.sleep(forTimeInterval: 0.1)
+            after = try Self.resources(pid: instance.app.pid)
+        }
 
         var results: [BenchmarkResult] = []
         for (subject, values) in [("local-status-alone", alone.latencies), ("local-status-storms", loaded.latencies)] {
