@@ -115,35 +115,13 @@ extension DisplayBenchmarks {
         }
         let commits = Self.enqueueToCommit(in: instance.app.output)
         for screen in ["HEADLESS-1", "HEADLESS-2"] {
-            var p99s: [Double] = []
-            for (phase, ids) in [("alone", alone.sent), ("storms", loaded.sent)] {
-                let values = ids.compactMap { commits[screen]?[$0] }
-                guard values.count == ids.count else {
-                    throw HarnessError("\(ids.count - values.count) of \(ids.count) messages never shown on \(screen)")
-                }
-                for (metric, p) in [("p50", 50.0), ("p99", 99.0)] {
-                    let value = SampleStatistics.percentile(values, p)
-                    if metric == "p99" { p99s.append(value) }
-                    results.append(
-                        BenchmarkResult(
-                            benchmark: "bad-input", subject: "frames-\(phase)/\(screen)",
-                            metric: "enqueue-to-commit-\(metric)", value: value, unit: "ms", samples: values.count))
-                }
+            for ids in [alone.sent, loaded.sent] where ids.contains(where: { commits[screen]?[$0] == nil }) {
+                let lost = ids.filter { commits[screen]?[$0] == nil }.count
+                throw HarnessError("\(lost) of \(ids.count) messages never shown on \(screen)")
             }
-            results.append(
-                BenchmarkResult(
-                    benchmark: "bad-input", subject: "frames/\(screen)", metric: "p99-storms/alone",
-                    value: p99s[1] / p99s[0], unit: "ratio"))
-            // Noise: the quiet period's two halves against each other, as in `remote-load`.
-            let quiet = alone.sent.compactMap { commits[screen]?[$0] }
-            let halves = [quiet.prefix(quiet.count / 2), quiet.suffix(quiet.count - quiet.count / 2)].map {
-                SampleStatistics.percentile(Array($0), 99)
-            }
-            results.append(
-                BenchmarkResult(
-                    benchmark: "bad-input", subject: "frames/\(screen)", metric: "p99-alone-half/half",
-                    value: max(halves[0], halves[1]) / min(halves[0], halves[1]), unit: "ratio",
-                    samples: quiet.count))
+            results += Self.framesUnderLoad(
+                benchmark: "bad-input", screen: screen, commits: commits, quiet: ("alone", alone.sent),
+                loaded: ("storms", loaded.sent))
         }
         results.append(
             BenchmarkResult(

@@ -92,22 +92,9 @@ extension DisplayBenchmarks {
         let commits = Self.enqueueToCommit(in: log)
         let breakdown = Self.probeWaits(in: log)
         for screen in ["HEADLESS-1", "HEADLESS-2"] {
-            var p99s: [Double] = []
-            for (phase, ids) in [("alone", baseline.sent), ("under-load", loaded.sent)] {
-                let values = ids.compactMap { commits[screen]?[$0] }
-                for (metric, p) in [("p50", 50.0), ("p99", 99.0)] {
-                    let value = SampleStatistics.percentile(values, p)
-                    if metric == "p99" { p99s.append(value) }
-                    results.append(
-                        BenchmarkResult(
-                            benchmark: "remote-load", subject: "frames-\(phase)/\(screen)",
-                            metric: "enqueue-to-commit-\(metric)", value: value, unit: "ms", samples: values.count))
-                }
-            }
-            results.append(
-                BenchmarkResult(
-                    benchmark: "remote-load", subject: "frames/\(screen)", metric: "p99-under-load/alone",
-                    value: p99s[1] / p99s[0], unit: "ratio"))
+            results += Self.framesUnderLoad(
+                benchmark: "remote-load", screen: screen, commits: commits, quiet: ("alone", baseline.sent),
+                loaded: ("under-load", loaded.sent))
             // Where the probes' time went (the kiosk's own split of each), and how many frames the screen
             // committed per second in each phase: what the load adds to draw.
             for (phase, ids, frames) in [
@@ -147,17 +134,6 @@ extension DisplayBenchmarks {
                         value: Double(frames[screen] ?? 0) / (phase == "alone" ? seconds / 2 : seconds),
                         unit: "frames/s"))
             }
-            // Noise: the p99 of the first half of the quiet minute against the second's, the larger over the
-            // smaller; the load's ratio is within the noise when it is not above this.
-            let quiet = baseline.sent.compactMap { commits[screen]?[$0] }
-            let halves = [quiet.prefix(quiet.count / 2), quiet.suffix(quiet.count - quiet.count / 2)].map {
-                SampleStatistics.percentile(Array($0), 99)
-            }
-            results.append(
-                BenchmarkResult(
-                    benchmark: "remote-load", subject: "frames/\(screen)", metric: "p99-alone-half/half",
-                    value: max(halves[0], halves[1]) / min(halves[0], halves[1]), unit: "ratio",
-                    samples: quiet.count))
         }
         results.append(
             BenchmarkResult(
