@@ -125,6 +125,13 @@ extension DisplayBenchmarks {
                 benchmark: "soak", subject: "multiscreen", metric: metric, value: value, unit: unit, samples: count)
         }
         let settled = samples.filter { $0.minute > warmUpMinutes }
+        /// The least-squares slope of one figure after the warm-up, in MiB an hour.
+        func growth(_ name: String, _ bytes: KeyPath<SoakSample, Int>) -> BenchmarkResult {
+            result(
+                "\(name)-growth-after-warm-up",
+                Self.slopePerHour(settled.map { (Double($0.minute), Double($0[keyPath: bytes])) }) / 1_048_576,
+                "MiB/h", samples: settled.count)
+        }
         let window = max(1, min(10, samples.count / 2))
         let first = samples.prefix(window)
         let last = samples.suffix(window)
@@ -139,22 +146,10 @@ extension DisplayBenchmarks {
             result("rss-first-minute", Double(samples.first?.rss ?? 0) / 1_048_576, "MiB"),
             result("rss-after-warm-up", Double(settled.first?.rss ?? 0) / 1_048_576, "MiB"),
             result("rss-last-minute", Double(samples.last?.rss ?? 0) / 1_048_576, "MiB"),
-            result(
-                "rss-growth-after-warm-up",
-                Self.slopePerHour(settled.map { (Double($0.minute), Double($0.rss)) }) / 1_048_576,
-                "MiB/h", samples: settled.count),
-            result(
-                "heap-in-use-growth-after-warm-up",
-                Self.slopePerHour(settled.map { (Double($0.minute), Double($0.heapInUse)) }) / 1_048_576,
-                "MiB/h", samples: settled.count),
-            result(
-                "heap-free-growth-after-warm-up",
-                Self.slopePerHour(settled.map { (Double($0.minute), Double($0.heapFree)) }) / 1_048_576,
-                "MiB/h", samples: settled.count),
-            result(
-                "heap-mapped-growth-after-warm-up",
-                Self.slopePerHour(settled.map { (Double($0.minute), Double($0.heapMapped)) }) / 1_048_576,
-                "MiB/h", samples: settled.count),
+            growth("rss", \.rss),
+            growth("heap-in-use", \.heapInUse),
+            growth("heap-free", \.heapFree),
+            growth("heap-mapped", \.heapMapped),
             result("fds-first-minute", Double(samples.first?.fds ?? 0), "fds"),
             result("fds-last-minute", Double(samples.last?.fds ?? 0), "fds"),
             result("fds-max", Double(samples.map(\.fds).max() ?? 0), "fds"),
