@@ -109,12 +109,14 @@ public enum JSONValue: Equatable, Hashable, Sendable {
         case is NSNull: self = .null
         case let string as String: self = .string(string)
         case let decimal as NSDecimalNumber:
-            // Integers beyond Int64 (and Int64.min): its description is the number as written, in digits.
+            // Foundation's decimal holds a number with more digits than a `Double` (integers beyond Int64, and
+            // Int64.min); its description is the number in digits. Its `doubleValue` is not always the nearest
+            // `Double` (and that one then writes and reads back as another), so the digits are rounded by `Double(_:)`.
             let text = decimal.description
             if let integer = Int(text) {
                 self = .integer(integer)
             } else {
-                self = .number(decimal.doubleValue)
+                self = .number(Double(text) ?? decimal.doubleValue)
             }
         case let number as NSNumber:
             if ObjectIdentifier(type(of: number)) == Self.booleanClass {

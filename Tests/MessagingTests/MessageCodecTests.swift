@@ -295,6 +295,21 @@ struct MessageCodecTests {
         }
     }
 
+    /// A number with more significant digits than a `Double` holds is rounded once, to the nearest `Double`, so what
+    /// the codec writes back decodes to the same value (found by the codec's fuzzer: Foundation's decimal
+    /// `doubleValue` rounds `5.111111111111119111111115e2` to a neighbour, whose shortest form then decodes to another).
+    @Test(arguments: [
+        ("5.111111111111119111111115e2", 511.11111111111194),
+        ("511.11111111111205", 511.11111111111205),
+        ("12345678901234567890123e-50", 1.2345678901234567e-28),
+        ("2.99999999999999999999999999999", 3),
+    ])
+    func longNumbersRoundOnce(written: String, nearest: Double) throws {
+        let message = try MessageCodec.decodeRequest(#"{"method":"send","params":{"text":"a","ttl":\#(written)}}"#)
+        #expect(message == .send(text: "a", screen: nil, ttl: nearest))
+        #expect(try MessageCodec.decodeRequest(MessageCodec.encodeRequest(message)) == message)
+    }
+
     /// What Foundation's parser accepts beyond RFC 8259 and the codec therefore accepts too (see ``JSONValue``):
     /// a duplicate key keeps its last value, a trailing comma is ignored, and so is a byte order mark; UTF-16 input
     /// is detected from its first bytes.
