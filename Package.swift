@@ -67,7 +67,7 @@ let package = Package(
         // scheduling and statistics, rectangles and colours. No C, no product rules.
         .target(name: "Outputs"),
         // One way to make a system call: EINTR retried, errno captured at the call.
-        .target(name: "SystemCalls"),
+        .target(name: "SystemCalls", dependencies: ["CLinux"]),
         // Lock-free rings, the wakeup, messages, replies, events, reply sinks and their JSON codec. No Wayland.
         .target(name: "Messaging", dependencies: [atomics, "CLinux", "SystemCalls"]),
         // The local control socket (a thread speaking the codec's JSON lines into a producer) and its client.

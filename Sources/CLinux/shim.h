@@ -1,5 +1,5 @@
 // Linux headers Glibc's Swift module does not export (like swift-nio's CNIOLinux): event file descriptors and
-// mallopt.
+// mallopt, and the calls below.
 #pragma once
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
@@ -13,4 +13,10 @@
 #include <unistd.h>
 static inline int ms_memfd_create(const char *name, unsigned int flags) {
     return (int)syscall(SYS_memfd_create, name, flags);
+}
+
+// prctl(2) is variadic, which Swift cannot call. PR_SET_NAME names the calling thread (the kernel keeps 15 bytes).
+#include <sys/prctl.h>
+static inline int ms_name_calling_thread(const char *name) {
+    return prctl(PR_SET_NAME, (unsigned long)name, 0UL, 0UL, 0UL);
 }

@@ -72,7 +72,7 @@ public final class FleetLink: ReplySink, MessageSource {
         }
         self.producer.withLock { $0 = producer }
         do {
-            try thread.start(niceness: ClientThreads.niceness) { loop.run() }
+            try thread.start(name: "ms-fleet", niceness: ClientThreads.niceness) { loop.run() }
         } catch {
             producer.close()
             throw FleetConfigError("cannot start the fleet thread: \(String(cString: strerror(error.errno)))")

@@ -91,7 +91,10 @@ public final class PhoneRemoteServer: MessageSource, @unchecked Sendable {
         channel.attach(to: bus)
         self.channel = channel
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        group.next().execute { ClientThreads.lowerCallingThread() }
+        group.next().execute {
+            ClientThreads.nameCallingThread("ms-remote")
+            ClientThreads.lowerCallingThread()
+        }
         let executor = EventLoopExecutor(group.next())
         self.executor = executor
         timer = DeadlineTimer(loop: group.next())

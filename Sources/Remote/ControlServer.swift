@@ -72,7 +72,7 @@ public final class ControlServer: ReplySink, MessageSource {
             path: path, listener: listener.descriptor, socketIdentity: listener.identity, producer: producer,
             mailbox: mailbox, options: options, logger: logger)
         do {
-            try thread.start(niceness: ClientThreads.niceness) { loop.run() }
+            try thread.start(name: "ms-control", niceness: ClientThreads.niceness) { loop.run() }
         } catch {
             loop.closeEverything()
             producer.close()

@@ -13,25 +13,30 @@ public final class LoopThread: Sendable {
     public init() {}
 
     /// Starts the thread, which calls `run` and ends when it returns. At most once.
-    /// - Parameter niceness: Added to the thread's nice value (``ClientThreads``).
+    /// - Parameters:
+    ///   - name: The thread's name as `top -H`, `ps -L` and debuggers show it (at most 15 bytes are kept).
+    ///   - niceness: Added to the thread's nice value (``ClientThreads``).
     /// - Throws: ``SystemCallError`` when the thread cannot be created (`run` is then never called).
-    public func start(niceness: Int32 = 0, running run: @escaping () -> Void) throws(SystemCallError) {
+    public func start(name: String, niceness: Int32 = 0, running run: @escaping () -> Void) throws(SystemCallError) {
         // `run` captures a loop object that is not Sendable: it is handed over, not shared, so it travels as an
         // unmanaged reference the new thread takes.
         final class Body {
+            let name: String
             let niceness: Int32
             let run: () -> Void
-            init(_ niceness: Int32, _ run: @escaping () -> Void) {
+            init(_ name: String, _ niceness: Int32, _ run: @escaping () -> Void) {
+                self.name = name
                 self.niceness = niceness
                 self.run = run
             }
         }
-        let body = Unmanaged.passRetained(Body(niceness, run))
+        let body = Unmanaged.passRetained(Body(name, niceness, run))
         var thread = pthread_t()
         let result = pthread_create(
             &thread, nil,
             { context in
                 let body = Unmanaged<Body>.fromOpaque(context!).takeRetainedValue()
+                ClientThreads.nameCallingThread(body.name)
                 if body.niceness != 0 { ClientThreads.lowerCallingThread(by: body.niceness) }
                 body.run()
                 return nil
