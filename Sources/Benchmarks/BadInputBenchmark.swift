@@ -17,7 +17,7 @@ extension DisplayBenchmarks {
     /// would be: the 1000 connections take every other slot, and a new connection would be told `busy`.
     public func badInput(seconds: Double) throws -> [BenchmarkResult] {
         try Self.allowDescriptors(1_200)
-        let instance = try Instance(binary: binary, outputs: 2, width: width, height: height)
+        let instance = try Instance(binary: binary, outputs: 2, width: width, height: height, cpus: cpus)
         defer { instance.stop() }
         let socket = instance.home + "/control.sock"
         let panel = try LineConnection(path: socket)

@@ -12,8 +12,11 @@ extension DisplayBenchmarks {
         let home: String
         var client: ControlClient { ControlClient(path: home + "/control.sock") }
 
+        /// - Parameter cpus: When given, the compositor and the kiosk are pinned to one CPU and this process to the
+        ///   other once the kiosk is up.
         init(
-            binary: String, outputs: Int, width: Int, height: Int, config: String = "", arguments: [String] = []
+            binary: String, outputs: Int, width: Int, height: Int, config: String = "", arguments: [String] = [],
+            cpus: CPUSplit? = nil
         ) throws {
             sway = try HeadlessSway(outputs: outputs, width: width, height: height)
             home = FileManager.default.temporaryDirectory.appendingPathComponent("ms-bench-\(UUID().uuidString)").path
@@ -30,6 +33,7 @@ extension DisplayBenchmarks {
                 _ = try app.waitForLine(containing: "first frame committed on HEADLESS-\(index)", timeout: 30)
             }
             try app.waitUntilQuiet()  // the first frames' callbacks and presentation feedback
+            try cpus?.apply(kioskProcesses: [sway.pid, app.pid])
         }
 
         /// Sends a message through the control socket; returns its id.

@@ -9,12 +9,16 @@ public struct DisplayBenchmarks {
     public var binary: String
     public var width: Int
     public var height: Int
+    /// Where the benchmarks whose load stands for other machines (`remoteLoad`, `badInput`) run the kiosk and the
+    /// load; nil: everything shares every CPU.
+    public var cpus: CPUSplit?
     private let logger = Logger(label: "multiscreen.bench")
 
-    public init(binary: String, width: Int = 1280, height: Int = 720) {
+    public init(binary: String, width: Int = 1280, height: Int = 720, cpus: CPUSplit? = nil) {
         self.binary = binary
         self.width = width
         self.height = height
+        self.cpus = cpus
     }
 
     // MARK: - Start-up

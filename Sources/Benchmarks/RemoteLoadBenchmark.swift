@@ -16,7 +16,8 @@ extension DisplayBenchmarks {
     public func remoteLoad(clients: Int, seconds: Double) throws -> [BenchmarkResult] {
         let port = Int.random(in: 20000..<40000)
         let config = "[remote]\nlisten = \"127.0.0.1:\(port)\"\nidle = 3600\nhold = 3\nttl = 3600\n"
-        let instance = try Instance(binary: binary, outputs: 2, width: width, height: height, config: config)
+        let instance = try Instance(
+            binary: binary, outputs: 2, width: width, height: height, config: config, cpus: cpus)
         defer { instance.stop() }
         _ = try instance.app.waitForLine(containing: "remote link ", timeout: 10)
         var probe = 0

@@ -132,19 +132,8 @@ extension RingBenchmark {
         func join() { pthread_join(thread, nil) }
 
         static func pinCurrentThread(to cpu: Int) {
-            var set = cpu_set_t()
-            withUnsafeMutableBytes(of: &set) { bytes in bytes[cpu / 8] |= UInt8(1 << (cpu % 8)) }
-            guard let setAffinity = schedSetAffinity, setAffinity(0, MemoryLayout<cpu_set_t>.size, &set) == 0 else {
-                fatalError("cannot pin to CPU \(cpu)")
-            }
+            do { try CPUSplit.pinCurrentThread(to: cpu) } catch { fatalError("\(error)") }
         }
-
-        /// `sched_setaffinity(2)` (pid 0: the calling thread). Glibc's Swift module leaves out the `_GNU_SOURCE`
-        /// parts of `<sched.h>`, so the symbol is looked up at run time.
-        private static let schedSetAffinity: (@convention(c) (pid_t, Int, UnsafeMutableRawPointer) -> Int32)? = {
-            guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "sched_setaffinity") else { return nil }
-            return unsafeBitCast(symbol, to: (@convention(c) (pid_t, Int, UnsafeMutableRawPointer) -> Int32).self)
-        }()
     }
 }
 

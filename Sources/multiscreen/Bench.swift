@@ -28,9 +28,21 @@ struct DisplayBenchOptions: ParsableArguments {
     @Option(help: "Output height in pixels.")
     var height = 720
 
-    func benchmarks() -> DisplayBenchmarks {
+    func benchmarks(cpus: CPUSplit? = nil) -> DisplayBenchmarks {
         logging.bootstrap()
-        return DisplayBenchmarks(binary: "/proc/self/exe".resolvingSymlinks, width: width, height: height)
+        return DisplayBenchmarks(binary: "/proc/self/exe".resolvingSymlinks, width: width, height: height, cpus: cpus)
+    }
+}
+
+/// `--cpus K,L` of the benchmarks whose load stands for other machines: the compositor and the kiosk on CPU K, the
+/// benchmark and its load on CPU L.
+extension CPUSplit: ExpressibleByArgument {
+    public init?(argument: String) {
+        let numbers = argument.split(separator: ",").map { Int($0) }
+        guard numbers.count == 2, let kiosk = numbers[0], let load = numbers[1], kiosk != load,
+            [kiosk, load].allSatisfy({ (0..<1024).contains($0) })
+        else { return nil }
+        self.init(kiosk: kiosk, load: load)
     }
 }
 

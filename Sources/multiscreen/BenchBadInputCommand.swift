@@ -12,8 +12,13 @@ struct BenchBadInput: ParsableCommand {
     @OptionGroup var options: DisplayBenchOptions
     @Option(help: "Seconds in all: the first half alone, the second under storms.")
     var seconds = 120.0
+    @Option(
+        help: ArgumentHelp(
+            "Run the compositor and the kiosk on CPU K and this benchmark with its load on CPU L, as if the load came from other machines (docs/benchmarks.md).",
+            valueName: "K,L"))
+    var cpus: CPUSplit?
 
     func run() throws {
-        printResults(try options.benchmarks().badInput(seconds: seconds), json: options.json)
+        printResults(try options.benchmarks(cpus: cpus).badInput(seconds: seconds), json: options.json)
     }
 }

@@ -38,8 +38,14 @@ struct BenchRemoteLoad: ParsableCommand {
     var clients = 200
     @Option(help: "Seconds of load, in two rounds, after half as long with local requests alone.")
     var seconds = 120.0
+    @Option(
+        help: ArgumentHelp(
+            "Run the compositor and the kiosk on CPU K and this benchmark with its load on CPU L, as if the load came from other machines (docs/benchmarks.md).",
+            valueName: "K,L"))
+    var cpus: CPUSplit?
 
     func run() throws {
-        printResults(try options.benchmarks().remoteLoad(clients: clients, seconds: seconds), json: options.json)
+        printResults(
+            try options.benchmarks(cpus: cpus).remoteLoad(clients: clients, seconds: seconds), json: options.json)
     }
 }
