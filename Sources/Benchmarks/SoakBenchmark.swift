@@ -63,6 +63,7 @@ extension DisplayBenchmarks {
         let ticks = Int((Double(minutes * 60) / messageInterval).rounded())
         var minutesSampled = 0
         var hotplugsDone = 0
+        var residentAfterWarmUp: [String: Int] = [:]
         for tick in 0..<ticks {
             // On the run's own clock, so a slow hotplug does not stretch the run: ticks missed are skipped.
             let due = start.addingTimeInterval(Double(tick) * messageInterval)
@@ -93,6 +94,9 @@ extension DisplayBenchmarks {
                     if let p99 = minute?["p99Ms"] as? Double { sample.p99.append(p99) }
                 }
                 samples.append(sample)
+                if minutesSampled == min(warmUpMinutes, minutes / 2) + 1 {
+                    residentAfterWarmUp = app.residentBytesByMapping
+                }
                 Logger(label: "multiscreen.bench").info(
                     "soak minute \(sample.minute)/\(minutes): RSS \(sample.rss / 1024) KiB (heap in use \(sample.heapInUse / 1024), free \(sample.heapFree / 1024), mapped \(sample.heapMapped / 1024) KiB), \(sample.fds) fds, p50 \(sample.p50) p99 \(sample.p99) ms"
                 )
@@ -108,12 +112,26 @@ extension DisplayBenchmarks {
             }
         }
         let log = app.output
+        let grown = Self.residentGrowth(from: residentAfterWarmUp, to: app.residentBytesByMapping)
         return Self.soakResults(
             samples: samples, warmUpMinutes: min(warmUpMinutes, minutes / 2), sent: sent, rejected: rejected,
             slowestReply: slowestReply, hotplugs: hotplugs,
             protocolErrors: log.components(separatedBy: "protocol error").count - 1,
             staleScreens: log.components(separatedBy: "recreating its window").count - 1,
-            alive: app.isRunning)
+            alive: app.isRunning) + grown
+    }
+
+    /// Where RSS changed between the first minute after the warm-up and the end: the five mappings that changed
+    /// most (at least 64 KiB), each a result whose subject is the mapping (spaces replaced, so lines stay
+    /// `key=value`).
+    static func residentGrowth(from before: [String: Int], to after: [String: Int]) -> [BenchmarkResult] {
+        guard !before.isEmpty, !after.isEmpty else { return [] }
+        let changes = Set(before.keys).union(after.keys).map { ($0, after[$0, default: 0] - before[$0, default: 0]) }
+        return changes.filter { abs($0.1) >= 64 * 1024 }.sorted { abs($0.1) > abs($1.1) }.prefix(5).map {
+            BenchmarkResult(
+                benchmark: "soak", subject: "mapping:" + $0.0.replacingOccurrences(of: " ", with: "_"),
+                metric: "rss-change-after-warm-up", value: Double($0.1) / 1024, unit: "KiB")
+        }
     }
 
     static func soakResults(

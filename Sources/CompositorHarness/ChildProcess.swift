@@ -245,6 +245,28 @@ public final class ChildProcess: Sendable {
         return 0
     }
 
+    /// Resident bytes per mapping (`Rss` of each entry of `/proc/PID/smaps`, summed by what is mapped: a file's
+    /// path, `[heap]`, `[stack]`, or `[anon]` for anonymous memory), empty when gone. Tells what RSS growth is:
+    /// heap, other anonymous memory (a library's own allocator, thread stacks), shared buffers, or pages of files
+    /// (fonts, caches) read as they are first touched.
+    public var residentBytesByMapping: [String: Int] {
+        guard let smaps = ProcessTable.readFile("/proc/\(pid)/smaps") else { return [:] }
+        var resident: [String: Int] = [:]
+        var mapping = "[anon]"
+        for line in smaps.split(separator: "\n") {
+            let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
+            guard let first = fields.first else { continue }
+            if first.contains("-"), first.first?.isHexDigit == true {
+                // A mapping's header: address range, permissions, offset, device, inode, then the path if any.
+                let path = fields.count > 5 ? fields[5].trimmingCharacters(in: .whitespaces) : ""
+                mapping = path.isEmpty ? "[anon]" : path.replacingOccurrences(of: " (deleted)", with: "")
+            } else if first == "Rss:", fields.count >= 2, let kilobytes = Int(fields[1]) {
+                resident[mapping, default: 0] += kilobytes * 1024
+            }
+        }
+        return resident
+    }
+
     /// The last 40 lines of output, for error messages.
     public func logTail() -> String? {
         let text = output

@@ -44,4 +44,22 @@ import Testing
         #expect(found.contains { $0.hasPrefix("fds grew") })
         #expect(found.contains { $0.hasPrefix("message → shown p50") })
     }
+
+    /// What grew is named: the mappings whose resident bytes changed most, largest change first, small ones left out.
+    @Test func residentGrowthNamesTheMappingsThatChangedMost() {
+        let kib = 1024
+        let before = ["[heap]": 16_000 * kib, "/usr/lib/libfoo.so": 900 * kib, "/memfd:wayland-shm": 4_000 * kib]
+        let after = [
+            "[heap]": 16_010 * kib, "/usr/lib/libfoo.so": 1_780 * kib, "/memfd:wayland-shm": 3_000 * kib,
+            "[anon]": 128 * kib, "/usr/share/fonts/a font.ttf": 100 * kib,
+        ]
+        let grown = DisplayBenchmarks.residentGrowth(from: before, to: after)
+        #expect(
+            grown.map(\.subject) == [
+                "mapping:/memfd:wayland-shm", "mapping:/usr/lib/libfoo.so", "mapping:[anon]",
+                "mapping:/usr/share/fonts/a_font.ttf",
+            ])
+        #expect(grown.map(\.value) == [-1000, 880, 128, 100])
+        #expect(DisplayBenchmarks.residentGrowth(from: [:], to: after).isEmpty, "no baseline, no claim")
+    }
 }
