@@ -63,6 +63,8 @@ extension DisplayBenchmarks {
         let ticks = Int((Double(minutes * 60) / messageInterval).rounded())
         var minutesSampled = 0
         var hotplugsDone = 0
+        // A short soak warms up for half its length at most.
+        let warmUp = min(warmUpMinutes, minutes / 2)
         var residentAfterWarmUp: [String: Int] = [:]
         for tick in 0..<ticks {
             // On the run's own clock, so a slow hotplug does not stretch the run: ticks missed are skipped.
@@ -94,7 +96,7 @@ extension DisplayBenchmarks {
                     if let p99 = minute?["p99Ms"] as? Double { sample.p99.append(p99) }
                 }
                 samples.append(sample)
-                if minutesSampled == min(warmUpMinutes, minutes / 2) + 1 {
+                if minutesSampled == warmUp + 1 {
                     residentAfterWarmUp = app.residentBytesByMapping
                 }
                 Logger(label: "multiscreen.bench").info(
@@ -114,7 +116,7 @@ extension DisplayBenchmarks {
         let log = app.output
         let grown = Self.residentGrowth(from: residentAfterWarmUp, to: app.residentBytesByMapping)
         return Self.soakResults(
-            samples: samples, warmUpMinutes: min(warmUpMinutes, minutes / 2), sent: sent, rejected: rejected,
+            samples: samples, warmUpMinutes: warmUp, sent: sent, rejected: rejected,
             slowestReply: slowestReply, hotplugs: hotplugs,
             protocolErrors: log.components(separatedBy: "protocol error").count - 1,
             staleScreens: log.components(separatedBy: "recreating its window").count - 1,
