@@ -6,7 +6,7 @@ import Glibc
 /// for answering a request is plenty (its real work, the reply, is made on the display thread).
 ///
 /// `bench bad-input` measured it with its storms on a CPU of their own (docs/reliability.md, R11): the storms
-/// lengthened the screens' slowest frames by ×1.03–1.31 with these threads at +5, and by ×0.80–1.08 at +19, within
+/// lengthened the screens' slowest frames by ×1.03–1.44 with these threads at +5, and by ×0.80–1.08 at +19, within
 /// the runs' noise; local `status` replies stayed under 11 ms at p99 during the storms either way.
 public enum ClientThreads {
     /// Added to a serving thread's nice value: the most there is.
