@@ -233,9 +233,7 @@ public enum RingBenchmark {
     /// rigtorp's throughput loop: the consumer checks every value, the producer spins on full. Each thread takes
     /// its end of the queue once, before its loop (for the ring: its pointers in registers, see
     /// ``SPSCRing/Producer``). The producer waits with the queue's own spin, as rigtorp's `push` does; the consumer
-    /// polls `tryPop`, as rigtorp's `while (!front())` does. (Waiting in `popSpinning` instead, one load of `tail`
-    /// per turn, measured slower here: a consumer that re-reads the producer's line that eagerly keeps the ring
-    /// near empty and steals that line from every store to it; docs/benchmarks.md.)
+    /// polls `tryPop`, as rigtorp's `while (!front())` does, so the two loops have the same shape.
     static func throughput<Q: Queue>(_ queue: Q, _ items: Int, _ consumerCPU: Int?) -> Double {
         prefault(queue, count: queue.capacity)
         let consumer = PinnedThread(cpu: consumerCPU) {
