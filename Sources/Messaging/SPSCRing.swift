@@ -20,8 +20,9 @@ import CLinux
 /// **Hot paths.** The producer caches not `head` but `head + capacity`, the index it may not reach: "full" is then
 /// one comparison of `tail` with that limit, as "empty" is one comparison of `head` with the cached `tail`. Each side
 /// reads the other's index only when its cached copy says full or empty, and refreshes the cache from that load.
-/// `pushSpinning` and `popSpinning` wait with the CPU's spin-wait hint between loads of the other index: without it a
-/// round trip through two rings took 1.25× as long on a 2-vCPU AMD EPYC (docs/benchmarks.md, "Message ring").
+/// `pushSpinning` and `popSpinning` wait with the CPU's spin-wait hint between loads of the other index: on a 2-vCPU
+/// AMD EPYC a round trip through two rings took a fifth less time with it, and throughput did not change
+/// (docs/benchmarks.md, "Message ring").
 ///
 /// **Why `BitwiseCopyable`.** A slot is written and read with plain loads and stores: no retain/release, no
 /// destructor to run on overwrite, nothing the optimiser must keep alive. Larger payloads travel out of line
