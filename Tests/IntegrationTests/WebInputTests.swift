@@ -41,7 +41,7 @@ import Testing
     private func waitForMessage(_ prefix: String, _ app: MultiscreenProcess, timeout: Double = 20) throws -> String {
         var found: String?
         // On a timeout the error carries Multiscreen's log (seat, pointer focus, web view), which says where the
-        // input stopped: the suite lost one click in one CI run that 20 runs of the test alone did not repeat.
+        // input stopped: the suite lost one click in one CI run that 18 runs of the test alone did not repeat.
         func arrived() throws -> Bool {
             found = try app.messageTexts().first { $0.hasPrefix(prefix) }
             return found != nil
