@@ -75,4 +75,27 @@ public final class HeadlessSway: SwayCompositor {
 
     /// Sets `output`'s transform (`normal`, `90`, `180`, `270`, `flipped-90`, …) and waits until sway reports it.
     public func setTransform(_ output: String, _ transform: String) throws { try sway.setTransform(output, transform) }
+
+    /// Floats the window `criteria` matches at the top left, borderless and exactly `width`×`height`, and waits until
+    /// `applied` says its client took that size (for a nested compositor's output window: the output's new mode).
+    ///
+    /// sway 1.7 now and then leaves a window it has just mapped or floated at the size its client last committed,
+    /// whatever `resize set` asked (about once in a hundred hotplugs of a nested sway; 8 runs in 55 of cage's output
+    /// windows), so the command is sent again every half second until `applied` holds. Sending it again to a window
+    /// that already has that size and place changes nothing.
+    public func placeFloatingWindow(
+        _ criteria: String, width: Int, height: Int, timeout: Double = 10, until applied: () throws -> Bool
+    ) throws {
+        let command = "\(criteria) floating enable, border none, resize set \(width) \(height), move position 0 0"
+        try swaymsg(command)
+        var lastAsked = monotonicSeconds()
+        try compositor.waitUntil(timeout: timeout, "\(criteria) to be placed at \(width)×\(height)") {
+            if try applied() { return true }
+            if monotonicSeconds() - lastAsked > 0.5 {
+                try swaymsg(command)
+                lastAsked = monotonicSeconds()
+            }
+            return false
+        }
+    }
 }

@@ -42,10 +42,7 @@ public final class NestedSway: SwayCompositor {
                 return names.count == outputs
             }
             for name in names {
-                try placeWindow(of: name, width: width, height: height)
-            }
-            for name in names {
-                try sway.waitForMode(name, width: width, height: height, timeout: timeout)
+                try placeWindow(of: name, width: width, height: height, timeout: timeout)
             }
         }
         sway.compositor.logger.info("nested sway ready in \(Int(sway.compositor.age * 1000)) ms")
@@ -60,18 +57,6 @@ public final class NestedSway: SwayCompositor {
     public func createOutput() throws -> String {
         let name = try sway.createOutput()
         try placeWindow(of: name, width: defaultWidth, height: defaultHeight)
-        // A resize sent while the outer sway is still mapping the new window is sometimes lost (seen under load,
-        // about once in a hundred hotplugs): ask again every half second until the inner output has the mode.
-        var lastAsked = monotonicSeconds()
-        try sway.compositor.waitUntil(timeout: 10, "output \(name) to be \(defaultWidth)×\(defaultHeight)") {
-            let mode = try sway.outputs().first { $0.name == name }?.mode
-            if mode?.width == defaultWidth && mode?.height == defaultHeight { return true }
-            if monotonicSeconds() - lastAsked > 0.5 {
-                try placeWindow(of: name, width: defaultWidth, height: defaultHeight)
-                lastAsked = monotonicSeconds()
-            }
-            return false
-        }
         return name
     }
 
@@ -112,14 +97,18 @@ public final class NestedSway: SwayCompositor {
         "[pid=\(sway.compositor.process.pid) title=\"^wlroots - \(name)$\"]"
     }
 
-    /// Waits for the outer window of `name`, then floats it at the top left with exactly `width`×`height`.
-    private func placeWindow(of name: String, width: Int, height: Int) throws {
+    /// Waits for the outer window of `name`, then floats it at the top left with exactly `width`×`height` and waits
+    /// until the inner sway reports that mode (a dead inner sway fails the wait with its own log).
+    private func placeWindow(of name: String, width: Int, height: Int, timeout: Double = 10) throws {
         let title = "wlroots - \(name)"
         let pid = sway.compositor.process.pid
-        try sway.compositor.waitUntil(timeout: 10, "the outer window \"\(title)\"") {
+        try sway.compositor.waitUntil(timeout: timeout, "the outer window \"\(title)\"") {
             try outer.windows().contains { $0.title == title && $0.pid == pid }
         }
-        try outer.swaymsg(
-            "\(criteria(for: name)) floating enable, border none, resize set \(width) \(height), move position 0 0")
+        try outer.placeFloatingWindow(criteria(for: name), width: width, height: height, timeout: timeout) {
+            try sway.compositor.checkAlive()
+            let mode = try sway.output(name)?.mode
+            return mode?.width == width && mode?.height == height
+        }
     }
 }

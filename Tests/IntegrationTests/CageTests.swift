@@ -115,21 +115,10 @@ import Testing
             windows = try outer.windows().filter { $0.appID == "wlroots" }.sorted { $0.id < $1.id }
             return windows.count == 2
         }
-        // sway 1.7 now and then leaves a window it has just floated at the size its client last committed, whatever
-        // `resize set` asked (seen in 8 runs of 55: still 480×540, or 960×540 and centred), so the command is sent
-        // again, a few times at most, until cage reports the output at its new size.
         var resized = ""
-        for attempt in 1...4 {
-            try outer.swaymsg("[con_id=\(windows[0].id)] floating enable, resize set 400 300, move position 0 0")
-            do {
-                try waitUntil(timeout: 3, "a cage output of 400×300 (attempt \(attempt) of 4)") {
-                    resized = try cage.outputs().first { $0.mode.width == 400 && $0.mode.height == 300 }?.name ?? ""
-                    return !resized.isEmpty
-                }
-                break
-            } catch let error as HarnessError where attempt < 4 {
-                print("CageTests: \(error); windows: \(try outer.windows()); asking again")
-            }
+        try outer.placeFloatingWindow("[con_id=\(windows[0].id)]", width: 400, height: 300) {
+            resized = try cage.outputs().first { $0.mode.width == 400 && $0.mode.height == 300 }?.name ?? ""
+            return !resized.isEmpty
         }
         let hostWindow = resized == host ? windows[0] : windows[1]
         try outer.swaymsg("[con_id=\(hostWindow.id)] kill")
