@@ -23,7 +23,6 @@ let atomics = Target.Dependency.product(name: "Atomics", package: "swift-atomics
 
 let package = Package(
     name: "multiscreen",
-    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "multiscreen", targets: ["multiscreen"]),
         // The parsers of untrusted input, for the fuzz targets of Fuzz/Package.swift (scripts/fuzz).
@@ -31,7 +30,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-atomics", from: "1.2.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
@@ -66,6 +65,8 @@ let package = Package(
         // The vocabulary every layer shares, pure Swift: outputs and their changes, surface geometry, frame
         // scheduling and statistics, rectangles and colours. No C, no product rules.
         .target(name: "Outputs"),
+        // The process's log handler: standard error, one flushed line per event, every call site rate-limited.
+        .target(name: "Logs", dependencies: [logging]),
         // One way to make a system call: EINTR retried, errno captured at the call.
         .target(name: "SystemCalls", dependencies: ["CLinux"]),
         // Lock-free rings, the wakeup, messages, replies, events, reply sinks and their JSON codec. No Wayland.
@@ -103,7 +104,7 @@ let package = Package(
         .target(name: "TOMLPrecheck"),
         // The product controller: executes typed requests against the model, returns typed replies, the events they
         // caused and what changed. Pure Swift, tested without a compositor.
-        .target(name: "Product", dependencies: ["Screens", "Outputs", "Messaging"]),
+        .target(name: "Product", dependencies: ["Screens", "Outputs", "Messaging", logging]),
         // The fleet link: an MQTT client (libmosquitto) on its own thread, one more message source with its own reply
         // sink, and the operator's side of the same topics.
         .target(
@@ -161,7 +162,8 @@ let package = Package(
             name: "multiscreen",
             dependencies: [
                 "MultiscreenApp", "Screens", "Outputs", "Messaging", "CompositorHarness", "Benchmarks", "Remote",
-                "LatencyReport", "Fleet", "PhoneRemote", "WebContent", logging,
+                "LatencyReport", "Fleet", "PhoneRemote", "WebContent", "Logs", "SystemCalls", "Wayland", "TOMLPrecheck",
+                logging,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // ThreadSanitizer stress run of the rings (scripts/tsan-stress), including a broken canary ring.
@@ -171,6 +173,7 @@ let package = Package(
         .target(name: "CVirtualPointer", dependencies: ["CWaylandClient"], path: "Tests/CVirtualPointer"),
 
         .testTarget(name: "MessagingTests", dependencies: ["Messaging", "SystemCalls"]),
+        .testTarget(name: "LogsTests", dependencies: ["Logs", logging]),
         .testTarget(name: "RemoteTests", dependencies: ["Remote", "Messaging", "CompositorHarness"]),
         .testTarget(name: "FleetTests", dependencies: ["Fleet", "Messaging", "CompositorHarness"]),
         .testTarget(
@@ -183,7 +186,7 @@ let package = Package(
             ]),
         .testTarget(name: "OutputsTests", dependencies: ["Outputs"]),
         .testTarget(name: "WebContentTests", dependencies: ["WebContent", "Messaging"]),
-        .testTarget(name: "ScreensTests", dependencies: ["Screens", "Outputs"]),
+        .testTarget(name: "ScreensTests", dependencies: ["Screens", "Outputs", "TOMLPrecheck"]),
         .testTarget(
             name: "ProductTests",
             dependencies: ["Product", "Screens", "Outputs", "Messaging", "CompositorHarness", logging]),

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import Logs
 
 /// `multiscreen`: one application across every screen of a Wayland session.
 struct Multiscreen: ParsableCommand {
@@ -17,8 +18,9 @@ struct Multiscreen: ParsableCommand {
         subcommands: [
             Run.self, Outputs.self, Demo.self, Bench.self, SendCommand.self, CardCommand.self, RoleCommand.self,
             ContentCommand.self, MessagesCommand.self, StatusCommand.self, EventsCommand.self, FleetCommand.self,
-            LatencyCommand.self, WebCommand.self,
+            LatencyCommand.self, WebCommand.self, ConfigCommand.self,
         ],
+        version: version,
         defaultSubcommand: nil)
 
     @OptionGroup var logging: LoggingOptions
@@ -37,7 +39,8 @@ struct Multiscreen: ParsableCommand {
 }
 
 /// `--log-level`, shared by every command. Logs go to standard error, one line each, flushed immediately
-/// (tests and benchmarks read them while the process runs).
+/// (tests and benchmarks read them while the process runs), each log call site at `info` and above rate-limited
+/// (``LoggingSetup``).
 struct LoggingOptions: ParsableArguments {
     @Option(
         name: .long,
@@ -52,12 +55,5 @@ struct LoggingOptions: ParsableArguments {
         Logger.Level(
             rawValue: ProcessInfo.processInfo.environment["MULTISCREEN_LOG_LEVEL"] ?? "") ?? .info
 
-    func bootstrap() {
-        let level = logLevel
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
-    }
+    func bootstrap() { LoggingSetup.bootstrap(level: logLevel) }
 }
