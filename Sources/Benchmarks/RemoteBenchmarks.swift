@@ -40,12 +40,11 @@ extension DisplayBenchmarks {
             // closes its socket, as a browser does when the Release form navigates); one claims, sends and goes
             // quiet until the idle limit (1 s here) ends its control (the kiosk closes its socket). Each time the QR
             // code comes back with a fresh code.
-            for (ending, codesBefore) in [("left", 1), ("timed-out", 2)] {
-                let links = app.output.split(separator: "\n").filter { $0.contains("remote link ") }
-                guard links.count == codesBefore, let line = links.last,
-                    let token = line.components(separatedBy: "?code=").last?.prefix(while: { $0 != " " && $0 != "\"" }),
-                    let cookie = try RawWebSocketClient(port: port).claim(code: String(token), port: port)
-                else { throw HarnessError("the phone could not claim control (\(links.count) codes so far)") }
+            var link = try sway.waitForNewQRCode(on: "HEADLESS-2")
+            for ending in ["left", "timed-out"] {
+                guard let token = link.components(separatedBy: "?code=").last,
+                    let cookie = try RawWebSocketClient(port: port).claim(code: token, port: port)
+                else { throw HarnessError("the phone could not claim control with the code on screen") }
                 let phone = try RawWebSocketClient(port: port)
                 guard try phone.upgrade(port: port, cookie: cookie) == 101 else {
                     throw HarnessError("the phone's WebSocket upgrade was refused")
@@ -64,9 +63,7 @@ extension DisplayBenchmarks {
                     try phone.write([0x88, 0x80, 0, 0, 0, 0])  // answered as a browser does
                 }
                 phone.close()
-                try waitUntil(timeout: 10, "a fresh code after the phone") {
-                    app.output.split(separator: "\n").filter { $0.contains("remote link ") }.count > codesBefore
-                }
+                link = try sway.waitForNewQRCode(on: "HEADLESS-2", other: link)
                 // Past the WebSocket close handshake's timeout (10 s, `PhoneSocket.closeTimeout`): a timer a closing
                 // connection left behind fires then, and what it starts belongs in the window.
                 Thread.sleep(forTimeInterval: 16)
@@ -90,9 +87,8 @@ extension DisplayBenchmarks {
         let config = "[remote]\nlisten = \"127.0.0.1:\(port)\"\nidle = 3600\nhold = 3600\n"
         let instance = try Instance(binary: binary, outputs: 3, width: width, height: height, config: config)
         defer { instance.stop() }
-        let line = try instance.app.waitForLine(containing: "remote link ", timeout: 10)
-        guard let token = line.components(separatedBy: "?code=").last?.prefix(while: { $0 != " " && $0 != "\"" })
-        else { throw HarnessError("no code in \(line)") }
+        let link = try instance.sway.waitForNewQRCode(on: "HEADLESS-2")
+        guard let token = link.components(separatedBy: "?code=").last else { throw HarnessError("no code in \(link)") }
         // The claim on one connection, the WebSocket on another (Hummingbird upgrades only a connection's first
         // request, as browsers open them).
         guard let cookie = try RawWebSocketClient(port: port).claim(code: String(token), port: port) else {

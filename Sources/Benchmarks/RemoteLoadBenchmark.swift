@@ -19,7 +19,7 @@ extension DisplayBenchmarks {
         let instance = try Instance(
             binary: binary, outputs: 2, width: width, height: height, config: config, cpus: cpus)
         defer { instance.stop() }
-        _ = try instance.app.waitForLine(containing: "remote link ", timeout: 10)
+        _ = try instance.sway.waitForNewQRCode(on: "HEADLESS-2")
         var probe = 0
         /// Local requests for `duration`: their latencies, the most controllers any `status` saw, the ids of the
         /// messages sent to time frames with.
@@ -67,7 +67,7 @@ extension DisplayBenchmarks {
         var afterRounds: [(rss: Double, fds: Double)] = []
         for _ in 0..<2 {
             let (round, frames) = try loadRound(
-                clients: clients, port: port, app: instance.app, shared: shared,
+                clients: clients, port: port, sway: instance.sway, shared: shared,
                 while: { try countingFrames { try local(for: seconds / 2) } })
             framesLoaded.merge(frames) { $0 + $1 }
             loaded.latencies += round.latencies
@@ -163,12 +163,12 @@ extension DisplayBenchmarks {
 
     /// One round of the load: the phones' threads and the code watcher run while `body` runs, then stop.
     private func loadRound<T>(
-        clients: Int, port: Int, app: ChildProcess, shared: LoadState, while body: () throws -> T
+        clients: Int, port: Int, sway: HeadlessSway, shared: LoadState, while body: () throws -> T
     ) throws -> T {
         shared.start()
         let bump = shared.bump
-        // The watcher reads the kiosk's log; the process object is only read from there.
-        nonisolated(unsafe) let app = app
+        // The watcher reads the screen; the compositor object is only read from there.
+        nonisolated(unsafe) let sway = sway
         let finished = DispatchGroup()
         for _ in 0..<clients {
             finished.enter()
@@ -215,17 +215,17 @@ extension DisplayBenchmarks {
             thread.stackSize = 256 * 1024
             thread.start()
         }
-        // Hand each fresh code (logged by the kiosk, as the QR code shows it) to the phones.
+        // Hand each fresh code to the phones, read off the screen as a phone's camera does (the code is in no log):
+        // the QR code's quarter of one external screen, a small picture for zbarimg.
         finished.enter()
         let watcher = Thread {
             defer { finished.leave() }
             var seen = Set<String>()
             while !shared.stopped {
-                for line in app.output.split(separator: "\n") where line.contains("remote link ") {
-                    guard let token = line.components(separatedBy: "?code=").last?.prefix(while: { $0 != " " }),
-                        seen.insert(String(token)).inserted
-                    else { continue }
-                    shared.offer(String(token))
+                if let link = try? sway.screenshot("HEADLESS-2").qrCodeText(corner: "bottom-right"),
+                    let token = link.components(separatedBy: "?code=").last, seen.insert(token).inserted
+                {
+                    shared.offer(token)
                 }
                 Thread.sleep(forTimeInterval: 0.2)
             }

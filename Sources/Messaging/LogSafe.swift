@@ -13,3 +13,27 @@ extension StringProtocol {
         return result
     }
 }
+
+extension StringProtocol {
+    /// A URL as a log may show it: `user:password@` and the query's values (where pages carry tokens and keys) are
+    /// replaced by `…`, then control characters are escaped as in ``logSafe``. Anything else is only escaped.
+    public var logSafeURL: String {
+        var text = String(self)
+        if let schemeEnd = text.range(of: "://") {
+            let authorityEnd = text[schemeEnd.upperBound...].firstIndex { "/?#".contains($0) } ?? text.endIndex
+            if let at = text[schemeEnd.upperBound..<authorityEnd].lastIndex(of: "@") {
+                text.replaceSubrange(schemeEnd.upperBound...at, with: "…@")
+            }
+        }
+        if let question = text.firstIndex(of: "?") {
+            let fragment = text[question...].firstIndex(of: "#") ?? text.endIndex
+            let query = text[text.index(after: question)..<fragment].split(
+                separator: "&", omittingEmptySubsequences: false
+            )
+            .map { pair in pair.split(separator: "=", maxSplits: 1).first.map { "\($0)=…" } ?? "" }
+            .joined(separator: "&")
+            text.replaceSubrange(text.index(after: question)..<fragment, with: query)
+        }
+        return text.logSafe
+    }
+}

@@ -105,7 +105,7 @@ final class WebScreens {
         } catch {
             failures += 1
             failed[screen.output.registryName] = url
-            logger.error("\(screen.output.displayName): cannot show \(url): \(error)")
+            logger.error("\(screen.output.displayName): cannot show \(url.logSafeURL): \(error)")
         }
     }
 

@@ -17,6 +17,8 @@ public struct ProductController {
     public let store: StateStore
     /// The config file, read again by ``reloadConfig()``; whether it was named explicitly (then it must exist).
     private var configSource: (path: String, mustExist: Bool)?
+    /// Which config is in force and why (`status` → `config`).
+    public private(set) var configStanding = ConfigStanding(path: RoleConfig.defaultPath(), source: .defaults)
     /// The persistent state changed since it was last written.
     public private(set) var hasUnsavedState = false
     /// Writes of the state file so far, and how the last one went, for `status`: a full or read-only disk must
@@ -32,12 +34,36 @@ public struct ProductController {
         self.logger = logger
     }
 
-    /// Reads the config and the restored state. Neither can stop Multiscreen: a broken config is reported and the
-    /// defaults used; a corrupt state file is set aside by ``StateStore`` and reported.
+    /// Reads the config and the restored state. Neither can stop Multiscreen: a corrupt state file is set aside by
+    /// ``StateStore`` and reported; a broken config is reported and replaced by the last good one, or, with none,
+    /// by the fail-safe (``ConfigStanding/Source/failSafe``): never by the defaults, which would put the controller
+    /// UI on the first output, a screen the broken file's rules may have made public.
     public static func load(configPath: String?, statePath: String?, logger: Logger) -> ProductController {
         let source = (path: configPath ?? RoleConfig.defaultPath(), mustExist: configPath != nil)
-        let config = readConfig(source, logger: logger) ?? RoleConfig()
         let store = StateStore(path: statePath ?? StateStore.defaultPath())
+        let lastGood = LastGoodConfig(stateFile: store.path)
+        var standing = ConfigStanding(path: source.path, source: .file)
+        let config: RoleConfig
+        switch readConfig(source, lastGood: lastGood, logger: logger) {
+        case .success(let read):
+            config = read
+            if !FileManager.default.fileExists(atPath: source.path) { standing.source = .defaults }
+        case .failure(let error):
+            standing.error = error.description
+            if let kept = lastGood.load() {
+                config = kept
+                standing.source = .lastGood
+                logger.error(
+                    "config \(source.path.logSafe) not used; running on the last good config (\(lastGood.path.logSafe))"
+                )
+            } else {
+                config = ConfigStanding.failSafeConfig
+                standing.source = .failSafe
+                logger.error(
+                    "config \(source.path.logSafe) not used and none was good before: every screen external, no controller UI"
+                )
+            }
+        }
         let loaded = store.load()
         if let warning = loaded.warning { logger.error("\(warning.logSafe)") }
         logger.info(
@@ -45,18 +71,31 @@ public struct ProductController {
         var product = ProductController(
             model: ScreenModel(config: config, state: loaded.state), store: store, logger: logger)
         product.configSource = source
+        product.configStanding = standing
         return product
     }
 
-    /// The config, or nil (logged, saying exactly what is wrong) when it cannot be used.
-    private static func readConfig(_ source: (path: String, mustExist: Bool), logger: Logger) -> RoleConfig? {
-        do {
+    /// The config, or why it cannot be used (logged, saying exactly what is wrong). A config that reads is kept as
+    /// the last good one.
+    private static func readConfig(
+        _ source: (path: String, mustExist: Bool), lastGood: LastGoodConfig, logger: Logger
+    ) -> Result<RoleConfig, RoleConfigError> {
+        do throws(RoleConfigError) {
             let config = try RoleConfig.load(path: source.path, mustExist: source.mustExist)
-            logger.info("config \(source.path): \(config.rules.count) role rules")
-            return config
+            logger.info("config \(source.path.logSafe): \(config.rules.count) role rules")
+            if FileManager.default.fileExists(atPath: source.path) {
+                do {
+                    try lastGood.remember(configFile: source.path)
+                } catch {
+                    logger.warning(
+                        "the last good config could not be kept at \(lastGood.path.logSafe): \(String(describing: error).logSafe)"
+                    )
+                }
+            }
+            return .success(config)
         } catch {
             logger.error("config not used, \(String(describing: error).logSafe)")
-            return nil
+            return .failure(error)
         }
     }
 
@@ -65,8 +104,18 @@ public struct ProductController {
     public mutating func reloadConfig() -> Outcome {
         guard let source = configSource else { return Outcome() }
         logger.info("reloading the config (SIGHUP)")
-        guard let config = Self.readConfig(source, logger: logger) else {
+        let config: RoleConfig
+        switch Self.readConfig(source, lastGood: LastGoodConfig(stateFile: store.path), logger: logger) {
+        case .success(let read):
+            config = read
+            configStanding = ConfigStanding(
+                path: source.path, source: FileManager.default.fileExists(atPath: source.path) ? .file : .defaults)
+        case .failure(let error):
             logger.error("the previous config stays in force")
+            configStanding.error = error.description
+            if configStanding.source == .file || configStanding.source == .defaults {
+                configStanding.source = .previous
+            }
             return Outcome()
         }
         let themeChanged = config.theme != model.roles.config.theme
@@ -117,7 +166,10 @@ public struct ProductController {
             let logged = try invalidParams { () throws(UnknownScreenError) in
                 try model.receive(text: text, screen: screen, ttl: ttl)
             }
-            logger.info("message #\(logged.id) for \(screen ?? "every screen"): \(logged.text.prefix(80).logSafe)")
+            // What people send is theirs: its text only at debug, never in a kiosk's default journal.
+            let target = screen ?? "every screen"
+            logger.info("message #\(logged.id) for \(target) (\(logged.text.count) characters)")
+            logger.debug("message #\(logged.id) for \(target): \(logged.text.prefix(80).logSafe)")
             var outcome = Outcome(reply: .sent(id: logged.id, screen: screen))
             outcome.events = [.messageReceived(id: logged.id, text: logged.text, screen: screen)]
             outcome.changes.message = logged
@@ -232,7 +284,7 @@ public struct ProductController {
                 throw MessageError(.invalidParams, "\"url\": \(problem)")
             }
             try invalidParams { () throws(UnknownScreenError) in try model.openPage(url: url, onScreen: screen) }
-            logger.info("web page on \(screen): \(url.logSafe)")
+            logger.info("web page on \(screen): \(url.logSafeURL)")
             var outcome = Outcome(
                 reply: .result(method: .openWeb, result: ["screen": .string(screen), "url": .string(url)]))
             absorb(model.assignment, into: &outcome)

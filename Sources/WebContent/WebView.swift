@@ -177,7 +177,7 @@ public final class WebView {
             return String(cString: uri)
         }
         webkit_web_view_load_uri(view, url)
-        logger.info("web view: loading \(url) at \(width)x\(height) scale \(scale)")
+        logger.info("web view: loading \(url.logSafeURL) at \(width)x\(height) scale \(scale)")
     }
 
     // MARK: - Frames
@@ -196,7 +196,7 @@ public final class WebView {
         if multiscreen_shm_begin(frame, &pixels), let data = pixels.data {
             if frameSize != (pixels.width, pixels.height) {
                 frameSize = (pixels.width, pixels.height)
-                logger.info("web view: \(url) frames are \(pixels.width)x\(pixels.height) pixels")
+                logger.info("web view: \(url.logSafeURL) frames are \(pixels.width)x\(pixels.height) pixels")
             }
             upload(data, pixels.width, pixels.height, pixels.stride)
             multiscreen_shm_end(frame)
@@ -219,7 +219,8 @@ public final class WebView {
         pendingFrameWaitedAtMost = mainContext.readyWaitedAtMost
         if framesReceived == 1 {
             let elapsed = Double(Self.monotonicNanoseconds() &- openedAt) / 1e6
-            logger.info("web view: first frame of \(url) \((elapsed * 10).rounded() / 10) ms after it was opened")
+            logger.info(
+                "web view: first frame of \(url.logSafeURL) \((elapsed * 10).rounded() / 10) ms after it was opened")
         }
         if let older = pendingFrame, let exportable {
             // Never hold a frame past the next one.
@@ -372,7 +373,7 @@ public final class WebView {
                 scriptsAwaitingLoad.removeFirst()
                 scriptsDroppedWhileLoading += 1
                 logger.warning(
-                    "web view \(url): \(Self.scriptsKeptWhileLoading) deliveries wait for the page to load; dropped the oldest"
+                    "web view \(url.logSafeURL): \(Self.scriptsKeptWhileLoading) deliveries wait for the page to load; dropped the oldest"
                 )
             }
             scriptsAwaitingLoad.append((scriptsSent, script))
@@ -455,7 +456,7 @@ public final class WebView {
         }
         hangs += 1
         logger.error(
-            "web view \(url): the web process is not responding (\(why)); ending it in \(Self.hungSeconds) s unless it answers"
+            "web view \(url.logSafeURL): the web process is not responding (\(why)); ending it in \(Self.hungSeconds) s unless it answers"
         )
         state = .unresponsive(endedInSeconds: Self.hungSeconds)
         hungSource = g_timeout_add(
@@ -472,7 +473,7 @@ public final class WebView {
 
     private func responsive() {
         cancelHung()
-        logger.notice("web view \(url): the web process answers again")
+        logger.notice("web view \(url.logSafeURL): the web process answers again")
         state = framesReceived > 0 ? .shown : .loading
         onChange()
     }
@@ -568,7 +569,7 @@ public final class WebView {
         loadedAt = Self.monotonicNanoseconds()
 
         if case .failed = state { return }
-        logger.info("web view: loaded \(url)")
+        logger.info("web view: loaded \(url.logSafeURL)")
         documentLoaded = true
         let waiting = scriptsAwaitingLoad
         scriptsAwaitingLoad = []
@@ -579,7 +580,7 @@ public final class WebView {
     private func loadFailed(uri: String, reason: String) {
         // A navigation replaced by another (a reload, a new URL) reports "cancelled": not a failure of the page.
         if reason.lowercased().contains("cancel") { return }
-        logger.warning("web view: cannot load \(uri): \(reason)")
+        logger.warning("web view: cannot load \(uri.logSafeURL): \(reason)")
         state = .failed(reason: reason)
         onChange()
     }
@@ -605,7 +606,7 @@ public final class WebView {
         if loadedAt != 0 && Double(now &- loadedAt) / 1e9 >= Self.stableSeconds { crashStreak = 0 }
         let delay = min(Self.maximumBackoff, pow(2, Double(crashStreak)))
         crashStreak += 1
-        logger.error("web view \(url): \(why); loading it again in \(delay) s")
+        logger.error("web view \(url.logSafeURL): \(why); loading it again in \(delay) s")
         if let frame = pendingFrame, let exportable {
             wpe_view_backend_exportable_fdo_dispatch_release_shm_exported_buffer(exportable, frame)
         }
@@ -669,7 +670,7 @@ public final class WebView {
         view = nil
         if let manager { g_object_unref(manager) }
         manager = nil
-        logger.info("web view closed: \(url)")
+        logger.info("web view closed: \(url.logSafeURL)")
     }
 
     private static func monotonicNanoseconds() -> UInt64 {

@@ -8,6 +8,7 @@ import Outputs
 import PhoneRemote
 import Remote
 import Screens
+import SystemCalls
 import WebContent
 
 /// `multiscreen run`: attach to the Wayland session and put a screen on every output until stopped.
@@ -110,6 +111,12 @@ struct Run: ParsableCommand {
     mutating func run() throws {
         logging.bootstrap()
         let logger = Logger(label: "multiscreen")
+        do {
+            let limit = try OpenFileLimit.raiseToHard()
+            logger.debug("open file limit: \(limit.soft)")
+        } catch {
+            logger.warning("the open file limit stays as it was: \(error)")
+        }
         let app: Application
         do {
             var options = Application.Options(display: display)
@@ -138,9 +145,9 @@ struct Run: ParsableCommand {
                                 host: address.host, port: address.port, bus: bus, options: remoteOptions
                             ) { display, url in
                                 switch display {
-                                case .code(let code):
-                                    remoteLogger.info("remote code \(code.short) at \(url)")
-                                    remoteLogger.debug("remote link \(url)?code=\(code.token)")
+                                case .code:
+                                    // Never the code or the link: whoever reads the journal could take control.
+                                    remoteLogger.info("remote: a new access code is on the screens for \(url)")
                                 case .inControl: remoteLogger.info("remote: someone is in control")
                                 case .locked:
                                     remoteLogger.warning("remote: code entry locked after too many wrong codes")

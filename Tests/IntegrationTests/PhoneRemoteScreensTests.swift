@@ -8,31 +8,11 @@ import Testing
 @Suite(.serialized) struct PhoneRemoteScreensTests {
     private static let corners = ["top-left", "top-right", "bottom-left", "bottom-right"]
 
-    /// The text of the QR code zbarimg finds in `shot`, or nil.
-    private func decode(_ shot: Screenshot) throws -> String? {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("qr-\(UUID().uuidString).png").path
-        try shot.writePNG(to: path)
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let zbar = try ChildProcess("zbarimg", ["-q", "--raw", path])
-        let status = try zbar.waitForExit(timeout: 30)
-        // 4: no symbol found.
-        guard status == 0 else {
-            #expect(status == 4, "zbarimg failed: \(zbar.output)")
-            return nil
-        }
-        return zbar.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
     /// The corners of `shot` whose quarter holds a QR code, with what it says.
     private func codesByCorner(_ shot: Screenshot) throws -> [String: String] {
-        let (halfWidth, halfHeight) = (shot.width / 2, shot.height / 2)
         var found: [String: String] = [:]
         for corner in Self.corners {
-            let x = corner.hasSuffix("right") ? shot.width - halfWidth : 0
-            let y = corner.hasPrefix("bottom") ? shot.height - halfHeight : 0
-            if let text = try decode(shot.region(x: x, y: y, width: halfWidth, height: halfHeight)) {
-                found[corner] = text
-            }
+            if let text = try shot.qrCodeText(corner: corner) { found[corner] = text }
         }
         return found
     }
@@ -91,10 +71,9 @@ import Testing
         }
         try app.waitForLog("first frame committed on HEADLESS-2", timeout: 30)
         let origin = "Host: 127.0.0.1:\(port)\r\nOrigin: http://127.0.0.1:\(port)\r\n"
-        for (index, ending) in ["left", "timed out", "vanished"].enumerated() {
-            try app.waitForLogCount("remote link ", count: index + 1, timeout: 20)
-            let line = app.log.split(separator: "\n").last { $0.contains("remote link ") } ?? ""
-            let token = String(line.split(separator: "?code=").last?.prefix(while: { $0 != " " && $0 != "\"" }) ?? "")
+        var link = try sway.waitForNewQRCode(on: "HEADLESS-2")
+        for ending in ["left", "timed out", "vanished"] {
+            let token = String(link.split(separator: "?code=").last ?? "")
             let cookie = try #require(try RawWebSocketClient(port: port).claim(code: token, port: port), "\(ending)")
             let phone = try RawWebSocketClient(port: port)
             #expect(try phone.upgrade(port: port, cookie: cookie) == 101, "\(ending)")
@@ -115,7 +94,7 @@ import Testing
                 break  // no close frame: the socket just goes
             }
             phone.close()
-            try app.waitForLogCount("remote link ", count: index + 2, timeout: 20)
+            link = try sway.waitForNewQRCode(on: "HEADLESS-2", other: link)
             // Quiet for 1.5 s at least (a 1 s timer never is), then a 3 s window: at most one stray switch.
             try app.process.waitUntilQuiet(for: 1.5, timeout: 20)
             let switches = try app.process.contextSwitches(during: 3)
@@ -124,8 +103,7 @@ import Testing
 
         // A normal stop, with a phone's WebSocket and a kept-alive HTTP connection open, logs no error (HummingbirdCore's
         // server logged the cancellation of its accept loop as one).
-        let line = app.log.split(separator: "\n").last { $0.contains("remote link ") } ?? ""
-        let token = String(line.split(separator: "?code=").last?.prefix(while: { $0 != " " && $0 != "\"" }) ?? "")
+        let token = String(link.split(separator: "?code=").last ?? "")
         let cookie = try #require(try RawWebSocketClient(port: port).claim(code: token, port: port))
         let phone = try RawWebSocketClient(port: port)
         #expect(try phone.upgrade(port: port, cookie: cookie) == 101)
@@ -166,7 +144,7 @@ import Testing
         // The display thread has the offer (HEADLESS-2 shows it): HEADLESS-3, showing messages too, stays without
         // it (a few looks over a second, as an offer reaches every screen in one render pass).
         for _ in 0..<3 {
-            #expect(try decode(sway.screenshot("HEADLESS-3")) == nil, "HEADLESS-3 is not in qr_screens")
+            #expect(try sway.screenshot("HEADLESS-3").qrCodeText() == nil, "HEADLESS-3 is not in qr_screens")
             Thread.sleep(forTimeInterval: 0.3)  // spacing between looks, not a wait for a condition
         }
 
@@ -175,13 +153,12 @@ import Testing
         // they used to redraw for every offer change (a software frame each, in the way of the next message's).
         let before = try committedFrames(app)
         let port = try #require(Int(url.split(separator: ":").last?.prefix(while: \.isNumber) ?? ""), "\(url)")
-        let line = app.log.split(separator: "\n").last { $0.contains("remote link ") } ?? ""
-        let token = String(line.split(separator: "?code=").last?.prefix(while: { $0 != " " && $0 != "\"" }) ?? "")
+        let token = String(codes["top-left"]?.split(separator: "?code=").last ?? "")
         #expect(try RawWebSocketClient(port: port).claim(code: token, port: port) != nil)
         try waitUntil(timeout: 20, "HEADLESS-2 to draw the offer's going") {
             try committedFrames(app)["HEADLESS-2"] ?? 0 > before["HEADLESS-2"] ?? 0
         }
-        #expect(try decode(sway.screenshot("HEADLESS-2")) == nil, "the QR code hides while a phone is in control")
+        #expect(try sway.screenshot("HEADLESS-2").qrCodeText() == nil, "the QR code hides while a phone is in control")
         let after = try committedFrames(app)
         // In the same render pass as HEADLESS-2's frame, had they been marked: the controller is drawn before it.
         #expect(after["HEADLESS-1"] == before["HEADLESS-1"], "the controller redrew: \(before) → \(after)")
