@@ -75,6 +75,10 @@ struct StatusReport {
                 "wakeups": .integer(vitals.wakeups), "applied": .integer(vitals.applied),
             ]),
         ]
+        json["config"] = .object([
+            "path": .string(product.configStanding.path), "source": .string(product.configStanding.source.rawValue),
+            "error": .optional(product.configStanding.error),
+        ])
         json["state"] = .object([
             "path": .string(product.store.path), "saves": .integer(product.saves.written),
             "failures": .integer(product.saves.failed), "lastError": .optional(product.saves.lastError),

@@ -545,3 +545,80 @@ private func errorCode(_ outcome: Outcome) -> MessageError.Code? {
         for line in lines { #expect(!line.hasRawControlCharacters, "raw control in \(line)") }
     }
 }
+
+/// A broken config never puts the controller UI on a screen its rules made external: the last good config stays in
+/// force, or, with none, every screen is external; `status` says which and why.
+@Suite struct ProductControllerBrokenConfigTests {
+    private let rules = """
+        [[rule]]
+        match = { name = "HEADLESS-2" }
+        role = "controller"
+
+        [[rule]]
+        match = { name = "*" }
+        role = "external"
+
+        """
+
+    private func directory() throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("broken-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    private static func text(_ value: JSONValue?) -> String {
+        if case .string(let text) = value { return text }
+        return ""
+    }
+
+    private func configStatus(_ product: inout ProductController) -> [String: JSONValue] {
+        guard case .result(_, let result) = product.execute(.status).reply else { return [:] }
+        return result["config"]?.objectValue ?? [:]
+    }
+
+    @Test func withNoGoodConfigEveryScreenIsExternal() throws {
+        let home = try directory()
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        try (rules + "[theme]\nbackground = \"#zzzzzz\"\n").write(
+            toFile: home + "/config.toml", atomically: true, encoding: .utf8)
+        var product = ProductController.load(
+            configPath: home + "/config.toml", statePath: home + "/state.json", logger: Logger(label: "test"))
+        _ = product.outputsChanged([first, second])
+        #expect(product.model.assignment.controller == nil, "no controller UI anywhere")
+        #expect(product.kind(of: 1) == .external(.messages))
+        #expect(product.kind(of: 2) == .external(.messages))
+        let config = configStatus(&product)
+        #expect(config["source"] == .string("fail-safe"))
+        #expect(Self.text(config["error"]).contains("theme.background"), "\(config)")
+        #expect(!FileManager.default.fileExists(atPath: home + "/config.last-good.toml"))
+    }
+
+    @Test func theLastGoodConfigStaysInForceAtStartAndOnReload() throws {
+        let home = try directory()
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let path = home + "/config.toml"
+        try rules.write(toFile: path, atomically: true, encoding: .utf8)
+        var good = ProductController.load(configPath: path, statePath: home + "/state.json", logger: Logger(label: "t"))
+        #expect(configStatus(&good)["source"] == .string("file"))
+        #expect(FileManager.default.fileExists(atPath: home + "/config.last-good.toml"))
+
+        // A typo beside the rules, then a restart: the rules of the last good config still decide.
+        try (rules + "[theme]\nbackground = \"#zzzzzz\"\n").write(toFile: path, atomically: true, encoding: .utf8)
+        var restarted = ProductController.load(
+            configPath: path, statePath: home + "/state.json", logger: Logger(label: "t"))
+        _ = restarted.outputsChanged([first, second])
+        #expect(restarted.model.assignment.controller == 2, "HEADLESS-2, as the last good rules say")
+        #expect(restarted.kind(of: 1) == .external(.messages))
+        #expect(configStatus(&restarted)["source"] == .string("last-good"))
+
+        // Fixed and reloaded: the file again; broken again on reload: the previous stays, and says so.
+        try rules.write(toFile: path, atomically: true, encoding: .utf8)
+        _ = restarted.reloadConfig()
+        #expect(configStatus(&restarted)["source"] == .string("file"))
+        #expect(configStatus(&restarted)["error"] == .null)
+        try "[[rule]\nbroken".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(restarted.reloadConfig().changes.isEmpty)
+        #expect(configStatus(&restarted)["source"] == .string("previous"))
+        #expect(Self.text(configStatus(&restarted)["error"]).contains("line 1"))
+    }
+}
