@@ -32,6 +32,16 @@ final class ControlLoop {
     /// Connections with ``ControlConnection/subscribed`` set, mirrored in ``ControlMailbox/subscribers``.
     private var subscriberCount = 0
     private let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+    /// While descriptors ran out (`accept` failed with `EMFILE`/`ENFILE`), the listener is left out of `poll` until
+    /// this time (monotonic ns): polling it would report the waiting connection at once, again and again, a busy
+    /// loop that also flooded the log. The pause doubles from 50 ms to 1 s while the failures go on.
+    private var acceptPausedUntil: UInt64?
+    /// A descriptor held in reserve (`/dev/null`) for the operator: when `accept` fails with `EMFILE` it is closed
+    /// and the connection accepted in its place, so a command still gets through while something else (a flood of
+    /// connections elsewhere in the process) holds every other descriptor. Opened again once descriptors are free.
+    private var reserve: Int32 = -1
+    private var acceptPause: UInt64 = 0
+    private static let acceptPauseRange: ClosedRange<UInt64> = 50_000_000...1_000_000_000
 
     init(
         path: String, listener: Int32, socketIdentity: ControlServer.SocketIdentity, producer: MessageProducer,
@@ -50,13 +60,17 @@ final class ControlLoop {
 
     func run() {
         defer { closeEverything() }
+        reserve = open("/dev/null", O_RDONLY | O_CLOEXEC)
         var descriptors: [pollfd] = []
         var polled: [ControlConnection] = []
         while true {
             descriptors.removeAll(keepingCapacity: true)
             polled.removeAll(keepingCapacity: true)
             descriptors.append(pollfd(fd: mailbox.wakeDescriptor, events: Int16(POLLIN), revents: 0))
-            descriptors.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0))
+            if reserve < 0 { reserve = open("/dev/null", O_RDONLY | O_CLOEXEC) }
+            if let until = acceptPausedUntil, MonotonicClock.nanoseconds() >= until { acceptPausedUntil = nil }
+            // Left out while paused: -1 is skipped by poll, and keeps the connections' indices where they are.
+            descriptors.append(pollfd(fd: acceptPausedUntil == nil ? listener : -1, events: Int16(POLLIN), revents: 0))
             for connection in connections.values {
                 var events: Int32 = 0
                 if !connection.readClosed && connection.held.isEmpty
@@ -70,7 +84,9 @@ final class ControlLoop {
                 polled.append(connection)
             }
             do {
-                let timeout = leaving.isEmpty ? idleTimeoutMilliseconds() : 0
+                // poll's timeout: the sooner of the idle deadline and the end of an accept pause (-1: neither).
+                let deadlines = [idleTimeoutMilliseconds(), acceptPauseMilliseconds()].filter { $0 >= 0 }
+                let timeout = leaving.isEmpty ? deadlines.min() ?? -1 : 0
                 try systemCall("poll") { poll(&descriptors, nfds_t(descriptors.count), timeout) }
             } catch {
                 logger.critical("control socket \(error); closing it")
@@ -103,6 +119,8 @@ final class ControlLoop {
         mailbox.subscribers.store(0, ordering: .releasing)
         statistics.subscribers = 0
         close(listener)
+        if reserve >= 0 { close(reserve) }
+        reserve = -1
         var status = stat()
         if lstat(path, &status) == 0
             && ControlServer.SocketIdentity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
@@ -172,12 +190,23 @@ final class ControlLoop {
                 switch error.errno {
                 case EAGAIN, EWOULDBLOCK: return
                 case ECONNABORTED, EPROTO: continue
+                case EMFILE where reserve >= 0:
+                    close(reserve)
+                    reserve = -1
+                    statistics.acceptedOnReserve += 1
+                    continue
                 default:
-                    // EMFILE and friends: leave the connection in the backlog and try again on the next wakeup.
-                    logger.error("control socket \(error)")
+                    // EMFILE and friends: leave the connection in the backlog and stop polling the listener for a
+                    // while (the log's rate limit bounds this line too; every pause is counted).
+                    acceptPause = min(
+                        max(acceptPause * 2, Self.acceptPauseRange.lowerBound), Self.acceptPauseRange.upperBound)
+                    acceptPausedUntil = MonotonicClock.nanoseconds() &+ acceptPause
+                    statistics.acceptPaused += 1
+                    logger.error("control socket \(error); not accepting for \(acceptPause / 1_000_000) ms")
                     return
                 }
             }
+            acceptPause = 0
             _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
             ControlSocket.setNonBlocking(descriptor)
             admit(descriptor)
@@ -258,6 +287,13 @@ final class ControlLoop {
         let deadline = oldest &+ UInt64(options.idleTimeout * 1e9)
         let now = MonotonicClock.nanoseconds()
         return deadline <= now ? 0 : Int32(min((deadline - now + 999_999) / 1_000_000, UInt64(Int32.max)))
+    }
+
+    /// Until the listener is polled again (-1: it is not paused).
+    private func acceptPauseMilliseconds() -> Int32 {
+        guard let until = acceptPausedUntil else { return -1 }
+        let now = MonotonicClock.nanoseconds()
+        return until <= now ? 0 : Int32((until - now + 999_999) / 1_000_000)
     }
 
     /// Nothing to do: no request in flight, nothing unsent, not subscribed (a subscriber waits for events).

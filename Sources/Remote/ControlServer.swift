@@ -124,7 +124,8 @@ public final class ControlServer: ReplySink, MessageSource {
             "peerRejected": c.peerRejected, "connectionsRefusedBusy": c.connectionsRefusedBusy,
             "repliesDroppedClosedConnection": c.repliesDroppedClosedConnection,
             "subscribers": c.subscribers, "eventsPublished": c.eventsPublished, "eventsDropped": c.eventsDropped,
-            "idleClosed": c.idleClosed,
+            "idleClosed": c.idleClosed, "acceptPaused": c.acceptPaused,
+            "acceptedOnReserve": c.acceptedOnReserve,
         ]
     }
 

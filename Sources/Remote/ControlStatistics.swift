@@ -22,6 +22,10 @@ public struct ControlStatistics: Equatable, Sendable {
     public var repliesUnmatched = 0
     /// Connections closed at accept with `busy` because ``ControlServer/Options/maximumConnections`` were open.
     public var connectionsRefusedBusy = 0
+    /// Times `accept` failed for want of descriptors (`EMFILE`/`ENFILE`) and the listener was paused.
+    public var acceptPaused = 0
+    /// Times the reserve descriptor was given up so that a connection could be accepted while descriptors ran out.
+    public var acceptedOnReserve = 0
     /// Connections accepted from the allowed uid.
     public var connectionsAccepted = 0
     /// Connections closed because they sat idle past ``ControlServer/Options/idleTimeout``.
