@@ -156,13 +156,16 @@ public enum MessageMethod: String, CaseIterable, Sendable {
     /// Stream events to this connection from now on: answered by the transport, which holds the subscription,
     /// never sent through a ring (``Request/subscribeEvents``).
     case subscribeEvents = "events.subscribe"
-    /// Internal: ``Message/remoteOffer(link:code:locked:)``. Refused from the wire (`notPermitted`).
+    /// Internal: ``Message/remoteOffer(link:code:locked:)``. Unknown on the wire (`methodNotFound`).
     case remoteOffer = "remote.offer"
     case openWeb = "web.open"
     case closeWeb = "web.close"
     case reloadWeb = "web.reload"
-    /// Internal: ``Message/remoteActivity(_:)``. Refused from the wire (`notPermitted`).
+    /// Internal: ``Message/remoteActivity(_:)``. Unknown on the wire (`methodNotFound`).
     case remoteActivity = "remote.activity"
+
+    /// Posted by Multiscreen's own parts only, never accepted from a client nor named to one.
+    public var isInternal: Bool { self == .remoteOffer || self == .remoteActivity }
 }
 
 /// A decoded request line: a ``Message`` for the display thread, or a request the transport answers itself.

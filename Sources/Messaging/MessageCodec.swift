@@ -98,8 +98,10 @@ public enum MessageCodec {
         guard case .string(let name) = request["method"] else {
             throw MessageError(.invalidRequest, "\"method\" must be a string")
         }
-        guard let method = MessageMethod(rawValue: name) else {
-            let known = MessageMethod.allCases.map(\.rawValue).joined(separator: ", ")
+        // Methods internal to Multiscreen (the phone remote's offer and activity) are not there for anyone outside:
+        // asked for by name, they are unknown like any other, and the list of known methods leaves them out.
+        guard let method = MessageMethod(rawValue: name), !method.isInternal else {
+            let known = MessageMethod.allCases.filter { !$0.isInternal }.map(\.rawValue).joined(separator: ", ")
             throw MessageError(.methodNotFound, "no method \"\(name)\" (known: \(known))")
         }
         var params: [String: JSONValue] = [:]
@@ -132,7 +134,7 @@ public enum MessageCodec {
         case .closeWeb: message = .closeWeb(screen: try reader.string("screen"))
         case .reloadWeb: message = .reloadWeb(screen: try reader.string("screen"))
         case .remoteOffer, .remoteActivity:
-            throw MessageError(.notPermitted, "\(method.rawValue) is internal to Multiscreen")
+            preconditionFailure("internal methods are refused above")
         case .subscribeEvents:
             try reader.rejectUnread()
             return .subscribeEvents

@@ -20,10 +20,22 @@ import Testing
         #expect(received == offers)
     }
 
-    @Test func isRefusedFromTheWire() {
+    /// Internal methods are unknown from the wire, like any name that is not a method, and no error names them.
+    @Test func isUnknownOnTheWire() {
         let line = MessageCodec.encodeRequest(.remoteOffer(link: "http://evil.example/", code: "X", locked: false))
-        #expect(throws: MessageError(.notPermitted, "remote.offer is internal to Multiscreen")) {
-            try MessageCodec.decodeRequest(line)
+        do {
+            _ = try MessageCodec.decodeRequest(line)
+            Issue.record("remote.offer was accepted from the wire")
+        } catch {
+            #expect(error.code == .methodNotFound)
+            #expect(error.message.hasPrefix("no method \"remote.offer\" (known: send, "))
+            #expect(!error.message.contains("remote.activity"))
+            #expect(!error.message.dropFirst("no method \"remote.offer\"".count).contains("remote.offer"))
+        }
+        for method in MessageMethod.allCases where method.isInternal {
+            #expect(throws: MessageError.self) {
+                try MessageCodec.decodeRequest("{\"method\": \"\(method.rawValue)\"}")
+            }
         }
     }
 }
