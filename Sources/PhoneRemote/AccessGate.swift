@@ -9,11 +9,19 @@ public struct AccessPolicy: Sendable, Equatable {
     public var idle: Double = 60
     /// After this long in control a fresh code is shown again, and the next visitor who claims it takes over.
     public var hold: Double = 300
-    /// Wrong codes tolerated within ``failureWindow`` (from every client together) before code entry locks.
-    public var failureBudget = 20
+    /// Wrong codes tolerated within ``failureWindow`` from one client address before that address is locked out
+    /// for ``lockout`` (its claims, the right code included, are refused; other addresses are not affected).
+    public var addressFailureBudget = 10
+    /// Wrong codes tolerated within ``failureWindow`` from every client together before code entry locks for
+    /// everyone (shown on the screens): the last resort against many addresses guessing at once, well above what
+    /// one client can trigger (its own lockout stops it at ``addressFailureBudget``).
+    public var failureBudget = 200
     public var failureWindow: Double = 60
-    /// How long code entry stays locked once the budget is spent.
+    /// How long an address, or code entry as a whole, stays locked once its budget is spent.
     public var lockout: Double = 60
+    /// Client addresses whose wrong codes are remembered at most; the one whose newest wrong code is oldest is
+    /// forgotten first (the global budget still counts its codes).
+    public var trackedAddresses = 1024
     /// How long after the controller's page closed (its WebSocket ended) control is released, unless the page
     /// connects again first (a reload, or the page's own form post navigating).
     public var closeGrace: Double = 5
@@ -46,7 +54,7 @@ public enum AccessRefusal: String, Error, Sendable, CaseIterable {
     case wrongCode = "wrong_code"
     /// The code was already exchanged for a session (a replay).
     case spentCode = "spent_code"
-    /// Too many wrong codes lately: code entry is locked for a while.
+    /// Too many wrong codes lately (from this client's address, or from everyone): code entry is locked for a while.
     case locked
     /// A newer claim took control from this session.
     case superseded
@@ -66,7 +74,8 @@ public enum RemoteDisplay: Sendable, Equatable {
     case code(AccessCode)
     /// Someone is in control: hide the QR code.
     case inControl
-    /// Code entry is locked until the given time.
+    /// Code entry is locked for everyone until the given time (the global last resort; an address locked out
+    /// alone changes nothing on screen).
     case locked(until: Double)
 }
 
@@ -81,6 +90,14 @@ public struct AccessGate {
     /// Counters for `status`.
     public private(set) var counters: [String: Int] = [:]
     private var failures: [Double] = []
+    /// Wrong codes by client address: their times within the window (at most the address's budget), and until
+    /// when the address is locked out. At most ``AccessPolicy/trackedAddresses`` entries.
+    private var addresses: [String: AddressRecord] = [:]
+    private struct AddressRecord {
+        var failures: [Double] = []
+        var lockedUntil: Double?
+        var lastFailure: Double
+    }
     /// Codes already exchanged (token and short code), remembered so a replay is named as one.
     private var spent: [(token: String, short: String)] = []
     /// Sessions that ended, and why, so their holders get a precise reason.
@@ -127,6 +144,13 @@ public struct AccessGate {
         }
         if let until = lockedUntil, now >= until { lockedUntil = nil }
         failures.removeAll { now - $0 >= policy.failureWindow }
+        if !addresses.isEmpty {
+            for (address, var record) in addresses {
+                record.failures.removeAll { now - $0 >= policy.failureWindow }
+                if let until = record.lockedUntil, now >= until { record.lockedUntil = nil }
+                addresses[address] = record.failures.isEmpty && record.lockedUntil == nil ? nil : record
+            }
+        }
         if let current = code, now - current.issuedAt >= policy.ttl {
             code = nil
             bump("codesExpired")
@@ -183,13 +207,30 @@ public struct AccessGate {
 
     // MARK: Claims
 
+    /// Whether claims from `address` are refused now (its own lockout; the global one aside).
+    public func isLockedOut(_ address: String, at now: Double) -> Bool {
+        guard let until = addresses[address]?.lockedUntil else { return false }
+        return now < until
+    }
+
+    /// How many client addresses' wrong codes are remembered now.
+    public var trackedAddressCount: Int { addresses.count }
+
+    /// How many addresses are locked out now.
+    public func lockedAddressCount(at now: Double) -> Int {
+        addresses.values.reduce(0) { $0 + (($1.lockedUntil ?? -.infinity) > now ? 1 : 0) }
+    }
+
     /// Exchanges `presented` (the token or the short code, case and dashes ignored for the latter) for control.
     /// The code is spent; a previous controller is returned as `superseded` and can never act again.
+    /// - Parameter address: the client's address (its IP), whose wrong codes lock it out alone; nil when not
+    ///   known (all such claims share one entry).
     public mutating func claim(
-        _ presented: String, at now: Double
+        _ presented: String, from address: String? = nil, at now: Double
     ) -> Result<(session: ControllerSession, superseded: ControllerSession?), AccessRefusal> {
         advance(to: now)
-        if lockedUntil != nil {
+        let address = address ?? ""
+        if lockedUntil != nil || isLockedOut(address, at: now) {
             bump("refused.locked")
             return .failure(.locked)
         }
@@ -205,6 +246,7 @@ public struct AccessGate {
             }
             bump("refused.wrong_code")
             failures.append(now)
+            recordFailure(of: address, at: now)
             if failures.count >= policy.failureBudget {
                 lockedUntil = now + policy.lockout
                 failures.removeAll()
@@ -271,6 +313,27 @@ public struct AccessGate {
         if let how {
             activities.append(RemoteActivity(kind: .released, session: UInt32(clamping: current.id), detail: how))
         }
+    }
+
+    /// A wrong code from `address`: at ``AccessPolicy/addressFailureBudget`` within the window, the address is
+    /// locked out. The table stays within ``AccessPolicy/trackedAddresses`` (the stalest entry goes first).
+    private mutating func recordFailure(of address: String, at now: Double) {
+        var record = addresses[address] ?? AddressRecord(lastFailure: now)
+        if addresses[address] == nil, addresses.count >= max(1, policy.trackedAddresses) {
+            let stalest = addresses.min { $0.value.lastFailure < $1.value.lastFailure }
+            if let stalest {
+                addresses[stalest.key] = nil
+                bump("addressesForgotten")
+            }
+        }
+        record.failures.append(now)
+        record.lastFailure = now
+        if record.failures.count >= policy.addressFailureBudget {
+            record.failures.removeAll()
+            record.lockedUntil = now + policy.lockout
+            bump("addressLockouts")
+        }
+        addresses[address] = record
     }
 
     private func remember<T>(_ list: inout [T], _ value: T) {

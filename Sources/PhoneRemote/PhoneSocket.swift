@@ -199,7 +199,8 @@ enum PhoneSocket {
                 guard proceed else { break }
             }
         } catch NIOWebSocketError.invalidFrameLength {
-            // One frame over the limit: NIO's handler has answered 1009 and closed.
+            // One frame over ``ConnectionLimits/maximumFrameBytes`` (far over the message limit): NIO's handler
+            // has answered 1009 and closed. A frame up to that size is read whole and refused above, with 1009.
             hub.count("refused.oversize")
         } catch {
             if !closing { hub.count("closedWithError") }

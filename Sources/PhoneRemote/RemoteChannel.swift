@@ -44,15 +44,35 @@ struct RemoteChannel: ServerChildChannel, HTTPChannelHandler {
         channel.eventLoop.makeCompletedFuture {
             let hub = hub
             let hosts = hosts
+            let limits = hub.options.limits
+            // Over a cap the connection is closed as it is accepted: nothing is read from it, nothing written.
+            let address = ConnectionCounter.address(of: channel)
+            if let refusal = hub.connections.admit(.connection, from: address, limits: limits) {
+                hub.refuse(refusal.key, refusal.what)
+                channel.close(promise: nil)
+                return Value(negotiated: channel.eventLoop.makeFailedFuture(RefusedConnection()), channel: channel)
+            }
+            channel.closeFuture.whenComplete { _ in hub.connections.release(.connection, from: address) }
             // The admission of this connection's upgrade request, kept for the upgrade or its refusal (set and read
             // on the event loop).
             let admission = NIOLoopBoundBox(RemoteRoutes.Admission?.none, eventLoop: channel.eventLoop)
             let upgrader = NIOTypedWebSocketServerUpgrader<Negotiated>(
-                maxFrameSize: hub.options.maximumMessageBytes,
+                // Frames up to this are read whole, so a message over the limit sent in one frame (as browsers
+                // send it) is answered with a close 1009 by PhoneSocket, which enforces the message limit.
+                maxFrameSize: max(limits.maximumFrameBytes, hub.options.maximumMessageBytes),
                 shouldUpgrade: { channel, head in
-                    let decided = Self.request(head).map { RemoteRoutes.admission($0, hosts, hub) } ?? .malformed
+                    var decided = Self.request(head).map { RemoteRoutes.admission($0, hosts, hub) } ?? .malformed
+                    if case .admitted = decided,
+                        let refusal = hub.connections.admit(.webSocket, from: address, limits: limits)
+                    {
+                        hub.refuse(refusal.key, refusal.what)
+                        decided = .refused(.serviceUnavailable, "too many WebSockets open; try again later")
+                    }
                     admission.value = decided
                     guard case .admitted = decided else { return channel.eventLoop.makeSucceededFuture(nil) }
+                    channel.closeFuture.whenComplete { _ in hub.connections.release(.webSocket, from: address) }
+                    // A WebSocket lives no longer than its session: the HTTP timeouts end here.
+                    channel.pipeline.removeHandler(name: ConnectionTimeouts.name, promise: nil)
                     return channel.eventLoop.makeSucceededFuture(HTTPHeaders())
                 },
                 upgradePipelineHandler: { channel, _ in
@@ -89,6 +109,13 @@ struct RemoteChannel: ServerChildChannel, HTTPChannelHandler {
             pipeline.enableResponseHeaderValidation = false  // HTTPTypes validated them
             let negotiated = try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(
                 configuration: pipeline)
+            // Between the HTTP/1 decoder and the upgrade handler: it sees each request's head and end, and each
+            // response's end, from the first request on.
+            let upgradeHandler = try channel.pipeline.syncOperations.handler(
+                type: NIOTypedHTTPServerUpgradeHandler<Negotiated>.self)
+            try channel.pipeline.syncOperations.addHandler(
+                ConnectionTimeouts(limits: limits, hub: hub), name: ConnectionTimeouts.name,
+                position: .before(upgradeHandler))
             return Value(negotiated: negotiated, channel: channel)
         }
     }
@@ -103,6 +130,9 @@ struct RemoteChannel: ServerChildChannel, HTTPChannelHandler {
             case .webSocket(let socket, let token):
                 await PhoneSocket.serve(socket, token: token, hub: hub)
             }
+        } catch is RefusedConnection {
+            // Over a connection cap: closed as accepted (counted and logged then).
+            try? await value.channel.close()
         } catch let error as ChannelError where error == .inputClosed {
             logger.trace("the connection closed before its first request")
         } catch {
@@ -153,4 +183,7 @@ struct RemoteChannel: ServerChildChannel, HTTPChannelHandler {
     }
 
     private struct LateUpgrade: Error {}
+
+    /// The connection was over a cap of ``ConnectionLimits`` and was closed as it was accepted.
+    private struct RefusedConnection: Error {}
 }

@@ -14,6 +14,8 @@ public final class RemoteHub: Sendable {
         public var maximumMessageBytes = 16 * 1024
         /// Messages per second one connection may send before being answered `busy`.
         public var messagesPerSecond: Double = 10
+        /// Connections, WebSockets and the time a connection may take (``ConnectionLimits``).
+        public var limits = ConnectionLimits()
 
         public init() {}
     }
@@ -112,7 +114,9 @@ public final class RemoteHub: Sendable {
     public var nextDeadline: Double? { state.withLock { $0.gate.nextDeadline } }
 
     /// The gate's counters and the transport's, for `status`: claims, supersessions, refusals by reason
-    /// (`refused.<reason>`), lockouts, codes issued and expired; whether a controller is active and for how many
+    /// (`refused.<reason>`, the connection limits' among them), connections closed by a timeout (`closed.*`),
+    /// lockouts (`lockouts` for everyone, `addressLockouts` for one address; `lockedAddresses` now), open
+    /// connections and WebSockets, codes issued and expired; whether a controller is active and for how many
     /// seconds (`controllerSeconds`), whether its page is connected (`controllerConnected`), and the current
     /// code's age (`codeAgeSeconds`).
     public var counters: [String: Int] {
@@ -124,21 +128,50 @@ public final class RemoteHub: Sendable {
             if let session = state.gate.session { counters["controllerSeconds"] = Int(now - session.claimedAt) }
             if let code = state.gate.code { counters["codeAgeSeconds"] = Int(now - code.issuedAt) }
             counters["locked"] = state.gate.lockedUntil == nil ? 0 : 1
+            counters["lockedAddresses"] = state.gate.lockedAddressCount(at: now)
             return counters
         }
         counters.merge(receipts.counters) { a, _ in a }
+        let open = connections.open
+        counters["connectionsOpen"] = open.connections
+        counters["webSocketsOpen"] = open.webSockets
         return counters
     }
 
-    func count(_ key: String) { state.withLock { $0.counters[key, default: 0] += 1 } }
+    /// Adds one to a transport counter; returns its new value.
+    @discardableResult
+    func count(_ key: String) -> Int {
+        state.withLock { state in
+            state.counters[key, default: 0] += 1
+            return state.counters[key]!
+        }
+    }
+
+    /// Counts a refusal by `key` and logs it the 1st, 10th, 100th… time (with the total so far), so a client
+    /// repeating it cannot flood the log. `what` is logged as it is: it must hold no raw outside text.
+    func refuse(_ key: String, _ what: String) {
+        let total = count(key)
+        if Self.isPowerOfTen(total) { logger.warning("\(what) (\(key): \(total) so far)") }
+    }
+
+    /// 1, 10, 100, …
+    static func isPowerOfTen(_ value: Int) -> Bool {
+        var value = value
+        while value >= 10 && value % 10 == 0 { value /= 10 }
+        return value == 1
+    }
+
+    /// Live connections and WebSockets by client address, for the limits of ``Options/limits``.
+    let connections = ConnectionCounter()
 
     // MARK: Sessions
 
     /// Exchanges a code for a session token; a superseded controller's connection is told and closed.
-    public func claim(_ code: String) -> Result<String, AccessRefusal> {
+    /// - Parameter address: the client's IP address: its wrong codes lock it out alone (nil: not known).
+    public func claim(_ code: String, from address: String? = nil) -> Result<String, AccessRefusal> {
         let now = clock()
         let (result, kick, display) = state.withLock { state in
-            let result = state.gate.claim(code, at: now)
+            let result = state.gate.claim(code, from: address, at: now)
             var kick: (@Sendable (AccessRefusal) -> Void)?
             if case .success(let claimed) = result, let previous = claimed.superseded {
                 kick = state.connections.removeValue(forKey: previous.id)?.kick
@@ -155,9 +188,21 @@ public final class RemoteHub: Sendable {
                 metadata: ["session": "\(claimed.session.id)", "superseded": "\(claimed.superseded?.id ?? 0)"])
             return .success(claimed.session.token)
         case .failure(let refusal):
-            logger.notice("remote code refused: \(refusal.rawValue)")
-            if refusal == .wrongCode, state.withLock({ $0.gate.lockedUntil != nil }) {
-                logger.warning("remote code entry locked after too many wrong codes")
+            // Counted in `status`; logged the 1st, 10th, 100th… time, so guessing cannot flood the log.
+            let (total, locked, addressLocked) = state.withLock { state in
+                (
+                    state.gate.counters["refused.\(refusal.rawValue)"] ?? 0, state.gate.lockedUntil != nil,
+                    state.gate.isLockedOut(address ?? "", at: now)
+                )
+            }
+            if Self.isPowerOfTen(total) { logger.notice("remote code refused: \(refusal.rawValue) (\(total) so far)") }
+            if refusal == .wrongCode, locked {
+                logger.warning("remote code entry locked for everyone after too many wrong codes")
+            } else if refusal == .wrongCode, addressLocked {
+                let lockouts = state.withLock { $0.gate.counters["addressLockouts"] ?? 0 }
+                if Self.isPowerOfTen(lockouts) {
+                    logger.warning("a client address is locked out after too many wrong codes (\(lockouts) so far)")
+                }
             }
             return .failure(refusal)
         }

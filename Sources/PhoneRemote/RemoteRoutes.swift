@@ -18,9 +18,11 @@ import NIOCore
 /// | `GET /app.js`, `GET /app.css` | the page's script and style                                                |
 /// | `GET /healthz`   | `ok`, for a process supervisor                                                          |
 ///
-/// Every route but `/healthz` checks `Host` and `Origin` (``HostPolicy``).
+/// Every route but `/healthz` checks `Host` and `Origin` (``HostPolicy``); every `POST` needs an `Origin`
+/// (browsers send one with every form post), so a request that changes something cannot come from a page of
+/// another site or from something that is not a browser's page of this one.
 public enum RemoteRoutes {
-    public typealias Context = BasicRequestContext
+    public typealias Context = RemoteRequestContext
     static let cookieName = "multiscreen_session"
 
     public static func router(hub: RemoteHub, hosts: HostPolicy) -> Router<Context> {
@@ -47,23 +49,25 @@ public enum RemoteRoutes {
             if let refused = refusal(request, currentHosts, hub) { return refused }
             return asset(Page.css, type: "text/css; charset=utf-8")
         }
-        router.get("/") { request, _ in
+        router.get("/") { request, context in
             if let refused = refusal(request, currentHosts, hub) { return refused }
-            if let code = request.uri.queryParameters.get("code") { return claim(code, hub: hub) }
+            if let code = request.uri.queryParameters.get("code") {
+                return claim(code, from: context.clientAddress, hub: hub)
+            }
             if let token = sessionToken(request), case .success = hub.authorize(token) {
                 return page(.controller, status: nil, hub: hub)
             }
             return page(.codeEntry, status: nil, hub: hub)
         }
         router.post("/claim") { request, context in
-            if let refused = refusal(request, currentHosts, hub) { return refused }
+            if let refused = refusal(request, currentHosts, hub, changesState: true) { return refused }
             guard let form = try await form(request, context, limit: 1024), let code = form["code"] else {
                 return page(.codeEntry, status: "Type the code shown on the screen.", hub: hub, status: .badRequest)
             }
-            return claim(code, hub: hub)
+            return claim(code, from: context.clientAddress, hub: hub)
         }
         router.post("/send") { request, context in
-            if let refused = refusal(request, currentHosts, hub) { return refused }
+            if let refused = refusal(request, currentHosts, hub, changesState: true) { return refused }
             guard let token = sessionToken(request) else {
                 return page(.codeEntry, status: describe(.noSession), hub: hub, status: .forbidden)
             }
@@ -109,7 +113,7 @@ public enum RemoteRoutes {
             return receiptPage(id: id, session: session.id, formReceipts, hub: hub)
         }
         router.post("/release") { request, _ in
-            if let refused = refusal(request, currentHosts, hub) { return refused }
+            if let refused = refusal(request, currentHosts, hub, changesState: true) { return refused }
             if let token = sessionToken(request) { hub.release(token) }
             var response = page(.codeEntry, status: "You released control.", hub: hub)
             response.headers[.setCookie] = "\(cookieName)=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict"
@@ -168,8 +172,8 @@ public enum RemoteRoutes {
 
     // MARK: Helpers
 
-    static func claim(_ code: String, hub: RemoteHub) -> Response {
-        switch hub.claim(code) {
+    static func claim(_ code: String, from address: String?, hub: RemoteHub) -> Response {
+        switch hub.claim(code, from: address) {
         case .success(let token):
             var response = page(.controller, status: "You are in control.", hub: hub)
             response.headers[.setCookie] = "\(cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict"
@@ -220,9 +224,21 @@ public enum RemoteRoutes {
         request.cookies[cookieName]?.value
     }
 
-    /// A refusal response when `Host` or `Origin` is not allowed; nil when the request may go on.
-    static func refusal(_ request: Request, _ hosts: () -> HostPolicy, _ hub: RemoteHub) -> Response? {
-        guard let reason = hostRefusal(request, hosts, hub) else { return nil }
+    /// What a state-changing request without `Origin` is answered (403).
+    static let originRequired =
+        "Origin is required: a request that changes something must come from the remote's own page"
+
+    /// A refusal response when `Host` or `Origin` is not allowed (or, when the request changes state, `Origin` is
+    /// missing); nil when the request may go on.
+    static func refusal(
+        _ request: Request, _ hosts: () -> HostPolicy, _ hub: RemoteHub, changesState: Bool = false
+    ) -> Response? {
+        var reason = hostRefusal(request, hosts, hub)
+        if reason == nil, changesState, request.headers[.origin] == nil {
+            hub.refuse("refused.no_origin", "remote request refused: a POST without Origin")
+            reason = originRequired
+        }
+        guard let reason else { return nil }
         return Response(
             status: .forbidden, headers: [.contentType: "text/plain; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(string: reason + "\n")))
@@ -233,8 +249,11 @@ public enum RemoteRoutes {
         guard let reason = hosts().refusal(host: request.head.authority, origin: request.headers[.origin]) else {
             return nil
         }
-        hub.count("refused.origin")
-        hub.logger.notice("remote request refused: \(reason.logSafe)")
+        // Logged the 1st, 10th, 100th… time: a client repeating it cannot flood the log.
+        let total = hub.count("refused.origin")
+        if RemoteHub.isPowerOfTen(total) {
+            hub.logger.notice("remote request refused: \(reason.logSafe) (\(total) so far)")
+        }
         return reason
     }
 
@@ -272,5 +291,17 @@ public enum RemoteRoutes {
         }
         guard let text = buffer.getString(at: buffer.readerIndex, length: buffer.readableBytes) else { return nil }
         return FormBody.parse(text)
+    }
+}
+
+/// Hummingbird's basic request context with the client's address, whose wrong codes lock it out alone.
+public struct RemoteRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// The client's IP address, without the port; nil when not known (the router test framework's channel).
+    public let clientAddress: String?
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        clientAddress = source.channel.remoteAddress?.ipAddress
     }
 }

@@ -147,6 +147,96 @@ final class CountingBytes: @unchecked Sendable {
         #expect(throws: Never.self) { try gate.claim(code.token, at: 33).get() }
     }
 
+    /// Wrong codes lock out the address that sent them: its claims, the right code included, are refused for the
+    /// lockout, while the right code from another address is taken. Nothing changes on screen.
+    @Test func wrongCodesLockOutTheirAddressOnly() throws {
+        var gate = makeGate {
+            $0.addressFailureBudget = 3
+            $0.failureBudget = 100
+            $0.lockout = 30
+        }
+        gate.advance(to: 0)
+        let code = try #require(gate.code)
+        for time in 1...3 {
+            #expect(throws: AccessRefusal.wrongCode) {
+                try gate.claim("WRONG\(time)", from: "10.0.0.1", at: Double(time)).get()
+            }
+        }
+        #expect(gate.isLockedOut("10.0.0.1", at: 4))
+        #expect(gate.counters["addressLockouts"] == 1)
+        #expect(gate.lockedAddressCount(at: 4) == 1)
+        #expect(throws: AccessRefusal.locked) { try gate.claim(code.token, from: "10.0.0.1", at: 4).get() }
+        // Only the global lockout shows on screen, and there is none.
+        #expect(gate.display == .code(code))
+        #expect(gate.lockedUntil == nil)
+        #expect(gate.takeActivities().isEmpty)
+        // Another address: its right code is taken.
+        #expect(throws: Never.self) { try gate.claim(code.short, from: "10.0.0.2", at: 5).get() }
+        // The lockout ends after its time.
+        #expect(!gate.isLockedOut("10.0.0.1", at: 33))
+        gate.advance(to: 33)
+        #expect(gate.lockedAddressCount(at: 33) == 0)
+        #expect(throws: AccessRefusal.spentCode) { try gate.claim(code.short, from: "10.0.0.1", at: 33).get() }
+    }
+
+    /// The global lockout is the last resort: wrong codes from many addresses, each within its own budget,
+    /// together lock code entry for everyone (shown on screen).
+    @Test func manyAddressesTogetherLockEveryoneOut() throws {
+        var gate = makeGate {
+            $0.addressFailureBudget = 3
+            $0.failureBudget = 6
+            $0.lockout = 30
+        }
+        gate.advance(to: 0)
+        let code = try #require(gate.code)
+        for address in 1...3 {
+            for attempt in 1...2 {
+                _ = gate.claim("WRONG\(attempt)", from: "10.0.0.\(address)", at: Double(address))
+            }
+        }
+        #expect(gate.counters["addressLockouts"] == nil)
+        #expect(gate.display == .locked(until: 33))
+        #expect(gate.counters["lockouts"] == 1)
+        #expect(throws: AccessRefusal.locked) { try gate.claim(code.token, from: "10.0.0.9", at: 10).get() }
+        gate.advance(to: 33)
+        #expect(throws: Never.self) { try gate.claim(code.token, from: "10.0.0.9", at: 33).get() }
+    }
+
+    /// The default budgets: one client is locked out long before it could lock out everyone.
+    @Test func oneClientCannotTriggerTheGlobalLockout() throws {
+        var gate = makeGate()
+        gate.advance(to: 0)
+        let code = try #require(gate.code)
+        for attempt in 0..<1000 { _ = gate.claim("WRONG", from: "192.0.2.7", at: Double(attempt) * 0.01) }
+        #expect(gate.lockedUntil == nil)
+        #expect(gate.display == .code(code))
+        #expect(gate.counters["refused.wrong_code"] == AccessPolicy().addressFailureBudget)
+        #expect(throws: Never.self) { try gate.claim(code.token, from: "192.0.2.8", at: 10).get() }
+    }
+
+    /// The table of addresses stays within its bound: the address whose newest wrong code is oldest goes first.
+    @Test func theAddressTableIsBounded() throws {
+        var gate = makeGate {
+            $0.addressFailureBudget = 3
+            $0.trackedAddresses = 4
+        }
+        gate.advance(to: 0)
+        // Two wrong codes from the first address, then one from each of nine others.
+        _ = gate.claim("WRONG", from: "address-0", at: 1)
+        _ = gate.claim("WRONG", from: "address-0", at: 2)
+        for index in 1...9 { _ = gate.claim("WRONG", from: "address-\(index)", at: 2 + Double(index)) }
+        #expect(gate.trackedAddressCount == 4)
+        #expect(gate.counters["addressesForgotten"] == 6)
+        // The newest addresses are remembered: two more wrong codes lock address-9 out.
+        _ = gate.claim("WRONG", from: "address-9", at: 20)
+        _ = gate.claim("WRONG", from: "address-9", at: 21)
+        #expect(gate.isLockedOut("address-9", at: 22))
+        #expect(gate.trackedAddressCount == 4)
+        // Entries whose wrong codes left the window are dropped.
+        gate.advance(to: 200)
+        #expect(gate.trackedAddressCount == 0)
+    }
+
     @Test func failuresOutsideTheWindowAreForgotten() throws {
         var gate = makeGate {
             $0.failureBudget = 2

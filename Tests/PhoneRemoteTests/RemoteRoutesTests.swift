@@ -63,7 +63,10 @@ struct RemoteFixture {
         return fields
     }
 
-    static func form(_ fields: HTTPFields = [:], cookie: String? = nil, origin: String? = nil) -> HTTPFields {
+    /// A form post as a browser sends it: with `Origin` (this server's, unless told otherwise; nil: none).
+    static func form(
+        _ fields: HTTPFields = [:], cookie: String? = nil, origin: String? = "http://localhost"
+    ) -> HTTPFields {
         headers([.contentType: "application/x-www-form-urlencoded"] + fields, cookie: cookie, origin: origin)
     }
 
@@ -274,6 +277,37 @@ extension HTTPFields {
             }
         }
         #expect(fixture.hub.counters["lockouts"] == 1)
+    }
+
+    /// Browsers send `Origin` with every form post; a state-changing request without one (a script outside a
+    /// browser, a link-preview robot replaying a form) is refused with 403 and says why.
+    @Test func postWithoutOriginIsRefused() async throws {
+        let fixture = RemoteFixture()
+        let code = fixture.code
+        let token = try fixture.hub.claim(code.token).get()
+        try await fixture.app.test(.router) { client in
+            for (uri, body) in [
+                ("/claim", "code=\(code.short)"), ("/send", "text=hello"), ("/release", ""),
+            ] {
+                try await client.execute(
+                    uri: uri, method: .post, headers: RemoteFixture.form(cookie: token, origin: nil),
+                    body: ByteBuffer(string: body)
+                ) { response in
+                    #expect(response.status == .forbidden, "\(uri)")
+                    #expect(String(buffer: response.body) == RemoteRoutes.originRequired + "\n")
+                }
+            }
+            // The same requests with the page's Origin go through.
+            try await client.execute(
+                uri: "/send", method: .post, headers: RemoteFixture.form(cookie: token),
+                body: ByteBuffer(string: "text=hello")
+            ) { #expect($0.status == .ok) }
+        }
+        #expect(fixture.hub.counters["refused.no_origin"] == 3)
+        #expect(fixture.sender.messages == [.send(text: "hello", screen: nil)])
+        // Neither claimed nor released by the refused requests.
+        #expect(fixture.hub.display == .inControl)
+        #expect(throws: Never.self) { try fixture.hub.authorize(token).get() }
     }
 
     @Test func foreignOriginIsRefused() async throws {
