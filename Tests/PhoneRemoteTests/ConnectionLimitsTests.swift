@@ -220,7 +220,7 @@ import Testing
         let token = try fixture.claim()
         let port = fixture.port
         let request = fixture.upgradeRequest(token: token)
-        let frames = try await onThread {
+        let outcome = try await onThread {
             let client = try RawClient(port: port)
             try client.send(request)
             let head = client.read(seconds: 5) { String(decoding: $0, as: UTF8.self).contains("\r\n\r\n") }
@@ -229,16 +229,22 @@ import Testing
             let message = #"{"method":"send","params":{"text":""# + String(repeating: "x", count: 20 * 1024) + #""}}"#
             try client.send(bytes: WebSocketWire.maskedFrame(opcode: 1, payload: Array(message.utf8)))
             // Frames that came with the handshake's answer, then the rest until the close frame.
-            let end = head.firstRange(of: Array("\r\n\r\n".utf8))?.upperBound ?? head.count
-            let leftover = Array(head[end...])
+            let headEnd = head.firstRange(of: Array("\r\n\r\n".utf8))?.upperBound ?? head.count
+            let leftover = Array(head[headEnd...])
             let more = client.read(seconds: 5) { WebSocketWire.frames(in: leftover + $0).contains { $0.opcode == 8 } }
-            return WebSocketWire.frames(in: leftover + more)
+            // The close handshake, answered as a browser does: the kiosk then ends the connection in order (a
+            // FIN, not a reset: it read the whole frame).
+            try? client.send(bytes: WebSocketWire.maskedFrame(opcode: 8, payload: [0x03, 0xF1]))
+            let end = client.readUntilClosed(seconds: 5)
+            return (WebSocketWire.frames(in: leftover + more), end)
         }
+        let (frames, end) = outcome
+        #expect(end.closed && !end.reset, "the connection was reset or not closed: \(end)")
         let close = frames.first { $0.opcode == 8 }
         #expect(close.map { WebSocketWire.closeCode($0.payload) } == 1009, "frames: \(frames.map(\.opcode))")
         #expect(
             frames.contains { $0.opcode == 1 && String(decoding: $0.payload, as: UTF8.self).contains("limited to") })
-        #expect(fixture.counter("refused.oversize") == 1)
+        #expect(await fixture.wait { $0["refused.oversize"] == 1 })
         await fixture.stop()
     }
 }
@@ -310,12 +316,15 @@ final class RawClient: @unchecked Sendable {
         return bytes
     }
 
-    /// Reads until the peer closes (end of file or reset) or `seconds` pass.
-    func readUntilClosed(seconds: Double) -> (bytes: [UInt8], closed: Bool) {
+    /// Reads until the peer closes (end of file, or a reset: `reset`) or `seconds` pass.
+    func readUntilClosed(seconds: Double) -> (bytes: [UInt8], closed: Bool, reset: Bool) {
         var bytes: [UInt8] = []
         let closed = read(into: &bytes, seconds: seconds) { _ in false }
-        return (bytes, closed)
+        return (bytes, closed, wasReset)
     }
+
+    /// Whether a read ended in a reset (`ECONNRESET`) rather than an end of file.
+    private(set) var wasReset = false
 
     /// - Returns: whether the peer closed.
     private func read(into bytes: inout [UInt8], seconds: Double, until enough: ([UInt8]) -> Bool) -> Bool {
@@ -329,6 +338,7 @@ final class RawClient: @unchecked Sendable {
             if ready < 0 && errno == EINTR { continue }
             guard ready > 0 else { continue }
             let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if count < 0 && errno == ECONNRESET { wasReset = true }
             if count <= 0 { return true }
             bytes += buffer[0..<count]
         }
