@@ -15,12 +15,12 @@ struct Multiscreen: ParsableCommand {
             Without a subcommand: `run` when $WAYLAND_DISPLAY is set, else `demo` (a private headless compositor \
             and a screenshot per screen).
             """,
+        version: version,
         subcommands: [
             Run.self, Outputs.self, Demo.self, Bench.self, SendCommand.self, CardCommand.self, RoleCommand.self,
             ContentCommand.self, MessagesCommand.self, StatusCommand.self, EventsCommand.self, FleetCommand.self,
             LatencyCommand.self, WebCommand.self, ConfigCommand.self,
         ],
-        version: version,
         defaultSubcommand: nil)
 
     @OptionGroup var logging: LoggingOptions
