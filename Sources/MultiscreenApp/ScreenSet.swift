@@ -158,13 +158,13 @@ final class ScreenSet {
 
     // MARK: - Health
 
-    /// Arms ``healthTimer`` for when the next screen becomes stale unless the compositor shows it before; disarms
-    /// it when every screen is shown (or has given up), so an idle Multiscreen sleeps without a wakeup pending. A
-    /// screen whose last commit the compositor has not processed yet is not judged: the compositor is not answering
-    /// at all (stopped, hung), and the render pass after it answers again schedules the check.
+    /// Arms ``healthTimer`` for when the next screen's content will have waited ``staleAfter`` unless the compositor
+    /// shows it before, whatever the compositor does (a stopped compositor answers nothing, and only this timer
+    /// notices); disarms it when every screen is shown or already judged, so an idle Multiscreen sleeps without a
+    /// wakeup pending.
     func scheduleHealthCheck() {
         guard
-            let next = screens.values.filter({ $0.isOpen && $0.health != .failed && !$0.awaitsCompositor })
+            let next = screens.values.filter({ $0.isOpen && ($0.health == .ok || $0.health == .recovering) })
                 .compactMap(\.unshownSince).min()
         else {
             healthTimer.disarm()
@@ -175,14 +175,18 @@ final class ScreenSet {
         healthTimer.arm(for: due, after: due > now ? Double(due - now) / 1e9 : 0)
     }
 
-    /// Judges every screen: one whose content has waited unshown past ``staleAfter`` gets its window recreated
-    /// (once); if that does not help either, it is reported as failed until a frame is shown again.
+    /// Judges every screen whose content has waited unshown past ``staleAfter`` (``ScreenHealth`` says how).
     func checkHealth(context: GraphicsContext) {
         healthTimer.acknowledge()
         let now = MonotonicClock.nanoseconds()
-        for screen in ordered where screen.isOpen && !screen.awaitsCompositor {
+        for screen in ordered where screen.isOpen {
             guard let since = screen.unshownSince, now &- since >= UInt64(Self.staleAfter * 1e9) else { continue }
             switch screen.health {
+            case .ok where screen.awaitsCompositor, .recovering where screen.awaitsCompositor:
+                logger.warning(
+                    "\(screen.output.displayName): nothing shown for \(Self.staleAfter) s although content waits: the compositor does not answer (stopped or hung); stale until it does"
+                )
+                screen.health = .stale
             case .ok:
                 logger.warning(
                     "\(screen.output.displayName): nothing shown for \(Self.staleAfter) s although content waits: the compositor stopped presenting it; recreating its window"
@@ -195,11 +199,12 @@ final class ScreenSet {
                     "\(screen.output.displayName): still nothing shown after its window was recreated; waiting for the compositor"
                 )
                 screen.health = .failed
-            case .failed:
+            case .stale, .failed:
                 continue
             }
             onHealthChange(screen)
         }
+        scheduleHealthCheck()
     }
 
     /// Destroys every window (reverse order of the outputs); the screens are forgotten.

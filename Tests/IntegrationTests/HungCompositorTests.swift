@@ -63,6 +63,13 @@ import Testing
             }
         }
         while Date().timeIntervalSince(stopped) < Self.stoppedSeconds { usleep(50_000) }
+        // Content has waited for seconds and the compositor answers nothing: the waiting screen is reported stale
+        // (after ScreenSet.staleAfter, 2 s), by status, the log and a screen.health event, without a window recreated.
+        let stoppedHealth = try Self.health(client, "HEADLESS-2")
+        #expect(stoppedHealth == "stale", "HEADLESS-2's health while the compositor is stopped: \(stoppedHealth)")
+        #expect(
+            app.log.contains(
+                "HEADLESS-2: nothing shown for 2.0 s although content waits: the compositor does not answer"))
         sway.signal(SIGCONT)
         let continued = Date()
         #expect(failure == nil, "\(failure ?? "")")
@@ -94,7 +101,8 @@ import Testing
         try sway.waitForScreenshot("HEADLESS-2", "the newest message instead of the first") { shot in
             shot.fraction(differingFrom: before) > 0.001
         }
-        #expect(!app.log.contains("recreating its window"), "a hung compositor is not a stale screen")
+        #expect(!app.log.contains("recreating its window"), "a hung compositor is no reason to recreate a window")
+        try waitUntil(timeout: 10, "HEADLESS-2 healthy again") { try Self.health(client, "HEADLESS-2") == "ok" }
         #expect(app.process.isRunning)
     }
 
@@ -112,6 +120,11 @@ import Testing
     static func latency(_ status: [String: Any], _ screen: String) -> [String: Any]? {
         let screens = status["screens"] as? [[String: Any]] ?? []
         return screens.first { $0["name"] as? String == screen }?["latency"] as? [String: Any]
+    }
+
+    static func health(_ client: ControlClient, _ screen: String) throws -> String? {
+        let screens = try status(client)["screens"] as? [[String: Any]] ?? []
+        return screens.first { $0["name"] as? String == screen }?["health"] as? String
     }
 
     /// Messages whose frame the compositor showed on `screen` (presented, or its frame callback).
