@@ -301,9 +301,10 @@ final class FleetLoop {
         }
         let key = id.serialized
         if seenIDs.contains(key) {
+            // A redelivery, or an operator's resend after a lost reply: sent on with its id as the request id, so
+            // the display thread answers it with the first reply and does not apply it again.
             stats["duplicates", default: 0] += 1
-            logger.debug("fleet request \(key) already applied; ignoring the redelivery")
-            return
+            logger.debug("fleet request \(key.logSafe) seen before: answered with its first reply")
         }
         var withoutID = request
         withoutID["id"] = nil
@@ -335,7 +336,7 @@ final class FleetLoop {
                             + "\(config.allow.joined(separator: ", ")))")), id: id, jsonRPC: jsonRPC)
             return
         }
-        switch producer.trySend(command) {
+        switch producer.trySend(command, requestID: Self.requestID(for: key)) {
         case .enqueued:
             remember(key)
             awaiting.append(.request(id: id, jsonRPC: jsonRPC))
@@ -365,8 +366,19 @@ final class FleetLoop {
         reply(.error(error), id: id, jsonRPC: jsonRPC)
     }
 
+    /// The request id a fleet request's `id` becomes on the way to the display thread: any JSON string or integer,
+    /// made a short printable one by two 64-bit FNV-1a hashes (of the id's bytes, forwards and backwards).
+    static func requestID(for key: String) -> String {
+        let bytes = Array(key.utf8)
+        func fnv1a(_ sequence: some Sequence<UInt8>) -> UInt64 {
+            sequence.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01b3 }
+        }
+        let hex = [fnv1a(bytes), fnv1a(bytes.reversed())].map { String($0, radix: 16) }
+        return "fleet:" + hex.map { String(repeating: "0", count: 16 - $0.count) + $0 }.joined()
+    }
+
     private func remember(_ key: String) {
-        seenIDs.insert(key)
+        guard seenIDs.insert(key).inserted else { return }
         if seenOrder.count < options.dedupeWindow {
             seenOrder.append(key)
         } else {

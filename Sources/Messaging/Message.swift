@@ -192,11 +192,18 @@ public struct ReceivedMessage: Sendable {
     public var producerID: Int
     /// Where the reply goes: the sink the producer was made with; nil when nobody reads replies (benchmarks).
     public var replyTo: (any ReplySink)?
+    /// The client's id for this request, if it gave one: a request whose id was seen is answered with the first
+    /// one's reply, not applied again.
+    public var requestID: String?
 
-    public init(message: Message, enqueuedAt: UInt64, producerID: Int, replyTo: (any ReplySink)? = nil) {
+    public init(
+        message: Message, enqueuedAt: UInt64, producerID: Int, replyTo: (any ReplySink)? = nil,
+        requestID: String? = nil
+    ) {
         self.message = message
         self.enqueuedAt = enqueuedAt
         self.producerID = producerID
         self.replyTo = replyTo
+        self.requestID = requestID
     }
 }

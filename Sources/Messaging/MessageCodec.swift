@@ -63,8 +63,25 @@ public enum MessageCodec {
         }
     }
 
-    /// Any request line: a message for the display thread, or `events.subscribe`, and the form to answer in.
-    public static func decode(bytes: [UInt8]) throws(DecodeError) -> (request: Request, envelope: Envelope) {
+    /// The longest request id a client may give (`"requestId"`): room for a UUID and a prefix of its own.
+    public static let maximumRequestIDBytes = 64
+
+    /// A request id is 1 to ``maximumRequestIDBytes`` bytes of printable ASCII: it is echoed into no log, but it
+    /// is kept, compared and may be shown, so nothing that could hide or forge anything.
+    public static func validateRequestID(_ id: String) throws(MessageError) {
+        guard !id.isEmpty, id.utf8.count <= maximumRequestIDBytes, id.utf8.allSatisfy({ (0x21...0x7e).contains($0) })
+        else {
+            throw MessageError(
+                .invalidRequest,
+                "\"requestId\" must be 1 to \(maximumRequestIDBytes) printable ASCII characters without spaces")
+        }
+    }
+
+    /// Any request line: a message for the display thread, or `events.subscribe`, the form to answer in, and the
+    /// client's request id if it gave one (`"requestId"`: a retry with the same id is answered, not applied again).
+    public static func decode(
+        bytes: [UInt8]
+    ) throws(DecodeError) -> (request: Request, envelope: Envelope, requestID: String?) {
         var envelope = Envelope.plain
         do throws(MessageError) {
             if bytes.count > maximumRequestBytes {
@@ -85,7 +102,16 @@ public enum MessageCodec {
                 default: throw MessageError(.invalidRequest, "\"id\" must be a string, an integer or null")
                 }
             }
-            return (try decode(request), envelope)
+            var requestID: String?
+            switch request.removeValue(forKey: "requestId") {
+            case nil: break
+            case .string(let id)?:
+                try validateRequestID(id)
+                requestID = id
+            default:
+                throw MessageError(.invalidRequest, "\"requestId\" must be a string")
+            }
+            return (try decode(request), envelope, requestID)
         } catch {
             throw DecodeError(error: error, envelope: envelope)
         }
@@ -93,7 +119,8 @@ public enum MessageCodec {
 
     private static func decode(_ request: [String: JSONValue]) throws(MessageError) -> Request {
         if let unknown = request.keys.sorted().first(where: { $0 != "method" && $0 != "params" }) {
-            throw MessageError(.invalidRequest, "unknown key \"\(unknown)\" (a request has \"method\" and \"params\")")
+            throw MessageError(
+                .invalidRequest, "unknown key \"\(unknown)\" (a request has \"method\", \"params\" and \"requestId\")")
         }
         guard case .string(let name) = request["method"] else {
             throw MessageError(.invalidRequest, "\"method\" must be a string")
@@ -144,7 +171,8 @@ public enum MessageCodec {
         return .message(message)
     }
 
-    public static func encodeRequest(_ message: Message) -> String {
+    /// A request line; with `requestID`, retrying the same line applies it once (``decode(bytes:)``).
+    public static func encodeRequest(_ message: Message, requestID: String? = nil) -> String {
         var params: [String: JSONValue] = [:]
         switch message {
         case .send(let text, let screen, let ttl):
@@ -183,7 +211,9 @@ public enum MessageCodec {
             params = activity.event.params
             params["kind"] = .string(activity.kind.rawValue)
         }
-        return JSONValue.object(["method": .string(message.method.rawValue), "params": .object(params)]).serialized
+        var line: [String: JSONValue] = ["method": .string(message.method.rawValue), "params": .object(params)]
+        if let requestID { line["requestId"] = .string(requestID) }
+        return JSONValue.object(line).serialized
     }
 
     // MARK: Replies

@@ -42,7 +42,8 @@ public final class MessageConsumer {
             total += producer.ring.drain { slot in
                 apply(
                     ReceivedMessage(
-                        message: slot.message(in: slab), enqueuedAt: slot.enqueuedAt, producerID: id, replyTo: sink))
+                        message: slot.message(in: slab), enqueuedAt: slot.enqueuedAt, producerID: id, replyTo: sink,
+                        requestID: slot.requestID(in: slab)))
                 end = slot.textEnd
             }
             if let end { slab.release(upTo: end) }

@@ -37,8 +37,11 @@ public final class MessageProducer: @unchecked Sendable {
     }
 
     /// Enqueues `message` if there is room now, and wakes the display thread if it announced it is sleeping.
-    public func trySend(_ message: Message) -> SendOutcome {
-        let outcome = enqueue(message)
+    /// - Parameter requestID: the client's id for this request (``MessageCodec/maximumRequestIDBytes`` at most):
+    ///   the display thread answers a request whose id it has seen with the first one's reply instead of applying
+    ///   it again, so a client that retries after a lost reply applies it once.
+    public func trySend(_ message: Message, requestID: String? = nil) -> SendOutcome {
+        let outcome = enqueue(message, requestID: requestID)
         if outcome == .enqueued {
             wakeup.notifyIfSleeping()
         } else if outcome == .full {
@@ -109,26 +112,30 @@ public final class MessageProducer: @unchecked Sendable {
         return statistics
     }
 
-    private func enqueue(_ message: Message) -> SendOutcome {
+    private func enqueue(_ message: Message, requestID: String? = nil) -> SendOutcome {
         do throws(MessageError) {
             try message.validate()
+            if let requestID { try MessageCodec.validateRequestID(requestID) }
         } catch {
             return .rejected(error)
         }
         let mark = slab.reservationMark
-        guard let slot = encode(message, at: MonotonicClock.nanoseconds()) else { return .full }
+        guard let slot = encode(message, requestID: requestID, at: MonotonicClock.nanoseconds()) else {
+            return .full
+        }
         if ring.tryPush(slot) { return .enqueued }
         slab.rollBack(to: mark)
         return .full
     }
 
     /// Copies the message's strings to the slab and describes them in a slot; nil when the slab is full.
-    private func encode(_ message: Message, at timestamp: UInt64) -> MessageSlot? {
+    private func encode(_ message: Message, requestID: String? = nil, at timestamp: UInt64) -> MessageSlot? {
         let (body, screen, argument, method) = MessageSlot.parts(of: message)
-        guard let start = slab.write(body, screen ?? "") else { return nil }
+        let tail = requestID.map { (screen ?? "") + $0 } ?? screen ?? ""
+        guard let start = slab.write(body, tail) else { return nil }
         return MessageSlot(
-            method: method.slotCode, hasScreen: screen != nil, bodyLength: UInt32(body.utf8.count),
-            screenLength: UInt32(screen?.utf8.count ?? 0), argument: argument, textStart: start,
-            enqueuedAt: timestamp)
+            method: method.slotCode, hasScreen: screen != nil, requestIDLength: UInt8(requestID?.utf8.count ?? 0),
+            bodyLength: UInt32(body.utf8.count), screenLength: UInt32(screen?.utf8.count ?? 0), argument: argument,
+            textStart: start, enqueuedAt: timestamp)
     }
 }

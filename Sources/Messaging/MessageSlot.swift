@@ -1,9 +1,11 @@
 /// A ``Message`` as it sits in a ring slot: plain values only, so pushing and popping it never retains, releases
 /// or allocates. Its strings are in the producer's ``TextSlab``, back to back from `textStart`: first the body
-/// (the text, or the role of `role.set`), then the screen name.
+/// (the text, or the role of `role.set`), then the screen name, then the client's request id.
 struct MessageSlot: BitwiseCopyable {
     var method: UInt8
     var hasScreen: Bool
+    /// Bytes of the client's request id (``ReceivedMessage/requestID``), 0 for none; it fills padding.
+    var requestIDLength: UInt8
     var bodyLength: UInt32
     var screenLength: UInt32
     /// A number some methods carry: `send`'s ttl in milliseconds (0: none), `role.set`'s force (1), a card's id.
@@ -13,7 +15,7 @@ struct MessageSlot: BitwiseCopyable {
     var enqueuedAt: UInt64
 
     /// The slab position just past this message's bytes: what the consumer frees up to once it has read them.
-    var textEnd: UInt { textStart &+ UInt(bodyLength) &+ UInt(screenLength) }
+    var textEnd: UInt { textStart &+ UInt(bodyLength) &+ UInt(screenLength) &+ UInt(requestIDLength) }
 
     /// The strings that go to the slab, body then screen, and the slot with everything else filled in.
     static func parts(of message: Message) -> (body: String, screen: String?, argument: UInt32, method: MessageMethod) {
@@ -36,6 +38,13 @@ struct MessageSlot: BitwiseCopyable {
         case .reloadWeb(let screen): ("", screen, 0, .reloadWeb)
         case .remoteActivity(let activity): (activity.detail, activity.kind.rawValue, activity.session, .remoteActivity)
         }
+    }
+
+    /// The client's request id from the slab, nil for none.
+    func requestID(in slab: TextSlab) -> String? {
+        guard requestIDLength > 0 else { return nil }
+        let start = textStart &+ UInt(bodyLength) &+ UInt(screenLength)
+        return String(decoding: slab.bytes(at: start, count: Int(requestIDLength)), as: UTF8.self)
     }
 
     /// Rebuilds the message from the slot and its slab bytes (on the display thread, where allocating is fine).

@@ -288,7 +288,7 @@ public final class RemoteHub: Sendable {
     /// One WebSocket text message: decoded with the socket's codec, answered in its envelope (nil for a JSON-RPC
     /// notification), and the id of the message it sent when it sent one (its receipts are owed).
     public func handle(json bytes: [UInt8], token: String) async -> (line: String?, sent: UInt64?) {
-        let decoded: (request: Request, envelope: Envelope)
+        let decoded: (request: Request, envelope: Envelope, requestID: String?)
         do {
             decoded = try MessageCodec.decode(bytes: bytes)
         } catch {

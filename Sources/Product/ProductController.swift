@@ -17,6 +17,8 @@ public struct ProductController {
     public let store: StateStore
     /// The config file, read again by ``reloadConfig()``; whether it was named explicitly (then it must exist).
     private var configSource: (path: String, mustExist: Bool)?
+    /// Replies to requests that carried a client's request id (retries are answered, not applied twice).
+    private var retries = RetryBook()
     /// Which config is in force and why (`status` → `config`).
     public private(set) var configStanding = ConfigStanding(path: RoleConfig.defaultPath(), source: .defaults)
     /// The persistent state changed since it was last written.
@@ -146,14 +148,30 @@ public struct ProductController {
 
     // MARK: - Requests
 
-    /// Executes one request. - Parameter vitals: asked only by `status`, for what the display thread owns.
-    public mutating func execute(_ message: Message, vitals: () -> Vitals = { Vitals() }) -> Outcome {
+    /// Executes one request.
+    /// - Parameters:
+    ///   - requestID: the client's id for it: a request whose id was answered in the last ten minutes gets that
+    ///     reply again and is not applied again (``RetryBook``). Queries (`status`, `outputs`) are not kept.
+    ///   - now: ``MonotonicClock`` nanoseconds (injected by tests).
+    ///   - vitals: asked only by `status`, for what the display thread owns.
+    public mutating func execute(
+        _ message: Message, requestID: String? = nil, now: UInt64 = MonotonicClock.nanoseconds(),
+        vitals: () -> Vitals = { Vitals() }
+    ) -> Outcome {
+        let kept = requestID.flatMap { message.isQuery ? nil : $0 }
+        if let kept, let reply = retries.reply(to: kept, now: now) {
+            logger.debug("request \(kept.logSafe) was answered before: the same reply, not applied again")
+            return Outcome(reply: reply)
+        }
+        var outcome: Outcome
         do throws(MessageError) {
-            return try perform(message, vitals: vitals)
+            outcome = try perform(message, vitals: vitals)
         } catch {
             logger.notice("refused \(message.method.rawValue): \(error.message.logSafe)")
-            return Outcome(reply: .error(error))
+            outcome = Outcome(reply: .error(error))
         }
+        if let kept, let reply = outcome.reply { retries.remember(reply, for: kept, now: now) }
+        return outcome
     }
 
     private mutating func perform(_ message: Message, vitals: () -> Vitals) throws(MessageError) -> Outcome {

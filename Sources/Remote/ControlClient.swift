@@ -1,3 +1,4 @@
+import Foundation
 import Messaging
 import SystemCalls
 
@@ -20,8 +21,13 @@ public struct ControlClient: Sendable {
     }
 
     /// Sends `message` and decodes the reply: `.result` or `.error` as the server gave it.
-    public func request(_ message: Message) throws(ControlError) -> Reply {
-        let reply = try exchange(line: MessageCodec.encodeRequest(message))
+    /// Sends `message` and returns the reply. - Parameter requestID: the request's id (default: a fresh UUID for
+    /// anything but a query), so that sending the same request again after a timeout cannot apply it twice.
+    public func request(
+        _ message: Message, requestID: String? = nil
+    ) throws(ControlError) -> Reply {
+        let id = requestID ?? (message.isQuery ? nil : "cli-" + UUID().uuidString.lowercased())
+        let reply = try exchange(line: MessageCodec.encodeRequest(message, requestID: id))
         do throws(MessageError) {
             return try MessageCodec.decodeResponse(reply)
         } catch {

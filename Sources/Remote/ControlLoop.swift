@@ -382,9 +382,11 @@ final class ControlLoop {
             }
             let message: Message
             let envelope: Envelope
+            let requestID: String?
             do throws(MessageCodec.DecodeError) {
                 let decoded = try MessageCodec.decode(bytes: bytes)
                 envelope = decoded.envelope
+                requestID = decoded.requestID
                 switch decoded.request {
                 case .message(let decodedMessage) where peerGone && decodedMessage.isQuery:
                     statistics.repliesDroppedClosedConnection += 1
@@ -404,7 +406,7 @@ final class ControlLoop {
                 connection.append(line: MessageCodec.encode(.error(error.error), in: error.envelope)!)
                 return
             }
-            switch producer.trySend(message) {
+            switch producer.trySend(message, requestID: requestID) {
             case .enqueued:
                 awaitingDisplay.push((connection.id, connection.reserve(), envelope))
                 connection.inFlight += 1

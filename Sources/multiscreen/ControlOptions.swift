@@ -44,6 +44,12 @@ struct ControlOptions: ParsableArguments {
         let response: Reply
         do {
             response = try client.request(message)
+        } catch .timedOut(let path, let milliseconds) {
+            // Sent, and perhaps applied later (the display thread was busy): a script must not simply send it again.
+            printError(
+                "error: no reply from \(path) within \(milliseconds) ms; the request may still be applied: "
+                    + "check `multiscreen status` before sending it again")
+            throw ExitCode(ControlExit.unknownOutcome)
         } catch {
             printError("error: \(error)")
             throw ExitCode(ControlExit.noReply)
@@ -65,17 +71,21 @@ struct ControlOptions: ParsableArguments {
 
 /// The exit statuses of the control commands, and the help text that documents them.
 enum ControlExit {
-    /// No reply: nothing listening at the socket, no reply in time, a malformed reply, no socket path.
+    /// No reply: nothing listening at the socket, a malformed reply, no socket path; the request was not applied.
     static let noReply: Int32 = 1
     /// Multiscreen replied with an error.
     static let errorReply: Int32 = 2
+    /// The request was sent and no reply came in time: it may still be applied.
+    static let unknownOutcome: Int32 = 3
 
     static let discussion: String = {
         let codes = MessageError.Code.allCases.map { "\($0.rawValue) \($0)" }.joined(separator: ", ")
         return """
             Exit status: 0 when Multiscreen carried out the request and the result is printed; 1 when no reply \
-            came (nothing listening at the socket, timeout, malformed reply); 2 when Multiscreen answered with an \
-            error, printed to standard error as `error CODE: message` (codes: \(codes)); 64 for a usage error.
+            came (nothing listening at the socket, malformed reply); 2 when Multiscreen answered with an error, \
+            printed to standard error as `error CODE: message` (codes: \(codes)); 3 when the request was sent and \
+            no reply came within --timeout: it may still be applied, so check before sending it again; 64 for a \
+            usage error.
             """
     }()
 }

@@ -193,7 +193,9 @@ import Testing
         #expect(display.sentTexts == ["b0", "b1", "b2", "b3"])
     }
 
-    @Test func aRedeliveredIDIsAppliedOnce() throws {
+    /// The same id three times (to the kiosk, its group, every kiosk): applied once, and every copy answered with
+    /// the first reply (an operator resending after a lost acknowledgement gets its answer).
+    @Test func aRedeliveredIDIsAppliedOnceAndAnswered() throws {
         let broker = try MosquittoBroker()
         let display = try FakeDisplay()
         let link = try FleetLink(
@@ -206,11 +208,14 @@ import Testing
         try send(client, to: "g", .send(text: "once", screen: nil), id: "same")
         try send(client, to: "all", .send(text: "once", screen: nil), id: "same")
         try send(client, to: "k1", .send(text: "after", screen: nil), id: 42.description)
-        try received.wait("2 replies") { _ in received.replies(kiosk: "k1").count >= 2 }
+        try received.wait("4 replies") { _ in received.replies(kiosk: "k1").count >= 4 }
         try waitForCounters(link, "3 requests counted, 2 duplicates") {
             $0["requests"] == 4 && $0["duplicates"] == 2
         }
         #expect(display.sentTexts == ["once", "after"])
+        let replies = received.replies(kiosk: "k1")
+        let same = replies.filter { $0["id"] == .string("same") }
+        #expect(same.count == 3 && same.allSatisfy { $0["result"] == same[0]["result"] }, "\(replies)")
     }
 
     @Test func commandsPublishedWhileTheKioskIsOfflineArriveWhenItReturns() throws {

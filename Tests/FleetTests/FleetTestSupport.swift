@@ -20,6 +20,8 @@ final class FakeDisplay: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
     /// Replies given so far, keyed by nothing: the display thread does not know ids, only the order.
     private var nextID: UInt64 = 1
+    /// The first reply to each request id (the display thread's retry book).
+    private var answered: [String: Reply] = [:]
 
     init() throws {
         bus = try MessageBus()
@@ -33,6 +35,11 @@ final class FakeDisplay: @unchecked Sendable {
                 consumer.waitForMessages(timeoutMilliseconds: 20)
                 if paused.load(ordering: .relaxed) { continue }
                 consumer.drain { received in
+                    // As the product does: a request id answered before gets the same reply, applied once.
+                    if let id = received.requestID, let reply = answered[id] {
+                        received.replyTo?.deliver(reply)
+                        return
+                    }
                     applied.withLock { $0.append(received.message) }
                     let reply: Reply
                     switch received.message {
@@ -54,6 +61,7 @@ final class FakeDisplay: @unchecked Sendable {
                     default:
                         reply = .error(MessageError(.invalidRequest, "not simulated"))
                     }
+                    if let id = received.requestID { answered[id] = reply }
                     received.replyTo?.deliver(reply)
                 }
             }

@@ -23,6 +23,29 @@ struct MessageBusTests {
         #expect(consumer.drain { _ in } == 0)
     }
 
+    /// A request id travels with its message, beside the screen name, and takes no room from it.
+    @Test func requestIDsTravelWithTheirMessages() throws {
+        let bus = try MessageBus()
+        let consumer = bus.makeConsumer()
+        let producer = bus.makeProducer(capacity: 8)
+        let id = "cli-" + String(repeating: "f", count: 60)
+        #expect(producer.trySend(.send(text: "a", screen: "HDMI-A-1", ttl: nil), requestID: id) == .enqueued)
+        #expect(producer.trySend(.send(text: "b", screen: nil, ttl: nil), requestID: "r") == .enqueued)
+        #expect(producer.trySend(.status) == .enqueued)
+        #expect(
+            producer.trySend(.status, requestID: "has space")
+                == .rejected(
+                    MessageError(
+                        .invalidRequest, "\"requestId\" must be 1 to 64 printable ASCII characters without spaces")))
+        var received: [ReceivedMessage] = []
+        _ = consumer.drain { received.append($0) }
+        #expect(
+            received.map(\.message) == [
+                .send(text: "a", screen: "HDMI-A-1", ttl: nil), .send(text: "b", screen: nil, ttl: nil), .status,
+            ])
+        #expect(received.map(\.requestID) == [id, "r", nil])
+    }
+
     /// A full ring, or a full text slab, is an explicit `.full`, counted, and the message is not half-enqueued.
     @Test func fullIsExplicitAndCounted() throws {
         let bus = try MessageBus()

@@ -75,8 +75,27 @@ struct MessageCodecTests {
         #expect(throws: MessageError.self) { try MessageCodec.decodeEvent(#"{"method":"send","result":{}}"#) }
     }
 
-    static func decode(_ text: String) throws(MessageCodec.DecodeError) -> (request: Request, envelope: Envelope) {
+    static func decode(
+        _ text: String
+    ) throws(MessageCodec.DecodeError) -> (request: Request, envelope: Envelope, requestID: String?) {
         try MessageCodec.decode(bytes: Array(text.utf8))
+    }
+
+    /// A client's `requestId` is read in both forms, round-trips through `encodeRequest`, and is refused precisely
+    /// when it is not 1–64 printable ASCII characters.
+    @Test func requestIDs() throws {
+        #expect(try Self.decode(#"{"method":"send","params":{"text":"a"},"requestId":"cli-1"}"#).requestID == "cli-1")
+        #expect(try Self.decode(#"{"method":"status"}"#).requestID == nil)
+        let rpc = try Self.decode(#"{"jsonrpc":"2.0","id":7,"method":"status","requestId":"x"}"#)
+        #expect(rpc.requestID == "x" && rpc.envelope == .jsonRPC(id: .integer(7)))
+        let line = MessageCodec.encodeRequest(.send(text: "a", screen: nil, ttl: nil), requestID: "r-9")
+        #expect(try Self.decode(line).requestID == "r-9")
+        let tooLong = "\"" + String(repeating: "x", count: 65) + "\""
+        for bad in [#""""#, #""with space""#, tooLong, "7", #""é""#] {
+            #expect(throws: MessageCodec.DecodeError.self, "requestId \(bad)") {
+                try Self.decode(#"{"method":"status","requestId":\#(bad)}"#)
+            }
+        }
     }
 
     /// `events.subscribe` is a method like the others: decoded, its params checked; only its answer is the transport's.

@@ -622,3 +622,53 @@ private func errorCode(_ outcome: Outcome) -> MessageError.Code? {
         #expect(Self.text(configStatus(&restarted)["error"]).contains("line 1"))
     }
 }
+
+/// Retries apply once: a request whose id was answered gets the same reply and changes nothing.
+@Suite struct ProductControllerRetryTests {
+    @Test func aRepeatedRequestIDIsAnsweredNotAppliedAgain() {
+        var product = ProductController(model: ScreenModel(), store: StateStore(path: "/nonexistent/state.json"))
+        _ = product.outputsChanged([first, second])
+        let send = Message.send(text: "once", screen: nil, ttl: nil)
+        let applied = product.execute(send, requestID: "cli-1", now: 1_000)
+        let again = product.execute(send, requestID: "cli-1", now: 2_000)
+        #expect(again.reply == applied.reply)
+        #expect(again.events.isEmpty && again.changes.isEmpty)
+        #expect(product.model.log.newestFirst.count == 1, "applied once")
+        // Another id, or none, is another request.
+        _ = product.execute(send, requestID: "cli-2", now: 3_000)
+        _ = product.execute(send, now: 4_000)
+        #expect(product.model.log.newestFirst.count == 3)
+        // An error is kept too: the retry gets the same answer.
+        let refused = product.execute(.closeCard(screen: "HEADLESS-2"), requestID: "cli-3", now: 5_000)
+        #expect(
+            product.execute(.closeCard(screen: "HEADLESS-2"), requestID: "cli-3", now: 6_000).reply == refused.reply)
+        // After the window the id is forgotten: the same id applies again.
+        let later = product.execute(send, requestID: "cli-1", now: 1_000 + RetryBook.window + 1)
+        #expect(later.reply != applied.reply)
+        #expect(product.model.log.newestFirst.count == 4)
+    }
+
+    @Test func queriesAreNotKept() {
+        var product = ProductController(model: ScreenModel(), store: StateStore(path: "/nonexistent/state.json"))
+        _ = product.execute(.status, requestID: "q", now: 1)
+        _ = product.outputsChanged([first])
+        guard case .result(_, let result) = product.execute(.status, requestID: "q", now: 2).reply else {
+            Issue.record("no status")
+            return
+        }
+        #expect(result["screens"] != .array([]), "a fresh status, not the first one")
+    }
+}
+
+@Suite struct RetryBookTests {
+    @Test func boundedInCount() {
+        var book = RetryBook()
+        for index in 0..<(RetryBook.capacity + 10) {
+            book.remember(.error(MessageError(.refused, "\(index)")), for: "id-\(index)", now: UInt64(index))
+        }
+        #expect(book.reply(to: "id-0", now: 5_000) == nil)
+        #expect(book.reply(to: "id-9", now: 5_000) == nil)
+        #expect(book.reply(to: "id-10", now: 5_000) != nil)
+        #expect(book.reply(to: "id-\(RetryBook.capacity + 9)", now: 5_000) != nil)
+    }
+}
