@@ -213,6 +213,68 @@ import Testing
         await fixture.stop()
     }
 
+    /// The HTTP timeouts end with the upgrade: a WebSocket quiet for longer than them stays open and is answered.
+    @Test func theHTTPTimeoutsDoNotApplyToAWebSocket() async throws {
+        let fixture = try await Fixture {
+            $0.headTimeout = 0.2
+            $0.bodyTimeout = 0.2
+            $0.idleTimeout = 0.2
+        }
+        let token = try fixture.claim()
+        let port = fixture.port
+        let request = fixture.upgradeRequest(token: token)
+        let frames = try await onThread {
+            let client = try RawClient(port: port)
+            try client.send(request)
+            let head = client.read(seconds: 5) { String(decoding: $0, as: UTF8.self).contains("\r\n\r\n") }
+            guard String(decoding: head, as: UTF8.self).hasPrefix("HTTP/1.1 101") else { throw Failure("no upgrade") }
+            // The phone's own pause, longer than every HTTP timeout (part of the scenario).
+            _ = client.read(seconds: 0.6) { _ in false }
+            let message = #"{"method":"send","params":{"text":"after a pause"}}"#
+            try client.send(bytes: WebSocketWire.maskedFrame(opcode: 1, payload: Array(message.utf8)))
+            let more = client.read(seconds: 5) { WebSocketWire.frames(in: $0).contains { $0.opcode == 1 } }
+            return WebSocketWire.frames(in: more)
+        }
+        let reply = frames.first { $0.opcode == 1 }.map { String(decoding: $0.payload, as: UTF8.self) }
+        #expect(reply?.contains(#""result""#) == true, "\(String(describing: reply))")
+        #expect(fixture.counter("closed.headTimeout") == 0)
+        #expect(fixture.counter("closed.bodyTimeout") == 0)
+        #expect(fixture.counter("closed.idle") == 0)
+        await fixture.stop()
+    }
+
+    /// Wrong codes over HTTP lock out the address that sent them; the right code from another address is taken.
+    @Test func wrongCodesLockOutTheSendingAddressOverHTTP() async throws {
+        let bus = try MessageBus()
+        let display = FakeDisplay(bus: bus)
+        var options = PhoneRemoteServer.Options()
+        options.hub.policy.addressFailureBudget = 3
+        let server = try PhoneRemoteServer(host: "127.0.0.1", port: 0, bus: bus, options: options)
+        let port = try await server.listening()
+        guard case .code(let code) = server.hub.display else { throw Failure("no code shown") }
+        let statuses = try await onThread {
+            func get(_ path: String, from source: String) throws -> String {
+                let client = try RawClient(port: port, from: source)
+                try client.send("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n")
+                let answer = String(decoding: client.readUntilClosed(seconds: 5).bytes, as: UTF8.self)
+                return answer.components(separatedBy: "\r\n").first ?? ""
+            }
+            var statuses = try (0..<3).map { _ in try get("/?code=WRONGONE", from: "127.0.0.1") }
+            statuses.append(try get("/?code=\(code.token)", from: "127.0.0.1"))
+            statuses.append(try get("/?code=\(code.token)", from: "127.0.0.3"))
+            return statuses
+        }
+        #expect(
+            statuses == Array(repeating: "HTTP/1.1 403 Forbidden", count: 3) + [
+                "HTTP/1.1 429 Too Many Requests", "HTTP/1.1 200 OK",
+            ])
+        #expect(server.counters["addressLockouts"] == 1)
+        #expect(server.counters["lockouts"] == nil)
+        #expect(server.counters["claims"] == 1)
+        await server.shutdown()
+        display.stop()
+    }
+
     /// A browser sends a message whole, in one frame with FIN set: 20 KiB over the 16 KiB limit is answered with
     /// the error and a close frame with 1009, not a reset.
     @Test func aWholeOversizeMessageGetsClose1009() async throws {
