@@ -110,9 +110,27 @@ final class ConnectionCounter: Sendable {
         counts.withLock { ($0.connections, $0.webSockets, $0.connectionsByAddress.count) }
     }
 
-    /// A connection's client address as the limits key it: the IP address, without the port.
+    /// A connection's client address as the limits key it (``clientKey(_:)``).
     static func address(of channel: any Channel) -> String {
-        channel.remoteAddress?.ipAddress ?? "unknown"
+        clientKey(channel.remoteAddress) ?? "unknown"
+    }
+
+    /// The client a socket address stands for, as per-address limits and lockouts key it: an IPv4 address (also
+    /// one mapped into IPv6) as it is, without the port; an IPv6 address by its /64 prefix (`2001:db8:1:2::/64`),
+    /// since one host is commonly given a whole /64 and could otherwise take a fresh address for every try.
+    /// nil for no address or a Unix socket.
+    static func clientKey(_ address: SocketAddress?) -> String? {
+        guard let address else { return nil }
+        guard case .v6(let v6) = address else { return address.ipAddress }
+        let bytes = withUnsafeBytes(of: v6.address.sin6_addr) { Array($0) }
+        // ::ffff:a.b.c.d is an IPv4 client.
+        if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xff && bytes[11] == 0xff {
+            return address.ipAddress
+        }
+        let groups = stride(from: 0, to: 8, by: 2).map {
+            String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16)
+        }
+        return groups.joined(separator: ":") + "::/64"
     }
 }
 

@@ -297,11 +297,12 @@ public enum RemoteRoutes {
 /// Hummingbird's basic request context with the client's address, whose wrong codes lock it out alone.
 public struct RemoteRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
-    /// The client's IP address, without the port; nil when not known (the router test framework's channel).
+    /// The client's IP address, without the port (an IPv6 one as its /64 prefix); nil when not known (the router
+    /// test framework's channel).
     public let clientAddress: String?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
-        clientAddress = source.channel.remoteAddress?.ipAddress
+        clientAddress = ConnectionCounter.clientKey(source.channel.remoteAddress)
     }
 }
