@@ -31,7 +31,7 @@ import Testing
 
     @Test func keysInsideAnInlineTable() {
         #expect(at("rule[1].match.name") == .init(line: 6, column: 11))
-        #expect(at("rule[2].match.nmae") == .init(line: 10, column: 30))
+        #expect(at("rule[2].match.nmae") == .init(line: 10, column: 29))
     }
 
     @Test func aMissingKeyIsPlacedAtItsTable() {
