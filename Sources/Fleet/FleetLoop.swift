@@ -199,6 +199,9 @@ final class FleetLoop {
         do throws(MosquittoError) {
             for topic in topics.commands(groups: config.groups) { try client.subscribe(topic, qos: 1) }
             try client.publish(topic: topics.online, payload: Array("true".utf8), qos: 1, retain: true)
+            // Our own presence, watched after it is published: anything else retained there while we are connected
+            // (someone's spoofed "false") is corrected at once, or operators would see this kiosk offline for good.
+            try client.subscribe(topics.online, qos: 1)
         } catch {
             lost("\(error)")
             return
@@ -262,6 +265,13 @@ final class FleetLoop {
     // MARK: Requests
 
     private func received(_ message: MosquittoMessage) {
+        if message.topic == topics.online {
+            guard message.payload != Array("true".utf8), case .connected = connection else { return }
+            stats["onlineCorrected", default: 0] += 1
+            logger.notice("fleet: someone else published this kiosk's presence; publishing online = true again")
+            send(topic: topics.online, payload: Array("true".utf8), retain: true)
+            return
+        }
         stats["requests", default: 0] += 1
         if message.retained {
             // A retained command would be applied again by every kiosk at every start: refuse it (the broker keeps

@@ -218,6 +218,32 @@ import Testing
         #expect(same.count == 3 && same.allSatisfy { $0["result"] == same[0]["result"] }, "\(replies)")
     }
 
+    /// A retained `online = false` published by someone else while the kiosk is connected is corrected at once:
+    /// operators never see a connected kiosk as offline for good.
+    @Test func aSpoofedOfflineIsCorrected() throws {
+        let broker = try MosquittoBroker()
+        let display = try FakeDisplay()
+        let link = try FleetLink(
+            config: try kioskConfig(broker, kiosk: "k1"), bus: display.bus, options: testOptions())
+        defer { link.stop() }
+        let client = try makeOperator(broker)
+        let received = Received(client)
+        try received.wait("k1 online") { _ in received.last("multiscreen/test/k1/online") == "true" }
+        try client.publish(topic: "multiscreen/test/k1/online", payload: Array("false".utf8), retain: true)
+        try received.wait("the spoof, then online again") { messages in
+            let presence = messages.filter { $0.topic == "multiscreen/test/k1/online" }
+                .map { String(decoding: $0.payload, as: UTF8.self) }
+            return presence.last == "true" && presence.dropLast().last == "false"
+        }
+        try waitForCounters(link, "one correction") { $0["onlineCorrected"] == 1 }
+        // What a later subscriber gets, retained, is the truth.
+        let late = try makeOperator(broker)
+        let lateReceived = Received(late)
+        try lateReceived.wait("the retained presence") { _ in
+            lateReceived.last("multiscreen/test/k1/online") == "true"
+        }
+    }
+
     @Test func commandsPublishedWhileTheKioskIsOfflineArriveWhenItReturns() throws {
         let broker = try MosquittoBroker()
         let client = try makeOperator(broker)
