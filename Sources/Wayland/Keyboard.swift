@@ -18,6 +18,8 @@ public final class Keyboard {
 
     let translator: KeyTranslator
     private let repeater: KeyRepeater
+    /// Whether `enter` came since this `wl_keyboard` was made (its first enter's keys are new presses).
+    private var hasEntered = false
     private let logger = Logger(label: "multiscreen.wayland")
 
     /// Takes ownership of `proxy`, a `wl_keyboard` of `version`.
@@ -65,10 +67,18 @@ public final class Keyboard {
         translator.setKeymap(UnsafeBufferPointer(start: map.assumingMemoryBound(to: CChar.self), count: Int(size)))
     }
 
-    fileprivate func enter(surface: OpaquePointer?) {
-        // Keys already down at enter (the `keys` array) are not pressed now: they typed into the previous focus.
+    fileprivate func enter(surface: OpaquePointer?, keys: UnsafeMutablePointer<wl_array>?) {
         focus = SurfaceID(surface)
         onFocus(focus)
+        // Keys already down at a later enter typed into the previous focus: they are not pressed now. But at the
+        // first enter of this keyboard they are its first keys: a keyboard (or barcode scanner) that appears while
+        // keys are down, like one that types at once, made the seat gain the keyboard capability, and its first
+        // key was pressed before this `wl_keyboard` existed, so the compositor reports it here and nowhere else.
+        defer { hasEntered = true }
+        guard !hasEntered, let keys, keys.pointee.size > 0, let data = keys.pointee.data else { return }
+        let pressed = UInt32(WL_KEYBOARD_KEY_STATE_PRESSED.rawValue)
+        let count = keys.pointee.size / MemoryLayout<UInt32>.size
+        for index in 0..<count { key(data.load(fromByteOffset: index * 4, as: UInt32.self), state: pressed) }
     }
 
     fileprivate func leave() {
@@ -122,7 +132,7 @@ private nonisolated(unsafe) let keyboardListener: UnsafeMutablePointer<wl_keyboa
     listener.initialize(
         to: wl_keyboard_listener(
             keymap: { data, _, format, fd, size in Keyboard.from(data).keymap(format: format, fd: fd, size: size) },
-            enter: { data, _, _, surface, _ in Keyboard.from(data).enter(surface: surface) },
+            enter: { data, _, _, surface, keys in Keyboard.from(data).enter(surface: surface, keys: keys) },
             leave: { data, _, _, _ in Keyboard.from(data).leave() },
             key: { data, _, _, _, key, state in Keyboard.from(data).key(key, state: state) },
             modifiers: { data, _, _, depressed, latched, locked, group in

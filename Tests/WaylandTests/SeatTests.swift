@@ -239,6 +239,20 @@ private final class VirtualPointerDevice {
         #expect(keyboard.focus == client.window.id)
     }
 
+    /// A keyboard that appears with a key already down (a barcode scanner plugged in mid-scan, a virtual keyboard
+    /// that presses at once): the seat gains the keyboard capability, our `wl_keyboard` is made after the press,
+    /// and the key reaches us only in the first `enter`'s keys. It is typed, not lost.
+    @Test func theFirstKeyOfANewKeyboardIsKept() throws {
+        let sway = try HeadlessSway(outputs: 1, width: 320, height: 240)
+        let client = try InputClient(sway)
+        #expect(client.seat?.keyboard == nil, "no keyboard on the seat before wtype")
+        let process = try ChildProcess("wtype", ["-P", "x", "-s", "700", "-p", "x"], environment: sway.environment)
+        defer { process.kill() }
+        try client.pump("the held key") { !client.keys.isEmpty }
+        #expect(client.keys.first?.text == "x" && client.keys.first?.isRepeat == false, "\(client.keys)")
+        #expect(client.keys.first?.surface == client.window.id)
+    }
+
     @Test func namedKeysAndShortcutsCarryKeysymsModifiersAndNoText() throws {
         let sway = try HeadlessSway(outputs: 1, width: 320, height: 240)
         let client = try InputClient(sway)
