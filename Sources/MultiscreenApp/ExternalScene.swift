@@ -63,15 +63,27 @@ enum ExternalScene {
     }
 
     /// `messages`: the newest message large with its time, then older ones a line each, as many as fit.
+    /// - Parameter reserved: a panel drawn over the screen afterwards (the phone remote's offer): the messages keep
+    ///   out of the column it stands in, so no text is ever hidden under it.
     static func drawMessages(
-        on canvas: Canvas, geometry: SurfaceGeometry, output: OutputInfo, look: Look, messages: [LoggedMessage]
+        on canvas: Canvas, geometry: SurfaceGeometry, output: OutputInfo, look: Look, messages: [LoggedMessage],
+        reserving reserved: Rect? = nil
     ) {
         let width = Float(geometry.bufferWidth)
         let height = Float(geometry.bufferHeight)
         canvas.begin(width: geometry.bufferWidth, height: geometry.bufferHeight, background: look.background)
         let unit = max(min(height, width * 9 / 16), 90)
-        let area = contentArea(on: canvas, width: width, height: height, unit: unit, output: output, look: look)
-        guard let newest = messages.first, area.height > 0 else { return }
+        var area = contentArea(on: canvas, width: width, height: height, unit: unit, output: output, look: look)
+        if let reserved {
+            let gap = (unit * 0.03).rounded()
+            if reserved.x + reserved.width / 2 > width / 2 {
+                area.width = max(min(area.width, reserved.x - gap - area.x), 0)
+            } else {
+                let left = max(area.x, reserved.x + reserved.width + gap)
+                area = Rect(x: left, y: area.y, width: max(area.x + area.width - left, 0), height: area.height)
+            }
+        }
+        guard let newest = messages.first, area.height > 0, area.width > 0 else { return }
         let bottom = area.y + area.height
         let timeStyle = look.style(unit * 0.04, look.secondary)
         let timeLine = look.theme.showsTime ? Float(timeStyle.pixelSize) * 1.5 : 0
@@ -137,6 +149,52 @@ enum ExternalScene {
             box: TextBox(maxWidth: Int(inner.width), maxHeight: Int(inner.height)))
     }
 
+    /// Where the phone remote's offer panel stands on a buffer of this size, nil when it does not fit (then it is
+    /// not drawn): one place for drawing it and for keeping the messages out of its way.
+    static func remoteOfferFrame(
+        geometry: SurfaceGeometry, look: Look, offer: RemoteOffer, code: QRCode?, corner: ScreenCorner
+    ) -> Rect? {
+        let width = Float(geometry.bufferWidth)
+        let height = Float(geometry.bufferHeight)
+        let layout = OfferLayout(geometry: geometry, look: look)
+        let panelWidth: Float
+        let panelHeight: Float
+        if offer.locked {
+            panelWidth = (layout.unit * 0.6).rounded()
+            panelHeight = (layout.unit * 0.12).rounded()
+        } else {
+            guard let code else { return nil }
+            let extent = layout.qrExtent(code)
+            panelWidth = max(extent, (layout.unit * 0.45).rounded())
+            panelHeight = extent + layout.codeHeight + layout.linkHeight + (layout.unit * 0.02).rounded()
+        }
+        guard panelWidth + layout.margin <= width, panelHeight + layout.margin <= height else { return nil }
+        let x = (corner.isRight ? width - layout.margin - panelWidth : layout.margin).rounded()
+        let y = (corner.isBottom ? height - layout.margin - panelHeight : layout.margin).rounded()
+        return Rect(x: x, y: y, width: panelWidth, height: panelHeight)
+    }
+
+    /// The offer panel's measures for one buffer size and theme.
+    private struct OfferLayout {
+        let unit: Float
+        let margin: Float
+        let codeStyle: TextStyle
+        let linkStyle: TextStyle
+        static let ink = RGBColor(hex: 0x11_11_11)
+
+        init(geometry: SurfaceGeometry, look: Look) {
+            unit = max(min(Float(geometry.bufferHeight), Float(geometry.bufferWidth) * 9 / 16), 90)
+            margin = (unit * 0.04).rounded()
+            codeStyle = look.style(unit * 0.05, Self.ink, alignment: .center)
+            linkStyle = look.style(unit * 0.022, Self.ink, alignment: .center)
+        }
+
+        var codeHeight: Float { Float(codeStyle.pixelSize) * 1.4 }
+        var linkHeight: Float { Float(linkStyle.pixelSize) * 1.5 }
+        func modulePixels(_ code: QRCode) -> Int { max(Int((unit * 0.4) / Float(code.size + 2 * QRCode.quietZone)), 1) }
+        func qrExtent(_ code: QRCode) -> Float { Float((code.size + 2 * QRCode.quietZone) * modulePixels(code)) }
+    }
+
     /// The phone remote's invitation, in `corner` on a white panel: the QR code (integer pixels per module, its
     /// quiet zone included), then the short code and the address (without the token) under it. Locked code entry
     /// shows a notice instead, in the same corner.
@@ -144,46 +202,35 @@ enum ExternalScene {
         on canvas: Canvas, geometry: SurfaceGeometry, look: Look, offer: RemoteOffer, code: QRCode?,
         corner: ScreenCorner
     ) {
-        let width = Float(geometry.bufferWidth)
-        let height = Float(geometry.bufferHeight)
-        let unit = max(min(height, width * 9 / 16), 90)
-        let margin = (unit * 0.04).rounded()
-        let ink = RGBColor(hex: 0x11_11_11)
-        let codeStyle = look.style(unit * 0.05, ink, alignment: .center)
-        let linkStyle = look.style(unit * 0.022, ink, alignment: .center)
+        guard
+            let frame = remoteOfferFrame(geometry: geometry, look: look, offer: offer, code: code, corner: corner)
+        else { return }
+        let layout = OfferLayout(geometry: geometry, look: look)
         if offer.locked {
-            let panelWidth = (unit * 0.6).rounded()
-            let panelHeight = (unit * 0.12).rounded()
-            let x = corner.isRight ? width - margin - panelWidth : margin
-            let y = corner.isBottom ? height - margin - panelHeight : margin
-            canvas.fill(x: x, y: y, width: panelWidth, height: panelHeight, color: SceneStyle.card)
+            canvas.fill(x: frame.x, y: frame.y, width: frame.width, height: frame.height, color: SceneStyle.card)
             canvas.text(
-                "Too many wrong codes: try again in a minute", x: x + margin / 2, y: y + margin / 2,
-                style: look.style(unit * 0.03, ink, alignment: .center),
-                box: TextBox(maxWidth: Int(panelWidth - margin), maxHeight: Int(panelHeight - margin)))
+                "Too many wrong codes: try again in a minute", x: frame.x + layout.margin / 2,
+                y: frame.y + layout.margin / 2,
+                style: look.style(layout.unit * 0.03, OfferLayout.ink, alignment: .center),
+                box: TextBox(
+                    maxWidth: Int(frame.width - layout.margin), maxHeight: Int(frame.height - layout.margin)))
             return
         }
         guard let code else { return }
-        let side = code.size + 2 * QRCode.quietZone
-        let modulePixels = max(Int((unit * 0.4) / Float(side)), 1)
-        let qrExtent = Float(side * modulePixels)
-        let codeHeight = Float(codeStyle.pixelSize) * 1.4
-        let linkHeight = Float(linkStyle.pixelSize) * 1.5
-        let panelWidth = max(qrExtent, (unit * 0.45).rounded())
-        let panelHeight = qrExtent + codeHeight + linkHeight + (unit * 0.02).rounded()
-        let x = (corner.isRight ? width - margin - panelWidth : margin).rounded()
-        let y = (corner.isBottom ? height - margin - panelHeight : margin).rounded()
-        guard panelWidth + margin <= width, panelHeight + margin <= height else { return }
-        canvas.fill(x: x, y: y, width: panelWidth, height: panelHeight, color: RGBColor(hex: 0xFF_FF_FF))
-        canvas.drawQRCode(code, x: x + ((panelWidth - qrExtent) / 2).rounded(), y: y, modulePixels: modulePixels)
+        let extent = layout.qrExtent(code)
+        canvas.fill(x: frame.x, y: frame.y, width: frame.width, height: frame.height, color: RGBColor(hex: 0xFF_FF_FF))
+        canvas.drawQRCode(
+            code, x: frame.x + ((frame.width - extent) / 2).rounded(), y: frame.y,
+            modulePixels: layout.modulePixels(code))
         let grouped = offer.code.count == 8 ? "\(offer.code.prefix(4)) \(offer.code.dropFirst(4))" : offer.code
         canvas.text(
-            grouped, x: x, y: y + qrExtent, style: codeStyle, box: .singleLine(maxWidth: Int(panelWidth)))
+            grouped, x: frame.x, y: frame.y + extent, style: layout.codeStyle,
+            box: .singleLine(maxWidth: Int(frame.width)))
         // The address without the token: what someone types, with the short code, instead of scanning.
         let address = offer.link.split(separator: "?", maxSplits: 1).first.map(String.init) ?? offer.link
         canvas.text(
-            address, x: x, y: y + qrExtent + codeHeight, style: linkStyle,
-            box: .singleLine(maxWidth: Int(panelWidth)))
+            address, x: frame.x, y: frame.y + extent + layout.codeHeight, style: layout.linkStyle,
+            box: .singleLine(maxWidth: Int(frame.width)))
     }
 
     /// `mirror`: the controller UI's texture, aspect ratio kept, letterboxed in black.

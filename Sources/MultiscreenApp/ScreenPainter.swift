@@ -50,14 +50,19 @@ struct ScreenPainter {
             // A page in place of the controller UI is what mirrors of the controller show.
             if screen.output.registryName == product.model.assignment.controller { showInMirrors(canvas) }
         case .external(.messages):
-            drawMessages(screen, on: canvas, geometry: geometry)
-            if let offer = product.remoteOffer,
+            guard let offer = product.remoteOffer,
                 Self.showsRemoteOffer(.external(.messages), on: screen.output.displayName, placement: offerPlacement)
-            {
-                ExternalScene.drawRemoteOffer(
-                    on: canvas, geometry: geometry, look: look(screen), offer: offer,
-                    code: offer.locked ? nil : graphics.qrCodes.code(for: offer.link), corner: offerPlacement.corner)
+            else {
+                drawMessages(screen, on: canvas, geometry: geometry)
+                return
             }
+            let code = offer.locked ? nil : graphics.qrCodes.code(for: offer.link)
+            let frame = ExternalScene.remoteOfferFrame(
+                geometry: geometry, look: look(screen), offer: offer, code: code, corner: offerPlacement.corner)
+            drawMessages(screen, on: canvas, geometry: geometry, reserving: frame)
+            ExternalScene.drawRemoteOffer(
+                on: canvas, geometry: geometry, look: look(screen), offer: offer, code: code,
+                corner: offerPlacement.corner)
         }
     }
 
@@ -109,10 +114,12 @@ struct ScreenPainter {
         }
     }
 
-    private func drawMessages(_ screen: Screen, on canvas: Canvas, geometry: SurfaceGeometry) {
+    private func drawMessages(
+        _ screen: Screen, on canvas: Canvas, geometry: SurfaceGeometry, reserving reserved: Rect? = nil
+    ) {
         ExternalScene.drawMessages(
             on: canvas, geometry: geometry, output: screen.output, look: look(screen),
-            messages: product.model.log.messages(for: screen.output.displayName))
+            messages: product.model.log.messages(for: screen.output.displayName), reserving: reserved)
     }
 
     /// The config's theme for an external screen.

@@ -165,6 +165,29 @@ import Testing
         #expect(after["HEADLESS-3"] == before["HEADLESS-3"], "HEADLESS-3 redrew: \(before) → \(after)")
     }
 
+    /// The QR code's panel never covers the messages: a message wide enough to fill the screen wraps beside the
+    /// panel's column (nothing drawn above the panel, in its column), and the QR code still decodes.
+    @Test func messagesKeepOutOfTheQRCodesColumn() throws {
+        let sway = try HeadlessSway(outputs: 2, width: 480, height: 270)
+        defer { sway.stop() }
+        let app = try MultiscreenProcess(environment: sway.environment, arguments: ["run", "--remote", "127.0.0.1:0"])
+        defer { app.process.kill() }
+        _ = try sway.waitForNewQRCode(on: "HEADLESS-2")
+        let before = try sway.screenshot("HEADLESS-2")
+        let background = before.pixel(x: 2, y: 2)
+        #expect(try app.command(["send", String(repeating: "WWWW ", count: 40)]).status == 0)
+        let shot = try sway.waitForScreenshot("HEADLESS-2", timeout: 20, "the message drawn") { shot in
+            shot.fraction(differingFrom: before) > 0.01
+        }
+        // At 480×270 the panel is about 121 px wide, 11 px from the right edge, and starts about 118 px down.
+        let column = shot.region(x: 352, y: 0, width: 480 - 352, height: 110)
+        #expect(column.fraction(of: background, tolerance: 8) == 1, "text above the QR code, in its column")
+        #expect(try shot.qrCodeText(corner: "bottom-right") != nil, "the QR code covered")
+        // The message did fill the rest of the width.
+        let left = shot.region(x: 16, y: 0, width: 320, height: 110)
+        #expect(left.fraction(of: background, tolerance: 8) < 0.97, "no message drawn")
+    }
+
     /// Frames committed so far by each screen, from `status`.
     private func committedFrames(_ app: MultiscreenProcess) throws -> [String: Int] {
         let screens = try app.statusResult()["screens"] as? [[String: Any]] ?? []
