@@ -121,6 +121,7 @@ public final class Application {
         loop.watch(screens.reopenTimer.fd) { [unowned self] in screens.reopenClosed() }
         loop.watch(screens.drawTimer.fd) { [unowned self] in screens.drawTimer.acknowledge() }  // then render()
         loop.watch(screens.healthTimer.fd) { [unowned self] in screens.checkHealth(context: graphics.context) }
+        loop.watch(graphics.textReleaseTimer.fd) { [unowned self] in graphics.releaseUnusedTexts() }
         if let watchdog = service.watchdogTimer { loop.watch(watchdog.fd) { [unowned self] in service.ping() } }
         web.onEngineStarted = { [unowned self] engine in
             // GLib's sources (WebKit's IPC, the frame export) run in this loop's poll, on this thread.
@@ -293,6 +294,7 @@ public final class Application {
             draw: painter.draw)
         screens.scheduleHealthCheck()
         screens.scheduleDraw()
+        graphics.scheduleTextRelease()
         if drawn > 0 {
             // Process CPU time covers llvmpipe's rasteriser threads too: with software GL this is CPU + "GPU".
             let cpu = MonotonicClock.nanoseconds(clock: CLOCK_PROCESS_CPUTIME_ID) - cpuBefore

@@ -1,4 +1,5 @@
 import Logging
+import Messaging
 import Product
 import Rendering
 import TextRendering
@@ -20,9 +21,12 @@ final class Graphics {
     /// How mirrors get the controller's picture (``chooseMirrorPath(preference:globals:flash:)``); until then, the
     /// texture copy.
     private(set) var mirrorPath = MirrorPath.textureCopy(reason: "not chosen yet")
+    /// Armed for when the canvas next has unused texts to give back: nothing else frees them once nothing draws.
+    let textReleaseTimer: OneShotTimer
     private let logger: Logger
 
     init(display: WaylandDisplay, fonts: BackgroundLoad<TextRasterizer>, logger: Logger) throws {
+        textReleaseTimer = try OneShotTimer()
         context = try GraphicsContext(waylandDisplay: display.pointer)
         self.fonts = fonts
         self.logger = logger
@@ -83,6 +87,23 @@ final class Graphics {
         let made = try Canvas(library: library, rasterizer: try fonts.value())
         canvas = made
         return made
+    }
+
+    /// Arms ``textReleaseTimer`` for the canvas's next unused texts, or disarms it while none are held (an idle
+    /// Multiscreen that has given its texts back makes no wakeups). After every render pass.
+    func scheduleTextRelease() {
+        guard let due = canvas?.nextTextRelease else { return textReleaseTimer.disarm() }
+        let now = MonotonicClock.nanoseconds()
+        textReleaseTimer.arm(for: due, after: due > now ? Double(due - now) / 1e9 : 0)
+    }
+
+    /// The timer fired: the texts no draw used for a while are given back (the context made current without a
+    /// surface).
+    func releaseUnusedTexts() {
+        textReleaseTimer.acknowledge()
+        guard let canvas, context.makeCurrent(nil) else { return }
+        canvas.releaseUnusedTexts()
+        scheduleTextRelease()
     }
 
     /// Deletes the GL objects and terminates EGL. Every window surface must be destroyed already.

@@ -21,6 +21,9 @@ struct ByteBudgetCache<Key: Hashable> {
 
     var count: Int { entries.count }
 
+    /// The time (as given to ``insert(_:bytes:at:)``/``touch(_:at:)``) of the entry used least recently, nil when empty.
+    var oldestUse: UInt64? { entries.values.map(\.lastUsedAt).min() }
+
     func contains(_ key: Key) -> Bool { entries[key] != nil }
 
     /// Marks `key` as just used, at `time` on the caller's clock.

@@ -81,6 +81,8 @@ public final class Canvas {
     private var atlas: ShelfPacker<TextKey>
     /// The atlas's page textures, by the packer's page index.
     private var atlasPages: [GLuint] = []
+    /// When a text of the atlas was last drawn (``releaseUnusedTexts()``).
+    private var atlasLastUsedAt: UInt64 = 0
     private var viewportWidth: Float = 1
     private var viewportHeight: Float = 1
     private var uploadFailures = 0
@@ -96,10 +98,10 @@ public final class Canvas {
     public static let textAtlasPageHeight = 512
     public static let textAtlasPages = 4
     public static var textAtlasPageBytes: Int { textAtlasPageWidth * textAtlasPageHeight * 4 }
-    /// A large text not drawn for this long is deleted when the next large text is made (nanoseconds): the texts a
-    /// screen shows now are kept, and the mappings of those shown once (a screen that came and went, a message long
-    /// gone) go back to the system in a minute, not after the budget has slowly filled (R6's soak saw the textures
-    /// of each hotplugged screen's texts pile up by 300 KiB a minute).
+    /// A large text not drawn for this long is deleted when the next large text is made, or by
+    /// ``releaseUnusedTexts()`` (nanoseconds): the mappings of texts shown once (a screen that came and went, a
+    /// message long gone) go back to the system in a minute, not after the budget has slowly filled (R6's soak saw
+    /// the textures of each hotplugged screen's texts pile up by 300 KiB a minute).
     public static let largeTextExpiry: UInt64 = 30_000_000_000
     /// Texts of more bytes than this get a texture of their own: twice glibc's fixed mmap threshold (128 KiB), so
     /// that Mesa's block for one (the pixels plus a little alignment) is surely mapped on its own, not in the heap.
@@ -306,9 +308,38 @@ public final class Canvas {
         solid.delete()
     }
 
+    /// Gives back the texts no draw has used for ``largeTextExpiry``: large texts one by one, the atlas whole once
+    /// none of its texts was drawn for that long (its pages are made again at the next draw). Nothing else frees
+    /// them when nothing draws (after `messages clear`, a screen that went away). The context must be current.
+    public func releaseUnusedTexts() {
+        let now = Self.now
+        let cutoff = now > Self.largeTextExpiry ? now - Self.largeTextExpiry : 0
+        for victim in budget.expirations(usedBefore: cutoff) {
+            if case .own(let texture) = textures.removeValue(forKey: victim)?.storage { deleteTexture(texture) }
+        }
+        if !atlasPages.isEmpty && atlasLastUsedAt < cutoff {
+            textures = textures.filter { if case .atlas = $0.value.storage { false } else { true } }
+            atlas.removeAll()
+            for page in atlasPages { deleteTexture(page) }
+            atlasPages.removeAll()
+        }
+    }
+
+    /// When ``releaseUnusedTexts()`` will next have something to give back (CLOCK_MONOTONIC ns), nil while no text
+    /// is held.
+    public var nextTextRelease: UInt64? {
+        let due = [budget.oldestUse, atlasPages.isEmpty ? nil : atlasLastUsedAt].compactMap { $0 }.min()
+        return due.map { $0 + Self.largeTextExpiry }
+    }
+
     private func texture(for key: TextKey) -> TextTexture? {
         if let entry = textures[key] {
-            if case .atlas = entry.storage { atlas.touch(key) } else { budget.touch(key, at: Self.now) }
+            if case .atlas = entry.storage {
+                atlas.touch(key)
+                atlasLastUsedAt = Self.now
+            } else {
+                budget.touch(key, at: Self.now)
+            }
             return entry
         }
         let bitmap = rasterizer.render(key.text, style: key.style, box: key.box, maxTextureSize: maxTextureSize)
@@ -319,6 +350,7 @@ public final class Canvas {
         if bitmap.byteCount <= Self.textAtlasItemLimit, atlas.fits(width: bitmap.width, height: bitmap.height) {
             guard let place = placeInAtlas(key, bitmap) else { return nil }
             storage = .atlas(place)
+            atlasLastUsedAt = Self.now
         } else {
             guard let texture = uploadOwnTexture(key, bitmap) else { return nil }
             storage = .own(texture)
