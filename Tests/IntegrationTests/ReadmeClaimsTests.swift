@@ -155,10 +155,12 @@ import Testing
         _ = try missing.process.waitForExit(timeout: 5)
     }
 
-    /// A broken config is reported with its line and column and the defaults are used: the first output is the
-    /// controller, and Multiscreen runs. Seen failing: with the logged error reduced to "config not used", the
-    /// checks for the offending key and for line and column failed.
-    @Test func aBrokenConfigFallsBackToTheDefaults() throws {
+    /// A broken config is reported with its line and column, and Multiscreen runs, failing safe: with no config
+    /// that was good before, no screen shows the controller UI (the defaults would put it on HEADLESS-1, which this
+    /// config's rules did not make the controller). Seen failing: with the logged error reduced to "config not
+    /// used", the checks for the offending key and for line and column failed; with the defaults used, the
+    /// controller UI showed on HEADLESS-1.
+    @Test func aBrokenConfigFailsSafe() throws {
         let home = MultiscreenProcess.makeHome()
         try MultiscreenProcess.writeConfig(
             """
@@ -171,9 +173,12 @@ import Testing
         let app = try MultiscreenProcess(environment: sway.environment, home: home)
         let error = try app.waitForLog("config not used")
         #expect(error.contains("colour"), "the offending key is named: \(error)")
-        try app.waitForLog("controller moved from (none) to HEADLESS-1")
+        try app.waitForLog("none was good before: every screen external, no controller UI")
         try app.waitForLogCount("first frame committed on", count: 2)
-        try sway.waitForScreenshot("HEADLESS-1", "the controller UI") { $0.fraction(of: Self.focusRing) > 0.001 }
+        for output in ["HEADLESS-1", "HEADLESS-2"] {
+            #expect(try sway.screenshot(output).fraction(of: Self.focusRing) == 0, "the controller UI on \(output)")
+        }
+        #expect(!app.log.contains("controller moved from (none) to"), "a controller was chosen")
 
         let syntax = MultiscreenProcess.makeHome()
         try MultiscreenProcess.writeConfig("[[rule]\nbroken", home: syntax)
