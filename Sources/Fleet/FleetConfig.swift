@@ -55,6 +55,11 @@ public struct FleetConfig: Equatable, Sendable {
         }
     }
 
+    /// `allow` resolved into the gate the fleet link's requests pass (its patterns matched against every method).
+    public var gate: MethodGate {
+        MethodGate(caller: "the fleet link", permitted: Set(MessageMethod.allCases.filter { allows($0.rawValue) }))
+    }
+
     public var topics: FleetTopics { FleetTopics(site: site, kiosk: kiosk) }
 
     public static func hostName() -> String {

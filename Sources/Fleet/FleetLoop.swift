@@ -325,25 +325,27 @@ final class FleetLoop {
             refuse(error.error, id: id, jsonRPC: jsonRPC, topic: message.topic, payload: message.payload)
             return
         }
+        let method: MessageMethod
+        switch decoded {
+        case .message(let command): method = command.method
+        case .subscribeEvents: method = .subscribeEvents  // events are published on their topic, never subscribed to
+        }
+        do throws(MessageError) {
+            try config.gate.check(method)
+        } catch {
+            stats["notAllowed", default: 0] += 1
+            logger.notice("fleet request \(key.logSafe) refused: \(method.rawValue) is not permitted")
+            reply(.error(error), id: id, jsonRPC: jsonRPC)
+            return
+        }
         guard case .message(let command) = decoded else {
             stats["notAllowed", default: 0] += 1
             reply(
                 .error(
                     MessageError(
-                        .methodNotFound,
+                        .notPermitted,
                         "\(MessageMethod.subscribeEvents.rawValue) is not available over the fleet link; events are "
                             + "published on \(topics.events)")), id: id, jsonRPC: jsonRPC)
-            return
-        }
-        guard config.allows(command.method.rawValue) else {
-            stats["notAllowed", default: 0] += 1
-            logger.notice("fleet request \(key.logSafe) refused: \(command.method.rawValue) is not allowed")
-            reply(
-                .error(
-                    MessageError(
-                        .methodNotFound,
-                        "method \"\(command.method.rawValue)\" is not allowed over the fleet link (allowed: "
-                            + "\(config.allow.joined(separator: ", ")))")), id: id, jsonRPC: jsonRPC)
             return
         }
         switch producer.trySend(command, requestID: Self.requestID(for: key)) {

@@ -97,14 +97,11 @@ public final class PageBridge: MessageSource, ReplySink, @unchecked Sendable {
 
     /// Whether the page, from the origin it shows now, may call `method`.
     private func check(_ method: MessageMethod) throws(MessageError) {
-        let (origin, methods) = permissions.methods(forPageAt: pageURL())
-        guard methods.contains(method) else {
+        do {
+            try permissions.gate(forPageAt: pageURL()).check(method)
+        } catch {
             statistics.notAllowed += 1
-            let granted = methods.map(\.rawValue).sorted().joined(separator: ", ")
-            throw MessageError(
-                .notPermitted,
-                "a page from \(origin) may not call \(method.rawValue) (it may call: \(granted.isEmpty ? "nothing" : granted))"
-            )
+            throw error
         }
     }
 

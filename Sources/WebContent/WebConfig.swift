@@ -127,6 +127,12 @@ public struct PagePermissions: Equatable, Sendable {
         return (origin, byOrigin[origin] ?? defaultMethods)
     }
 
+    /// The gate a page's requests pass, for the origin it shows now.
+    public func gate(forPageAt url: String?) -> MethodGate {
+        let (origin, methods) = methods(forPageAt: url)
+        return MethodGate(caller: "a page from \(origin)", permitted: methods)
+    }
+
     /// `scheme://host[:port]` of an absolute URL (`file://` for every file URL); nil for anything else.
     public static func origin(of url: String) -> String? {
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased() else {

@@ -91,9 +91,14 @@ import Testing
         #expect(code(3) == .integer(-32601))
         #expect(replies[3]["id"] == .integer(7))
         #expect(code(4) == .integer(-32602))
-        #expect(code(5) == .integer(-32601))
-        #expect(replies[5]["error"]?.objectValue["message"]?.serialized.contains("not allowed") == true)
-        #expect(code(6) == .integer(-32601))
+        // Outside `allow`: the one refusal every transport gives (issue 27: one error code per refusal).
+        #expect(code(5) == .integer(-32004))
+        #expect(
+            replies[5]["error"]?.objectValue["message"]
+                == .string(
+                    "role.set is not permitted to the fleet link (permitted: card.close, card.discard, "
+                        + "card.open, card.reopen, send, status)"))
+        #expect(code(6) == .integer(-32004))
         #expect(code(7) == .integer(-32700))
         #expect(code(8) == .integer(-32002))
         #expect(code(9) == .integer(-32600))

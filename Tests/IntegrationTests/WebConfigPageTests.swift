@@ -41,7 +41,7 @@ import Testing
         try app.waitForLog("web views: each web process limited to 300 MiB", timeout: 30)
         try app.waitForLog("web view: first frame of", timeout: 30)
         try app.waitForLog(
-            "web:HEADLESS-2: refused a page's request: a page from file:// may not call send (it may call: "
+            "web:HEADLESS-2: refused a page's request: send is not permitted to a page from file:// (permitted: "
                 + "card.close, card.discard, card.open, card.reopen, status)", timeout: 30)
         try waitUntil(timeout: 20, "the status request answered and the refusal counted") {
             let counters = try app.statusResult()["web:HEADLESS-2"] as? [String: Any]

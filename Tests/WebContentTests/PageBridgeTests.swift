@@ -96,7 +96,8 @@ struct PageBridgeTests {
         #expect(received == [.setRole(screen: "X", role: "controller")])
         #expect(box.scripts.count == 1)
         #expect(
-            box.scripts[0].contains("a page from https://a.example may not call send (it may call: role.set, status)"),
+            box.scripts[0].contains(
+                "send is not permitted to a page from https://a.example (permitted: role.set, status)"),
             "\(box.scripts)")
 
         // Navigated to a local page: that origin's (empty) grant, the starter kit's sendMessage included.
@@ -110,8 +111,8 @@ struct PageBridgeTests {
         received = []
         consumer.drain { received.append($0.message) }
         #expect(received == [.send(text: "hello", screen: nil)])
-        #expect(box.scripts[1].contains("a page from file:// may not call role.set (it may call: nothing)"))
-        #expect(box.scripts[3].contains("a page from https://b.example may not call role.set"))
+        #expect(box.scripts[1].contains("role.set is not permitted to a page from file:// (permitted: nothing)"))
+        #expect(box.scripts[3].contains("role.set is not permitted to a page from https://b.example"))
         #expect(bridge.counters["notAllowed"] == 4 && bridge.counters["malformed"] == 0, "\(bridge.counters)")
     }
 }
