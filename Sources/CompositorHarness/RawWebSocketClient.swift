@@ -91,10 +91,14 @@ public final class RawWebSocketClient {
         }
     }
 
-    /// `GET /?code=…`: the session cookie's `name=value`, or nil when the claim is refused.
+    /// `POST /claim` with `code`, as the QR link's page posts it (a GET of the link claims nothing): the session
+    /// cookie's `name=value`, or nil when the claim is refused. `code` is a token or a short code (URL-safe as is).
     public func claim(code: String, port: Int) throws -> String? {
+        let body = "code=\(code)"
         let (status, headers) = try request(
-            "GET /?code=\(code) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: keep-alive\r\n\r\n")
+            "POST /claim HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nOrigin: http://127.0.0.1:\(port)\r\n"
+                + "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: \(body.utf8.count)\r\n"
+                + "Connection: keep-alive\r\n\r\n\(body)")
         guard status == 200, let cookie = headers["set-cookie"] else { return nil }
         return cookie.split(separator: ";").first.map(String.init)
     }

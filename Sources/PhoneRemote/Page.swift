@@ -13,6 +13,9 @@ enum Page {
         case codeEntry
         /// In control: a text box, Send, Release.
         case controller
+        /// A QR code's link (`/?code=…`): the claim as a form with the link's code, which the script posts at once
+        /// and a page without JavaScript on a tap. A GET never claims (a link-preview robot fetches links too).
+        case claim(code: String)
     }
 
     /// - Parameter refresh: a path the page loads again after a second (the receipt of a form send).
@@ -26,6 +29,13 @@ enum Page {
                 <form method="post" action="/claim">
                 <label for="code">Code shown on the screen</label>
                 <input id="code" name="code" autocomplete="off" autocapitalize="characters" spellcheck="false" required>
+                <button type="submit">Take control</button>
+                </form>
+                """
+        case .claim(let code):
+            body = """
+                <form id="claim" method="post" action="/claim">
+                <input type="hidden" name="code" value="\(code.markupEscaped)">
                 <button type="submit">Take control</button>
                 </form>
                 """
@@ -80,13 +90,23 @@ enum Page {
 
         """
 
-    /// Upgrades the Send form to the WebSocket when it can; without it the form posts as usual.
+    /// Posts a link's claim at once; upgrades the Send form to the WebSocket when it can (without it the form posts
+    /// as usual).
     static let javascript = """
         "use strict";
         (function () {
-          if (/[?&]code=/.test(location.search)) { history.replaceState(null, "", "/"); }
-          var form = document.getElementById("send");
           var status = document.getElementById("status");
+          // The QR code's link: post its code at once (a GET never claims), leaving "/" in the history, not the
+          // spent link. The claim's answer, at /claim, is shown as "/" too: a reload is then a plain GET.
+          var claim = document.getElementById("claim");
+          if (claim) {
+            history.replaceState(null, "", "/");
+            status.textContent = "Taking control…";
+            claim.submit();
+            return;
+          }
+          if (location.pathname === "/claim") { history.replaceState(null, "", "/"); }
+          var form = document.getElementById("send");
           if (!form) { return; }
           var text = document.getElementById("text");
           var socket = null;

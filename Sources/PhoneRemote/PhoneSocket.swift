@@ -1,6 +1,7 @@
 import Messaging
 import NIOCore
 import NIOWebSocket
+import RemoteRequests
 import Synchronization
 
 /// One controller's WebSocket (RFC 6455 over NIO's frame codec): each text message is a request, answered in order
@@ -98,19 +99,13 @@ enum PhoneSocket {
     }
 
     /// Reads frames until the phone's close frame or the end of the connection, answering each message through
-    /// `replies`.
+    /// `replies`. What each frame means is ``MessageReader``'s (fuzzed on its own, behind NIO's frame decoder).
     static func read(
         _ inbound: NIOAsyncChannelInboundStream<WebSocketFrame>, replies: AsyncStream<Outgoing>.Continuation,
         deadline: CloseDeadline, token: String, connection: Int, hub: RemoteHub
     ) async {
-        let limit = hub.options.maximumMessageBytes
-        let perSecond = hub.options.messagesPerSecond
-        var bucket = perSecond
-        var last = RemoteHub.monotonicSeconds()
-        // A message whose first frames have come (fragmented): its kind and bytes so far.
-        var partial: (binary: Bool, bytes: ByteBuffer)?
-        // The kiosk has sent its close frame: data frames are dropped while waiting for the phone's.
-        var closing = false
+        var reader = MessageReader(
+            limit: hub.options.maximumMessageBytes, messagesPerSecond: hub.options.messagesPerSecond)
         func send(_ item: Outgoing) -> Bool {
             guard case .dropped = replies.yield(item) else { return true }
             // It does not read what it is sent: no close handshake with it.
@@ -118,83 +113,49 @@ enum PhoneSocket {
             deadline.closeNow()
             return false
         }
-        func fail(_ code: WebSocketErrorCode, _ reason: String, counter: String) -> Bool {
-            hub.count(counter)
-            closing = true
-            deadline.arm()
-            return send(.text(MessageCodec.encodeError(MessageError(.invalidRequest, reason))))
-                && send(.close(code, reason: reason))
-        }
         do {
             frames: for try await frame in inbound {
                 var proceed = true
-                switch frame.opcode {
-                case _ where frame.maskKey == nil || !frame.reservedBits.isEmpty:
-                    proceed =
-                        closing
-                        || fail(
-                            .protocolError, "frames must be masked and use no extension", counter: "refused.protocol")
-                case .connectionClose:
+                let action = reader.read(
+                    MessageReader.Frame(
+                        opcode: UInt8(webSocketOpcode: frame.opcode), fin: frame.fin, masked: frame.maskKey != nil,
+                        reservedBits: !frame.reservedBits.isEmpty, payload: Array(frame.unmaskedData.readableBytesView)),
+                    now: RemoteHub.monotonicSeconds())
+                switch action {
+                case .none:
+                    break
+                case .pong(let payload):
+                    proceed = send(.pong(ByteBuffer(bytes: payload)))
+                case .closed:
                     // Answered (when the kiosk has not closed first); the handshake is over.
                     _ = send(.close(.normalClosure, reason: nil))
                     break frames
-                case .ping:
-                    proceed = send(.pong(frame.unmaskedData))
-                case .pong:
-                    break
-                case .text, .binary, .continuation:
-                    // After the kiosk's close frame, data is dropped.
-                    guard !closing else { break }
-                    let isStart = frame.opcode != .continuation
-                    guard isStart == (partial == nil) else {
-                        proceed = fail(.protocolError, "unexpected continuation frame", counter: "refused.protocol")
-                        break
-                    }
-                    var message = partial ?? (binary: frame.opcode == .binary, bytes: ByteBuffer())
-                    var data = frame.unmaskedData
-                    guard message.bytes.readableBytes + data.readableBytes <= limit else {
-                        proceed = fail(
-                            .messageTooLarge, "messages are limited to \(limit) bytes", counter: "refused.oversize")
-                        break
-                    }
-                    message.bytes.writeBuffer(&data)
-                    guard frame.fin else {
-                        partial = message
-                        break
-                    }
-                    partial = nil
-                    let now = RemoteHub.monotonicSeconds()
-                    bucket = min(perSecond, bucket + (now - last) * perSecond)
-                    last = now
-                    if message.binary {
-                        hub.count("refused.binary")
-                        let error = MessageError(.invalidRequest, "binary frames are not accepted; send JSON text")
-                        proceed = send(.text(MessageCodec.encodeError(error)))
-                    } else if bucket < 1 {
-                        hub.count("refused.rate")
-                        let error = MessageError(.busy, "more than \(Int(perSecond)) messages a second; slow down")
-                        proceed = send(.text(MessageCodec.encodeError(error)))
-                    } else {
-                        bucket -= 1
-                        let bytes = Array(message.bytes.readableBytesView)
-                        guard String(validating: bytes, as: UTF8.self) != nil else {
-                            proceed = fail(
-                                .dataInconsistentWithMessage, "a text message must be UTF-8", counter: "refused.utf8")
-                            break
+                case .reply(let refusal, let counter):
+                    hub.count(counter)
+                    let error =
+                        switch refusal {
+                        case .binary: MessageError(.invalidRequest, "binary frames are not accepted; send JSON text")
+                        case .rate:
+                            MessageError(
+                                .busy, "more than \(Int(reader.messagesPerSecond)) messages a second; slow down")
                         }
-                        let handled = await hub.handle(json: bytes, token: token)
-                        if let id = handled.sent {
-                            // Registered before the reply is written: a frame can show it before the phone reads the
-                            // reply, never before the display thread replied.
-                            hub.receipts.watch(id: id, owner: connection) { receipt in
-                                if case .dropped = replies.yield(.text(receipt.line)) { hub.count("receiptsDropped") }
-                            }
-                        }
-                        if let line = handled.line { proceed = send(.text(line)) }
-                    }
-                default:
+                    proceed = send(.text(MessageCodec.encodeError(error)))
+                case .fail(let code, let reason, let counter):
+                    hub.count(counter)
+                    deadline.arm()
                     proceed =
-                        closing || fail(.protocolError, "unknown opcode \(frame.opcode)", counter: "refused.protocol")
+                        send(.text(MessageCodec.encodeError(MessageError(.invalidRequest, reason))))
+                        && send(.close(WebSocketErrorCode(codeNumber: Int(code.rawValue)), reason: reason))
+                case .request(let bytes):
+                    let handled = await hub.handle(json: bytes, token: token)
+                    if let id = handled.sent {
+                        // Registered before the reply is written: a frame can show it before the phone reads the
+                        // reply, never before the display thread replied.
+                        hub.receipts.watch(id: id, owner: connection) { receipt in
+                            if case .dropped = replies.yield(.text(receipt.line)) { hub.count("receiptsDropped") }
+                        }
+                    }
+                    if let line = handled.line { proceed = send(.text(line)) }
                 }
                 guard proceed else { break }
             }
@@ -203,7 +164,7 @@ enum PhoneSocket {
             // has answered 1009 and closed. A frame up to that size is read whole and refused above, with 1009.
             hub.count("refused.oversize")
         } catch {
-            if !closing { hub.count("closedWithError") }
+            if !reader.closing { hub.count("closedWithError") }
         }
     }
 }

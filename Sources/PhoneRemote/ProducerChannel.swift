@@ -3,7 +3,13 @@ import Synchronization
 
 /// Sends a message to the display thread and waits for its reply.
 public protocol MessageSender: Sendable {
-    func request(_ message: Message) async -> Reply
+    /// - Parameter requestID: the id the display thread keeps the reply under (``MessageProducer/trySend(_:requestID:)``):
+    ///   a request with an id answered before is answered the same and not applied again.
+    func request(_ message: Message, requestID: String?) async -> Reply
+}
+
+extension MessageSender {
+    public func request(_ message: Message) async -> Reply { await request(message, requestID: nil) }
 }
 
 /// The remote's way into the bus: one ``MessageProducer`` shared by every connection (sends are serialised by a
@@ -37,13 +43,13 @@ public final class ProducerChannel: ReplySink, MessageSender {
         state.withLock { $0.producer = producer }
     }
 
-    public func request(_ message: Message) async -> Reply {
+    public func request(_ message: Message, requestID: String?) async -> Reply {
         await withCheckedContinuation { continuation in
             let refusal: Reply? = state.withLock { state in
                 guard let producer = state.producer else {
                     return .error(MessageError(.busy, "the remote is stopping"))
                 }
-                switch producer.trySend(message) {
+                switch producer.trySend(message, requestID: requestID) {
                 case .enqueued:
                     state.waiting.append(continuation)
                     return nil

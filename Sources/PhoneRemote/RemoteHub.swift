@@ -41,6 +41,9 @@ public final class RemoteHub: Sendable {
         var counters: [String: Int] = [:]
     }
     private let state: Mutex<State>
+    /// 8 random hex digits: this remote's part of its phones' request ids (``retryKey(_:session:)``), as session ids
+    /// start at 1 again in a remote started anew while the display thread still remembers the ids of the last one.
+    private let instance: String
     private let onDisplay: @Sendable (RemoteDisplay) -> Void
     private let onActivity: @Sendable (RemoteActivity) -> Void
     private let onChange: @Sendable () -> Void
@@ -68,6 +71,7 @@ public final class RemoteHub: Sendable {
         self.onActivity = onActivity
         self.onChange = onChange
         state = Mutex(State(gate: AccessGate(policy: options.policy, randomBytes: randomBytes)))
+        instance = randomBytes(4).map { String($0, radix: 16) }.map { $0.count == 1 ? "0" + $0 : $0 }.joined()
         tick()
     }
 
@@ -269,7 +273,9 @@ public final class RemoteHub: Sendable {
 
     /// Runs one message for the session holding `token`: checks the session (and counts the activity), the method
     /// against ``Options/methods``, then sends it to the display thread and waits for the reply.
-    public func perform(_ message: Message, token: String) async -> Reply {
+    /// - Parameter requestID: the phone's `requestId`: a retry of it within the session is answered with the first
+    ///   reply and not applied again (the display thread keeps it as ``retryKey(_:session:)``).
+    public func perform(_ message: Message, token: String, requestID: String? = nil) async -> Reply {
         guard options.methods.contains(message.method) else {
             count("refused.not_permitted")
             return .error(
@@ -282,7 +288,24 @@ public final class RemoteHub: Sendable {
             return .error(MessageError(.notPermitted, refusal.rawValue))
         }
         count("requests")
-        return await sender.request(message)
+        guard case .success(let session) = touched else { return await sender.request(message, requestID: nil) }
+        return await sender.request(message, requestID: requestID.map { retryKey($0, session: session.id) })
+    }
+
+    /// Where the display thread keeps a phone's `requestId`: in the session's own namespace (`phone.<hub>.<session>:`,
+    /// the hub's part random per remote), so two phones (or two sessions of one) that both count 1, 2, 3 never
+    /// answer each other's requests, and no other client (the CLI, the fleet) can reach a phone's ids. An id that
+    /// would not fit the display thread's 64 bytes with the prefix is kept as a 128-bit FNV-1a digest of itself: a
+    /// collision could only be between one session's own ids.
+    func retryKey(_ id: String, session: Int) -> String {
+        let prefix = "phone.\(instance).\(session):"
+        if prefix.utf8.count + id.utf8.count <= MessageCodec.maximumRequestIDBytes { return prefix + id }
+        func fnv1a(_ basis: UInt64) -> String {
+            let hash = id.utf8.reduce(basis) { ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01b3 }
+            let hex = String(hash, radix: 16)
+            return String(repeating: "0", count: 16 - hex.count) + hex
+        }
+        return prefix + "#" + fnv1a(0xcbf2_9ce4_8422_2325) + fnv1a(0x6c62_272e_07bb_0142)
     }
 
     /// One WebSocket text message: decoded with the socket's codec, answered in its envelope (nil for a JSON-RPC
@@ -301,7 +324,7 @@ public final class RemoteHub: Sendable {
             count("refused.not_permitted")
             reply = .error(MessageError(.notPermitted, "events.subscribe is not permitted to a remote controller"))
         case .message(let message):
-            reply = await perform(message, token: token)
+            reply = await perform(message, token: token, requestID: decoded.requestID)
         }
         var sent: UInt64?
         if case .result(.send, let result) = reply, case .integer(let id)? = result["id"], id >= 0 {

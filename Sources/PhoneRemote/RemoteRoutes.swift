@@ -9,7 +9,8 @@ import NIOCore
 ///
 /// | route            | what                                                                                    |
 /// |------------------|-----------------------------------------------------------------------------------------|
-/// | `GET /`          | the page: code entry, or the controller's form with a session cookie; `?code=` claims   |
+/// | `GET /`          | the page: code entry, or the controller's form with a session cookie; `?code=` the claim |
+/// |                  | form with the link's code, which the page's script posts at once (a GET never claims)   |
 /// | `POST /claim`    | form `code`: claims control (token or short code), sets the session cookie              |
 /// | `POST /send`     | form `text`: sends a message (the page without JavaScript)                              |
 /// | `GET /receipt`   | `?id=`: how many screens showed a message sent by form; refreshes itself meanwhile      |
@@ -51,8 +52,15 @@ public enum RemoteRoutes {
         }
         router.get("/") { request, context in
             if let refused = refusal(request, currentHosts, hub) { return refused }
-            if let code = request.uri.queryParameters.get("code") {
-                return claim(code, from: context.clientAddress, hub: hub)
+            if let link = request.uri.queryParameters.get("code") {
+                // A GET never claims: link-preview robots, mail scanners and prefetchers fetch links too. The page
+                // posts the code itself at once (its script), or on one tap (without JavaScript).
+                guard let code = RequestHead.linkCode(link) else {
+                    return page(
+                        .codeEntry, status: "That link has no valid code. Type the code shown on the screen.", hub: hub,
+                        status: .badRequest)
+                }
+                return page(.claim(code: code), status: nil, hub: hub)
             }
             if let token = sessionToken(request), case .success = hub.authorize(token) {
                 return page(.controller, status: nil, hub: hub)
@@ -64,7 +72,7 @@ public enum RemoteRoutes {
             guard let form = try await form(request, context, limit: 1024), let code = form["code"] else {
                 return page(.codeEntry, status: "Type the code shown on the screen.", hub: hub, status: .badRequest)
             }
-            return claim(code, from: context.clientAddress, hub: hub)
+            return claim(code, from: context.clientAddress, session: sessionToken(request), hub: hub)
         }
         router.post("/send") { request, context in
             if let refused = refusal(request, currentHosts, hub, changesState: true) { return refused }
@@ -172,12 +180,16 @@ public enum RemoteRoutes {
 
     // MARK: Helpers
 
-    static func claim(_ code: String, from address: String?, hub: RemoteHub) -> Response {
+    /// - Parameter session: the request's session cookie: a spent code posted again by the phone that spent it (a
+    ///   reload of the claim's page) shows its controller's page again.
+    static func claim(_ code: String, from address: String?, session: String?, hub: RemoteHub) -> Response {
         switch hub.claim(code, from: address) {
         case .success(let token):
             var response = page(.controller, status: "You are in control.", hub: hub)
             response.headers[.setCookie] = "\(cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict"
             return response
+        case .failure(.spentCode) where session.map({ (try? hub.authorize($0).get()) != nil }) == true:
+            return page(.controller, status: "You are in control.", hub: hub)
         case .failure(let refusal):
             return page(
                 .codeEntry, status: describe(refusal), hub: hub,
@@ -221,24 +233,30 @@ public enum RemoteRoutes {
     }
 
     static func sessionToken(_ request: Request) -> String? {
-        request.cookies[cookieName]?.value
+        RequestHead.cookie(cookieName, in: request.headers[values: .cookie])
     }
 
     /// What a state-changing request without `Origin` is answered (403).
-    static let originRequired =
-        "Origin is required: a request that changes something must come from the remote's own page"
+    static let originRequired = RequestHead.originRequired
 
     /// A refusal response when `Host` or `Origin` is not allowed (or, when the request changes state, `Origin` is
     /// missing); nil when the request may go on.
     static func refusal(
         _ request: Request, _ hosts: () -> HostPolicy, _ hub: RemoteHub, changesState: Bool = false
     ) -> Response? {
-        var reason = hostRefusal(request, hosts, hub)
-        if reason == nil, changesState, request.headers[.origin] == nil {
+        let reason: String
+        switch RequestHead.refusal(
+            authority: request.head.authority, origin: request.headers[.origin], changesState: changesState,
+            hosts: hosts())
+        {
+        case nil: return nil
+        case .host(let why):
+            logHostRefusal(why, hub)
+            reason = why
+        case .originRequired:
             hub.refuse("refused.no_origin", "remote request refused: a POST without Origin")
             reason = originRequired
         }
-        guard let reason else { return nil }
         return Response(
             status: .forbidden, headers: [.contentType: "text/plain; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(string: reason + "\n")))
@@ -246,15 +264,21 @@ public enum RemoteRoutes {
 
     /// Why `Host` or `Origin` is not allowed (counted and logged); nil when both are.
     static func hostRefusal(_ request: Request, _ hosts: () -> HostPolicy, _ hub: RemoteHub) -> String? {
-        guard let reason = hosts().refusal(host: request.head.authority, origin: request.headers[.origin]) else {
-            return nil
-        }
-        // Logged the 1st, 10th, 100th… time: a client repeating it cannot flood the log.
+        guard
+            case .host(let reason) = RequestHead.refusal(
+                authority: request.head.authority, origin: request.headers[.origin], changesState: false,
+                hosts: hosts())
+        else { return nil }
+        logHostRefusal(reason, hub)
+        return reason
+    }
+
+    /// Counts a `Host`/`Origin` refusal; logged the 1st, 10th, 100th… time: a client repeating it cannot flood the log.
+    private static func logHostRefusal(_ reason: String, _ hub: RemoteHub) {
         let total = hub.count("refused.origin")
         if RemoteHub.isPowerOfTen(total) {
             hub.logger.notice("remote request refused: \(reason.logSafe) (\(total) so far)")
         }
-        return reason
     }
 
     /// - Parameter refresh: a path on this origin the page loads again a second later (nil: it stays).

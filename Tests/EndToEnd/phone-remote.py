@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 
 from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
@@ -97,8 +98,17 @@ try:
     url = wait_for(qr_on_screen, 20, "a QR code on the external screen")
     check(url.startswith("http://127.0.0.1:") and "?code=" in url, f"the QR code is the remote's link: {url}")
 
+    # A link-preview robot (a chat app unfurling the link) fetches it without running scripts: no code is spent.
+    with urllib.request.urlopen(url, timeout=10) as preview:
+        page = preview.read().decode()
+        check(preview.headers.get("Set-Cookie") is None and 'id="claim"' in page,
+              "a plain GET of the link (a preview robot) gets the claim form and no session")
+    check(controller_active() == 0, "the preview robot's GET claimed nothing")
+
+    # The page's script posts the link's code at once: the phone is in control without a tap.
     first.get(url)
-    check(status(first) == "You are in control.", "the first phone takes control with the scanned link")
+    WebDriverWait(first, 10).until(lambda d: status(d) == "You are in control.")
+    check(True, "the first phone takes control with the scanned link (its page posted the code)")
     check(first.current_url.endswith("/"), "the script took the spent code out of the address bar")
     wait_for(lambda: qr_on_screen() is None, 10, "the QR code hides while someone is in control")
 
@@ -116,13 +126,15 @@ try:
     newer = wait_for(qr_on_screen, 20, "a fresh QR code after the hold time")
     check(newer != url, "the fresh code differs from the spent one")
     second.get(newer)
-    check(status(second) == "You are in control.", "the second phone takes control")
+    WebDriverWait(second, 10).until(lambda d: status(d) == "You are in control.")
+    check(True, "the second phone takes control")
     WebDriverWait(first, 10).until(lambda d: status(d) == "Another phone took control.")
     check(True, "the first phone is told it was superseded")
     check(not first.find_element(By.CSS_SELECTOR, "#send button").is_enabled(), "the first phone's Send is off")
 
     first.get(url)
-    check("already used" in status(first), f"the spent link is refused: {status(first)!r}")
+    WebDriverWait(first, 10).until(lambda d: "already used" in status(d))
+    check(True, f"the spent link is refused: {status(first)!r}")
 
     second.find_element(By.CSS_SELECTOR, "#release button").click()
     WebDriverWait(second, 10).until(lambda d: status(d) == "You released control.")
@@ -132,7 +144,8 @@ try:
 
     # Closing the page (here: leaving it) releases control once the grace has passed; the QR code comes back.
     first.get(after)
-    check(status(first) == "You are in control.", "the first phone takes control again")
+    WebDriverWait(first, 10).until(lambda d: status(d) == "You are in control.")
+    check(True, "the first phone takes control again")
     wait_for(lambda: qr_on_screen() is None, 10, "the QR code hides again")
     first.get("about:blank")
     # --remote-hold can bring a fresh code back before the closed page's grace is over: wait for the release.
@@ -142,9 +155,13 @@ try:
 
     # Without JavaScript: the plain form post, and its receipt on a page that refreshes itself until the screens
     # have shown the message.
+    # Without JavaScript the link's page is the claim with a Take control button: one tap.
     plain.get(last)
-    check(status(plain) == "You are in control.", "a phone without JavaScript takes control")
-    check("?code=" in plain.current_url, "no script ran (it would have taken the code out of the address bar)")
+    check("?code=" in plain.current_url, "no script ran (it would have posted the code at once)")
+    check(controller_active() == 0, "opening the link without JavaScript claims nothing before the tap")
+    plain.find_element(By.CSS_SELECTOR, "#claim button").click()
+    WebDriverWait(plain, 10).until(lambda d: status(d) == "You are in control.")
+    check(True, "a phone without JavaScript takes control with one tap")
     plain.find_element(By.ID, "text").send_keys("Plain form hello")
     plain.find_element(By.CSS_SELECTOR, "#send button").click()
     WebDriverWait(plain, 10).until(lambda d: status(d).startswith("Sent (message ") or "shown on" in status(d))

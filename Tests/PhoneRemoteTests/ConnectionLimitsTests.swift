@@ -299,15 +299,20 @@ import Testing
         let port = try await server.listening()
         guard case .code(let code) = server.hub.display else { throw Failure("no code shown") }
         let statuses = try await onThread {
-            func get(_ path: String, from source: String) throws -> String {
+            // As the link's page posts it.
+            func claim(_ code: String, from source: String) throws -> String {
                 let client = try RawClient(port: port, from: source)
-                try client.send("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n")
+                let body = "code=\(code)"
+                try client.send(
+                    "POST /claim HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nOrigin: http://127.0.0.1:\(port)\r\n"
+                        + "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: \(body.utf8.count)\r\n"
+                        + "Connection: close\r\n\r\n\(body)")
                 let answer = String(decoding: client.readUntilClosed(seconds: 5).bytes, as: UTF8.self)
                 return answer.components(separatedBy: "\r\n").first ?? ""
             }
-            var statuses = try (0..<3).map { _ in try get("/?code=WRONGONE", from: "127.0.0.1") }
-            statuses.append(try get("/?code=\(code.token)", from: "127.0.0.1"))
-            statuses.append(try get("/?code=\(code.token)", from: "127.0.0.3"))
+            var statuses = try (0..<3).map { _ in try claim("WRONGONE", from: "127.0.0.1") }
+            statuses.append(try claim(code.token, from: "127.0.0.1"))
+            statuses.append(try claim(code.token, from: "127.0.0.3"))
             return statuses
         }
         #expect(

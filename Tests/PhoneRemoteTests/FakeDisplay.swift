@@ -2,9 +2,10 @@ import Foundation
 import Messaging
 import Synchronization
 
-/// Plays the display thread on a thread of its own: drains the bus, records every message, answers `send` with
-/// increasing ids (anything else with an empty result), and publishes the events it is given, as the display thread
-/// publishes `frame.shown`.
+/// Plays the display thread on a thread of its own: drains the bus, records every message it applies, answers `send`
+/// with increasing ids (anything else with an empty result), answers a request id it answered before with the same
+/// reply without applying it again, and publishes the events it is given, as the display thread publishes
+/// `frame.shown`.
 final class FakeDisplay: @unchecked Sendable {
     private let consumer: MessageConsumer
     private let received = Mutex<[ReceivedMessage]>([])
@@ -12,6 +13,8 @@ final class FakeDisplay: @unchecked Sendable {
     private let stopped = Atomic<Bool>(false)
     private let done = DispatchSemaphore(value: 0)
     private var nextID: UInt64 = 1
+    /// The first reply to each request id (the display thread's retry book).
+    private var answered: [String: Reply] = [:]
 
     init(bus: MessageBus) {
         consumer = bus.makeConsumer()
@@ -23,14 +26,22 @@ final class FakeDisplay: @unchecked Sendable {
     private func loop() {
         while !stopped.load(ordering: .acquiring) {
             _ = consumer.drain { message in
+                // As the product does: a request id answered before gets the same reply, applied once.
+                if let id = message.requestID, let reply = answered[id] {
+                    message.replyTo?.deliver(reply)
+                    return
+                }
                 received.withLock { $0.append(message) }
+                let reply: Reply
                 switch message.message {
                 case .send:
-                    message.replyTo?.deliver(.sent(id: nextID, screen: nil))
+                    reply = .sent(id: nextID, screen: nil)
                     nextID += 1
                 default:
-                    message.replyTo?.deliver(.result(method: message.message.method, result: [:]))
+                    reply = .result(method: message.message.method, result: [:])
                 }
+                if let id = message.requestID { answered[id] = reply }
+                message.replyTo?.deliver(reply)
             }
             for event in events.withLock({ events in
                 defer { events = [] }
@@ -44,6 +55,9 @@ final class FakeDisplay: @unchecked Sendable {
     }
 
     var messages: [Message] { received.withLock { $0.map(\.message) } }
+
+    /// The request ids of the messages applied, in order (nil for none).
+    var requestIDs: [String?] { received.withLock { $0.map(\.requestID) } }
 
     /// Published on the fake display thread at its next turn.
     func publish(_ event: Event) { events.withLock { $0.append(event) } }

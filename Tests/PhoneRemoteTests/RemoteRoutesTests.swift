@@ -12,11 +12,12 @@ import Testing
 
 /// Stands in for the display thread: answers every `send` with the next id and remembers what it got.
 final class RecordingSender: MessageSender {
-    let received = Mutex<[Message]>([])
-    var messages: [Message] { received.withLock { $0 } }
-    func request(_ message: Message) async -> Reply {
+    let received = Mutex<[(message: Message, requestID: String?)]>([])
+    var messages: [Message] { received.withLock { $0.map(\.message) } }
+    var requestIDs: [String?] { received.withLock { $0.map(\.requestID) } }
+    func request(_ message: Message, requestID: String?) async -> Reply {
         let count = received.withLock {
-            $0.append(message)
+            $0.append((message, requestID))
             return $0.count
         }
         return .sent(id: UInt64(count), screen: nil)
@@ -68,6 +69,16 @@ struct RemoteFixture {
         _ fields: HTTPFields = [:], cookie: String? = nil, origin: String? = "http://localhost"
     ) -> HTTPFields {
         headers([.contentType: "application/x-www-form-urlencoded"] + fields, cookie: cookie, origin: origin)
+    }
+
+    /// Claims `code` as the QR link's page does (its script posts the code, with the page's `Origin`): the session
+    /// cookie's value.
+    static func claim(_ client: some TestClientProtocol, _ code: String) async throws -> String {
+        try await client.execute(
+            uri: "/claim", method: .post, headers: form(), body: ByteBuffer(string: "code=\(code)")
+        ) {
+            response in try #require(sessionCookie(response), "claim answered \(response.status)")
+        }
     }
 
     static func sessionCookie(_ response: TestResponse) -> String? {
@@ -130,22 +141,45 @@ extension HTTPFields {
         let fixture = RemoteFixture()
         let code = fixture.code
         try await fixture.app.test(.router) { client in
+            // The link's page: the claim as a form with the link's code, posted by the page's script.
+            try await client.execute(uri: "/?code=\(code.token)", method: .get, headers: RemoteFixture.headers()) {
+                response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.setCookie] == nil)
+                let html = String(buffer: response.body)
+                #expect(html.contains("<form id=\"claim\" method=\"post\" action=\"/claim\">"), "\(html)")
+                #expect(html.contains("<input type=\"hidden\" name=\"code\" value=\"\(code.token)\">"), "\(html)")
+                #expect(html.contains("<button type=\"submit\">Take control</button>"), "\(html)")
+            }
+            #expect(fixture.hub.display == .code(code))
             let cookie = try await client.execute(
-                uri: "/?code=\(code.token)", method: .get, headers: RemoteFixture.headers()
+                uri: "/claim", method: .post, headers: RemoteFixture.form(),
+                body: ByteBuffer(string: "code=\(code.token)")
             ) { response in
                 #expect(response.status == .ok)
                 let setCookie = response.headers[.setCookie] ?? ""
                 #expect(setCookie.contains("HttpOnly"))
                 #expect(setCookie.contains("SameSite=Strict"))
+                #expect(String(buffer: response.body).contains("You are in control."))
                 #expect(String(buffer: response.body).contains("action=\"/send\""))
                 return try #require(RemoteFixture.sessionCookie(response))
             }
             #expect(fixture.hub.display == .inControl)
-            // The same link again: spent.
-            try await client.execute(uri: "/?code=\(code.token)", method: .get, headers: RemoteFixture.headers()) {
-                response in
+            // The same code again: spent, except for the phone that spent it (a reload of the claim's answer).
+            try await client.execute(
+                uri: "/claim", method: .post, headers: RemoteFixture.form(),
+                body: ByteBuffer(string: "code=\(code.token)")
+            ) { response in
                 #expect(response.status == .forbidden)
                 #expect(String(buffer: response.body).contains("already used"))
+                #expect(response.headers[.setCookie] == nil)
+            }
+            try await client.execute(
+                uri: "/claim", method: .post, headers: RemoteFixture.form(cookie: cookie),
+                body: ByteBuffer(string: "code=\(code.token)")
+            ) { response in
+                #expect(response.status == .ok)
+                #expect(String(buffer: response.body).contains("action=\"/send\""))
             }
             // With the cookie, the page is the controller's.
             try await client.execute(uri: "/", method: .get, headers: RemoteFixture.headers(cookie: cookie)) {
@@ -191,9 +225,7 @@ extension HTTPFields {
         let code = fixture.code
         let refresh = "<meta http-equiv=\"refresh\" content=\"1; url=/receipt?id=1\">"
         try await fixture.app.test(.router) { client in
-            let cookie = try await client.execute(
-                uri: "/?code=\(code.token)", method: .get, headers: RemoteFixture.headers()
-            ) { try #require(RemoteFixture.sessionCookie($0)) }
+            let cookie = try await RemoteFixture.claim(client, code.token)
             try await client.execute(
                 uri: "/send", method: .post, headers: RemoteFixture.form(cookie: cookie, origin: "http://localhost"),
                 body: ByteBuffer(string: "text=Gate+7")
@@ -231,9 +263,7 @@ extension HTTPFields {
             // the newcomer's.
             fixture.clock.advance(7)
             fixture.hub.tick()
-            let newer = try await client.execute(
-                uri: "/?code=\(fixture.code.token)", method: .get, headers: RemoteFixture.headers()
-            ) { try #require(RemoteFixture.sessionCookie($0)) }
+            let newer = try await RemoteFixture.claim(client, fixture.code.token)
             (status, html) = try await receipt()
             #expect(status == .forbidden && html.contains("Another phone took control."), "\(html)")
             (status, html) = try await receipt(cookie: newer)
@@ -261,17 +291,51 @@ extension HTTPFields {
         }
     }
 
+    /// A link-preview robot (a chat app unfurling the link, a mail scanner, a prefetch) GETs the QR code's link with
+    /// no `Origin` and no cookies, and runs no script: the code stays valid and unclaimed, and the phone that opens
+    /// the link next claims it. A link whose code cannot be one is not put in the page.
+    @Test func aLinkPreviewRobotSpendsNoCode() async throws {
+        let fixture = RemoteFixture()
+        let code = fixture.code
+        try await fixture.app.test(.router) { client in
+            for _ in 0..<3 {
+                try await client.execute(uri: "/?code=\(code.token)", method: .get) { response in
+                    #expect(response.status == .ok)
+                    #expect(response.headers[.setCookie] == nil)
+                    #expect(String(buffer: response.body).contains("value=\"\(code.token)\""))
+                }
+                try await client.execute(uri: "/?code=\(code.short)", method: .get) { #expect($0.status == .ok) }
+            }
+            #expect(fixture.hub.display == .code(code))
+            #expect(fixture.hub.counters["claims"] ?? 0 == 0)
+            #expect(fixture.hub.counters["refused.wrong_code"] ?? 0 == 0)
+            for link in ["%3Cscript%3E", String(repeating: "a", count: 65), "a%22b"] {
+                try await client.execute(uri: "/?code=\(link)", method: .get) { response in
+                    #expect(response.status == .badRequest)
+                    let html = String(buffer: response.body)
+                    #expect(!html.contains("id=\"claim\"") && !html.contains("<script>") && !html.contains("aaaaa"))
+                    #expect(html.contains("That link has no valid code."))
+                }
+            }
+            let cookie = try await RemoteFixture.claim(client, code.token)
+            #expect(fixture.hub.display == .inControl)
+            #expect(throws: Never.self) { try fixture.hub.authorize(cookie).get() }
+        }
+        #expect(fixture.hub.counters["claims"] == 1)
+    }
+
     @Test func wrongCodesLockWith429() async throws {
         let fixture = RemoteFixture { $0.policy.failureBudget = 2 }
         let code = fixture.code
         try await fixture.app.test(.router) { client in
             for _ in 0..<2 {
-                try await client.execute(uri: "/?code=nope", method: .get, headers: RemoteFixture.headers()) {
-                    #expect($0.status == .forbidden)
-                }
+                try await client.execute(
+                    uri: "/claim", method: .post, headers: RemoteFixture.form(), body: ByteBuffer(string: "code=nope")
+                ) { #expect($0.status == .forbidden) }
             }
             try await client.execute(
-                uri: "/?code=\(code.token)", method: .get, headers: RemoteFixture.headers()
+                uri: "/claim", method: .post, headers: RemoteFixture.form(),
+                body: ByteBuffer(string: "code=\(code.token)")
             ) { response in
                 #expect(response.status == .tooManyRequests)
             }
@@ -366,9 +430,7 @@ extension HTTPFields {
         let fixture = RemoteFixture { $0.maximumMessageBytes = 100 }
         let code = fixture.code
         try await fixture.app.test(.router) { client in
-            let cookie = try await client.execute(
-                uri: "/?code=\(code.token)", method: .get, headers: RemoteFixture.headers()
-            ) { try #require(RemoteFixture.sessionCookie($0)) }
+            let cookie = try await RemoteFixture.claim(client, code.token)
             try await client.execute(
                 uri: "/send", method: .post, headers: RemoteFixture.form(cookie: cookie),
                 body: ByteBuffer(string: "text=" + String(repeating: "x", count: 1000))
@@ -389,9 +451,7 @@ extension HTTPFields {
                 headers: RemoteFixture.headers([.connection: "upgrade", .upgrade: "websocket"], cookie: "forged")
             ) { #expect($0.status == .forbidden) }
             // A session that holds control, asking without an upgrade: told to upgrade.
-            let cookie = try await client.execute(
-                uri: "/?code=\(fixture.code.token)", method: .get, headers: RemoteFixture.headers()
-            ) { try #require(RemoteFixture.sessionCookie($0)) }
+            let cookie = try await RemoteFixture.claim(client, fixture.code.token)
             try await client.execute(uri: "/ws", method: .get, headers: RemoteFixture.headers(cookie: cookie)) {
                 #expect($0.status == .upgradeRequired)
             }

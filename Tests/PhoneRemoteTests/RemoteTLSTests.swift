@@ -70,7 +70,11 @@ import Testing
         guard case .code(let code) = server.hub.display else { throw RemoteError.stopped }
         let claim = try await onThread {
             try Self.run(
-                "/usr/bin/curl", ["-sS", "-i", "--cacert", files.cert, "https://localhost:\(port)/?code=\(code.token)"])
+                "/usr/bin/curl",
+                [
+                    "-sS", "-i", "--cacert", files.cert, "-H", "Origin: https://localhost:\(port)", "--data",
+                    "code=\(code.token)", "https://localhost:\(port)/claim",
+                ])
         }
         let cookie = try #require(
             claim.output.split(separator: "\r\n").first { $0.lowercased().hasPrefix("set-cookie:") })
