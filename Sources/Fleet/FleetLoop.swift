@@ -320,7 +320,7 @@ final class FleetLoop {
         withoutID["id"] = nil
         let decoded: Request
         do throws(MessageCodec.DecodeError) {
-            decoded = try MessageCodec.decode(bytes: Array(JSONValue.object(withoutID).serialized.utf8)).request
+            decoded = try MessageCodec.decode(object: withoutID).request
         } catch {
             refuse(error.error, id: id, jsonRPC: jsonRPC, topic: message.topic, payload: message.payload)
             return

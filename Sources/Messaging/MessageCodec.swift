@@ -56,6 +56,21 @@ public enum MessageCodec {
         } catch {
             throw error.error
         }
+        return try message(of: request)
+    }
+
+    /// A parsed request object that must be a ``Message`` (a page's request, its own keys already read).
+    public static func decodeRequest(object: [String: JSONValue]) throws(MessageError) -> Message {
+        let request: Request
+        do {
+            request = try decode(object: object).request
+        } catch {
+            throw error.error
+        }
+        return try message(of: request)
+    }
+
+    private static func message(of request: Request) throws(MessageError) -> Message {
         switch request {
         case .message(let message): return message
         case .subscribeEvents:
@@ -82,15 +97,30 @@ public enum MessageCodec {
     public static func decode(
         bytes: [UInt8]
     ) throws(DecodeError) -> (request: Request, envelope: Envelope, requestID: String?) {
-        var envelope = Envelope.plain
+        let object: [String: JSONValue]
         do throws(MessageError) {
             if bytes.count > maximumRequestBytes {
                 throw MessageError(
                     .requestTooLarge, "request is \(bytes.count) bytes, the limit is \(maximumRequestBytes)")
             }
-            guard case .object(var request) = try JSONValue.parse(bytes) else {
+            guard case .object(let parsed) = try JSONValue.parse(bytes) else {
                 throw MessageError(.invalidRequest, "a request is a JSON object")
             }
+            object = parsed
+        } catch {
+            throw DecodeError(error: error, envelope: .plain)
+        }
+        return try decode(object: object)
+    }
+
+    /// A request already parsed from JSON (a transport that reads keys of its own first, as the fleet link reads
+    /// its `id`, hands the rest over without writing it out and parsing it again).
+    public static func decode(
+        object: [String: JSONValue]
+    ) throws(DecodeError) -> (request: Request, envelope: Envelope, requestID: String?) {
+        var envelope = Envelope.plain
+        var request = object
+        do throws(MessageError) {
             if let version = request.removeValue(forKey: "jsonrpc") {
                 let id = request.removeValue(forKey: "id")
                 envelope = .jsonRPC(id: id)

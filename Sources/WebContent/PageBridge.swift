@@ -61,11 +61,17 @@ public final class PageBridge: MessageSource, ReplySink, @unchecked Sendable {
         var id: JSONValue?
         let message: Message
         do throws(MessageError) {
-            guard case .object(var object) = try JSONValue.parse(Array(text.utf8)) else {
+            let bytes = Array(text.utf8)
+            guard bytes.count <= MessageCodec.maximumRequestBytes else {
+                throw MessageError(
+                    .requestTooLarge,
+                    "request is \(bytes.count) bytes, the limit is \(MessageCodec.maximumRequestBytes)")
+            }
+            guard case .object(var object) = try JSONValue.parse(bytes) else {
                 throw MessageError(.invalidRequest, "a page's request is an object {method, params}")
             }
             id = object.removeValue(forKey: "id")
-            message = try MessageCodec.decodeRequest(JSONValue.object(object).serialized)
+            message = try MessageCodec.decodeRequest(object: object)
             try check(message.method)
         } catch {
             if error.code != .notPermitted { statistics.malformed += 1 }
