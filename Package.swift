@@ -104,7 +104,7 @@ let package = Package(
         .target(name: "TOMLPrecheck"),
         // The product controller: executes typed requests against the model, returns typed replies, the events they
         // caused and what changed. Pure Swift, tested without a compositor.
-        .target(name: "Product", dependencies: ["Screens", "Outputs", "Messaging", logging]),
+        .target(name: "Product", dependencies: ["Screens", "Outputs", "Messaging", "SystemCalls", logging]),
         // The fleet link: an MQTT client (libmosquitto) on its own thread, one more message source with its own reply
         // sink, and the operator's side of the same topics.
         .target(
@@ -120,7 +120,9 @@ let package = Package(
         .target(
             name: "Rendering",
             dependencies: [
-                "CEGL", "CGLES2", "CWaylandEGL", "CWaylandClient", "CQREncode", "TextRendering", "Outputs", logging,
+                "CEGL", "CGLES2", "CWaylandEGL", "CWaylandClient", "CQREncode", "TextRendering", "Outputs",
+                "SystemCalls",
+                logging,
             ]),
         // Web pages on screens: WPE views whose frames the renderer composites, GLib's main context in the display
         // thread's poll, and each page's bridge into the bus (a producer with its own reply sink).
@@ -145,7 +147,7 @@ let package = Package(
                 "CSystemd", "SystemCalls", "WebContent", logging,
             ]),
         // Private compositors (headless sway, nested sway, weston, cage) and screenshots, for tests and `demo`.
-        .target(name: "CompositorHarness", dependencies: ["CPNG", "Outputs", logging]),
+        .target(name: "CompositorHarness", dependencies: ["CPNG", "Outputs", "SystemCalls", logging]),
         // `multiscreen latency`'s report: per-output percentiles (HdrHistogram), the JSON document and the SVG plots.
         // Pure Swift, tested without a compositor.
         .target(

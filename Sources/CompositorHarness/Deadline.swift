@@ -1,13 +1,11 @@
+import SystemCalls
+
 #if canImport(Glibc)
     import Glibc
 #endif
 
 /// Seconds on the monotonic clock: deadlines must not jump with the wall clock.
-func monotonicSeconds() -> Double {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-}
+func monotonicSeconds() -> Double { MonotonicClock.seconds() }
 
 /// The interval at which every wait in the harness re-checks its condition.
 ///

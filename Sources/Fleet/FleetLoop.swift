@@ -75,11 +75,7 @@ final class FleetLoop {
         publishCounters()
     }
 
-    private var now: Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
+    private var now: Double { MonotonicClock.seconds() }
 
     func run() {
         var descriptors: [pollfd] = []

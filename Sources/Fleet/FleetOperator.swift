@@ -34,11 +34,7 @@ public final class FleetOperator {
         client.onMessage = { [unowned self] message in inbox.append(message) }
     }
 
-    public static func now() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
+    public static func now() -> Double { MonotonicClock.seconds() }
 
     /// Connects and waits for the broker's answer. - Throws: ``FleetOperatorError`` with the broker's reason.
     public func connect(keepAlive: Int = 30, timeout: Double = 5) throws {

@@ -1,5 +1,6 @@
 import CMosquitto
 import Synchronization
+import SystemCalls
 
 #if canImport(Glibc)
     import Glibc
@@ -88,9 +89,7 @@ public final class Mosquitto {
             if let bytes = message.payload, message.payloadlen > 0 {
                 payload = Array(UnsafeRawBufferPointer(start: bytes, count: Int(message.payloadlen)))
             }
-            var now = timespec()
-            clock_gettime(CLOCK_MONOTONIC, &now)
-            let receivedAt = UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+            let receivedAt = MonotonicClock.nanoseconds()
             Mosquitto.owner(context).onMessage?(
                 MosquittoMessage(topic: topic, payload: payload, retained: message.retain, receivedAt: receivedAt))
         }

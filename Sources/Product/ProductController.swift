@@ -3,6 +3,7 @@ import Logging
 import Messaging
 import Outputs
 import Screens
+import SystemCalls
 
 /// Multiscreen's behaviour, apart from any compositor, transport or renderer: it owns the screen model (roles,
 /// content modes, cards, the message log), the state file and the controller UI's panel, executes typed requests,

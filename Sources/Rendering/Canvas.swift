@@ -1,6 +1,7 @@
 import CGLES2
 import Glibc
 import Outputs
+import SystemCalls
 import TextRendering
 
 /// Draws rectangles and text in buffer pixels (origin top-left) with the programs from `shaders/`.
@@ -422,11 +423,7 @@ public final class Canvas {
     }
 
     /// CLOCK_MONOTONIC in nanoseconds, for ``largeTextExpiry``.
-    private static var now: UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
-    }
+    private static var now: UInt64 { MonotonicClock.nanoseconds() }
 
     /// Text is drawn at integer positions, 1:1: nearest sampling keeps glyph edges exactly as cairo made them (and
     /// never reaches into a neighbour in the atlas).

@@ -1,5 +1,6 @@
 import CWPEWebKit
 import Glibc
+import Messaging
 
 /// GLib's default main context, run by the display thread's own `poll` instead of a loop of its own: WebKit's IPC
 /// with its processes and wpebackend-fdo's frame export are GLib sources, and their callbacks must run on the thread
@@ -58,9 +59,5 @@ public final class MainContextPoll {
         dispatchEndedAt = Self.now()
     }
 
-    private static func now() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
-    }
+    private static func now() -> UInt64 { MonotonicClock.nanoseconds() }
 }

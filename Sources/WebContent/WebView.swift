@@ -2,6 +2,7 @@ import CWPEBackendFDO
 import CWPEWebKit
 import Glibc
 import Logging
+import Messaging
 
 /// One page on one screen: a WPE view backend whose frames come to us (``WebEngine`` says how), the
 /// `WebKitWebView` that loads the page into a web process, its user content manager (the bridge's script and
@@ -673,11 +674,7 @@ public final class WebView {
         logger.info("web view closed: \(url.logSafeURL)")
     }
 
-    private static func monotonicNanoseconds() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
-    }
+    private static func monotonicNanoseconds() -> UInt64 { MonotonicClock.nanoseconds() }
 }
 
 /// A script handed to a page: its completion finds the view through this box, which holds it weakly (WebKit may

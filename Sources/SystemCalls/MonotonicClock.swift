@@ -17,6 +17,9 @@ public enum MonotonicClock {
         return UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
     }
 
+    /// Seconds on `CLOCK_MONOTONIC`, for deadlines and timeouts that must not jump with the wall clock.
+    public static func seconds() -> Double { Double(nanoseconds()) / 1e9 }
+
     /// Nanoseconds on another POSIX clock: presentation timestamps are in the clock `wp_presentation.clock_id`
     /// names (weston 10: `CLOCK_MONOTONIC_RAW`), so commit times compared with them must be read from that clock;
     /// process CPU time is `CLOCK_PROCESS_CPUTIME_ID`.
