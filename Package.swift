@@ -157,7 +157,7 @@ let package = Package(
         .target(
             name: "Benchmarks",
             dependencies: [
-                "Messaging", "Remote", "CompositorHarness", "Fleet", logging,
+                "Messaging", "Remote", "CompositorHarness", "Fleet", "Outputs", logging,
                 .product(name: "DequeModule", package: "swift-collections"),
             ]),
         .executableTarget(

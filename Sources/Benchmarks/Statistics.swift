@@ -1,11 +1,11 @@
+import Outputs
+
 /// Order statistics for benchmark samples. Medians and high percentiles, never means: these machines are noisy.
 public enum SampleStatistics {
-    /// The `p`-th percentile (0…100) by nearest rank.
+    /// The `p`-th percentile (0…100) by nearest rank (``Percentile/nearestRank(_:percent:)``, the one rule every
+    /// figure of Multiscreen uses); NaN for no samples.
     public static func percentile(_ samples: [Double], _ p: Double) -> Double {
-        guard !samples.isEmpty else { return .nan }
-        let sorted = samples.sorted()
-        let rank = Int((p / 100 * Double(sorted.count)).rounded(.up)) - 1
-        return sorted[min(max(rank, 0), sorted.count - 1)]
+        Percentile.nearestRank(samples.sorted(), percent: p) ?? .nan
     }
 
     public static func median(_ samples: [Double]) -> Double { percentile(samples, 50) }

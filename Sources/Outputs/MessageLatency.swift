@@ -222,7 +222,7 @@ public struct MessageLatencyTracker: Sendable {
 /// so every answer is a value that was measured.
 public enum Percentile {
     /// - Parameters: `sorted` ascending; `percent` in 0...100. - Returns: nil for no values.
-    public static func nearestRank(_ sorted: [UInt64], percent: Double) -> UInt64? {
+    public static func nearestRank<Value: Comparable>(_ sorted: [Value], percent: Double) -> Value? {
         guard !sorted.isEmpty else { return nil }
         let p = min(max(percent, 0), 100)
         let rank = Int((p / 100 * Double(sorted.count)).rounded(.up))

@@ -162,7 +162,7 @@ import Testing
         #expect(Percentile.nearestRank(five, percent: 40) == 20)
         #expect(Percentile.nearestRank(five, percent: 50) == 35)
         #expect(Percentile.nearestRank(five, percent: 100) == 50)
-        #expect(Percentile.nearestRank([], percent: 50) == nil)
+        #expect(Percentile.nearestRank([UInt64](), percent: 50) == nil)
         #expect(Percentile.nearestRank([7], percent: 99) == 7)
     }
 
