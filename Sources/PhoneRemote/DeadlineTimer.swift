@@ -1,6 +1,7 @@
 import Messaging
 import NIOCore
 import Synchronization
+import SystemCalls
 
 /// One timer armed for the next thing that is due, and not at all when nothing is: the remote's access gate has
 /// deadlines minutes apart (a code's expiry, a controller's idle limit), so it needs no periodic tick. Arming again

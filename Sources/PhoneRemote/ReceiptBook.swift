@@ -1,5 +1,6 @@
 import Messaging
 import Synchronization
+import SystemCalls
 
 /// One screen showed one message the remote sent: the second acknowledgement of a send, after its reply.
 public struct ShownReceipt: Equatable, Sendable {

@@ -1,6 +1,7 @@
 import Logging
 import Messaging
 import Synchronization
+import SystemCalls
 
 /// The remote's shared state, whatever the route: the ``AccessGate`` (behind a mutex), the clock, the way to the
 /// display thread, the live WebSocket of the current controller (so a newer claim can tell it `superseded`), and
@@ -41,6 +42,8 @@ public final class RemoteHub: Sendable {
         var counters: [String: Int] = [:]
     }
     private let state: Mutex<State>
+    /// What a phone may call (``Options/methods``, never `events.subscribe`), and the refusal of anything else.
+    let gate: MethodGate
     /// 8 random hex digits: this remote's part of its phones' request ids (``retryKey(_:session:)``), as session ids
     /// start at 1 again in a remote started anew while the display thread still remembers the ids of the last one.
     private let instance: String
@@ -71,6 +74,7 @@ public final class RemoteHub: Sendable {
         self.onActivity = onActivity
         self.onChange = onChange
         state = Mutex(State(gate: AccessGate(policy: options.policy, randomBytes: randomBytes)))
+        gate = MethodGate(caller: "a phone", permitted: options.methods.subtracting([.subscribeEvents]))
         instance = randomBytes(4).map { String($0, radix: 16) }.map { $0.count == 1 ? "0" + $0 : $0 }.joined()
         tick()
     }
@@ -276,10 +280,11 @@ public final class RemoteHub: Sendable {
     /// - Parameter requestID: the phone's `requestId`: a retry of it within the session is answered with the first
     ///   reply and not applied again (the display thread keeps it as ``retryKey(_:session:)``).
     public func perform(_ message: Message, token: String, requestID: String? = nil) async -> Reply {
-        guard options.methods.contains(message.method) else {
+        do throws(MessageError) {
+            try gate.check(message.method)
+        } catch {
             count("refused.not_permitted")
-            return .error(
-                MessageError(.notPermitted, "\(message.method.rawValue) is not permitted to a remote controller"))
+            return .error(error)
         }
         let now = clock()
         let touched = state.withLock { $0.gate.touch(token, at: now) }
@@ -321,8 +326,14 @@ public final class RemoteHub: Sendable {
         let reply: Reply
         switch decoded.request {
         case .subscribeEvents:
+            // Never granted (``gate``): a phone hears of its messages through receipts.
             count("refused.not_permitted")
-            reply = .error(MessageError(.notPermitted, "events.subscribe is not permitted to a remote controller"))
+            do throws(MessageError) {
+                try gate.check(.subscribeEvents)
+                reply = .error(MessageError(.notPermitted, "events.subscribe is not permitted to a phone"))
+            } catch {
+                reply = .error(error)
+            }
         case .message(let message):
             reply = await perform(message, token: token, requestID: decoded.requestID)
         }
