@@ -31,7 +31,10 @@ final class FleetLoop {
     private let startedAt = Date()
 
     private var connection = Connection.idle(retryAt: 0)
-    private var failedAttempts = 0
+    /// Reconnects back off, and start over after a connection that held ``stableConnection`` seconds.
+    private lazy var retries = RetrySchedule(
+        initial: options.reconnectInitial, maximum: options.reconnectMaximum, jitter: 0.5...1.0,
+        stable: Self.stableConnection)
     private var stopping = false
     private var awaiting: [Awaiting] = []
     private var awaitingHead = 0
@@ -171,7 +174,7 @@ final class FleetLoop {
             stats["refusals", default: 0] += 1
             stats["lastRefusal"] = Int(code)
             // The same refusal every few seconds would fill the journal: the first of a streak at error, then debug.
-            let level: Logger.Level = failedAttempts == 0 || stats["refusals"] == 1 ? .error : .debug
+            let level: Logger.Level = retries.failures == 0 || stats["refusals"] == 1 ? .error : .debug
             let reason = Mosquitto.connackDescription(code)
             notes["state"] = "refused"
             notes["lastError"] = "the broker refused the connection: \(reason) (CONNACK \(code))"
@@ -212,31 +215,29 @@ final class FleetLoop {
     private func lost(_ reason: String) {
         if case .idle = connection { return }
         if stopping { return }
+        var lasted = 0.0
         if case .connected(let since) = connection {
             stats["disconnects", default: 0] += 1
             logger.warning("fleet link lost: \(reason); reconnecting")
             // A connection that held starts the backoff again; one dropped at once (a kiosk name used twice, a
             // broker that closes us after the CONNACK) keeps backing off instead of reconnecting 4 times a second.
-            if now - since >= Self.stableConnection { failedAttempts = 0 }
-        } else if failedAttempts == 0 {
+            lasted = now - since
+        } else if retries.failures == 0 {
             logger.warning("fleet link cannot reach \(config.broker): \(reason); retrying with backoff")
         } else {
-            logger.debug("fleet link attempt \(failedAttempts + 1) failed: \(reason)")
+            logger.debug("fleet link attempt \(retries.failures + 1) failed: \(reason)")
         }
         stats["connected"] = 0
         notes["state"] = "retrying"
         notes["lastError"] = reason
-        scheduleRetry()
+        scheduleRetry(afterLasting: lasted)
     }
 
     /// Seconds a connection must last for the reconnect backoff to start from the beginning again.
     static let stableConnection = 10.0
 
-    private func scheduleRetry() {
-        let exponent = min(failedAttempts, 20)
-        let ceiling = min(options.reconnectMaximum, options.reconnectInitial * Double(1 << exponent))
-        let delay = ceiling * Double.random(in: 0.5...1.0)
-        failedAttempts += 1
+    private func scheduleRetry(afterLasting lasted: Double = 0) {
+        let delay = retries.failed(afterLasting: lasted)
         stats["connected"] = 0
         connection = .idle(retryAt: now + delay)
     }

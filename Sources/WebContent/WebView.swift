@@ -71,8 +71,9 @@ public final class WebView {
     /// ours has been shown by the compositor (``framePresented()``).
     private var frameCompletePending = false
     private var restartSource: guint = 0
-    /// Consecutive crashes without a page that stayed up ``stableSeconds``: the backoff's exponent.
-    private var crashStreak = 0
+    /// Restarts after crashes: 1, 2, 4 … 30 s apart while the page keeps crashing, from 1 s again once it stayed
+    /// up ``stableSeconds``.
+    private var restarts = RetrySchedule(initial: 1, maximum: WebView.maximumBackoff, stable: WebView.stableSeconds)
     private var loadedAt: UInt64 = 0
     private var clientBox: Unmanaged<FrameClient>?
     /// Scripts handed to the page whose completion has not come back, by number, with the time each went
@@ -604,9 +605,7 @@ public final class WebView {
             default: "the web process was terminated"
             }
         let now = Self.monotonicNanoseconds()
-        if loadedAt != 0 && Double(now &- loadedAt) / 1e9 >= Self.stableSeconds { crashStreak = 0 }
-        let delay = min(Self.maximumBackoff, pow(2, Double(crashStreak)))
-        crashStreak += 1
+        let delay = restarts.failed(afterLasting: loadedAt == 0 ? 0 : Double(now &- loadedAt) / 1e9)
         logger.error("web view \(url.logSafeURL): \(why); loading it again in \(delay) s")
         if let frame = pendingFrame, let exportable {
             wpe_view_backend_exportable_fdo_dispatch_release_shm_exported_buffer(exportable, frame)
