@@ -81,7 +81,7 @@ let package = Package(
         .target(
             name: "PhoneRemote",
             dependencies: [
-                "Messaging", "RemoteRequests", "Outputs", "SystemCalls", logging, "TOMLPrecheck",
+                "Messaging", "RemoteRequests", "Outputs", "SystemCalls", logging, "TOMLPrecheck", "ConfigFile",
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -98,7 +98,10 @@ let package = Package(
         // No C imports of its own (TOMLKit reads the config), tests in milliseconds.
         .target(
             name: "Screens",
-            dependencies: ["Outputs", "TOMLPrecheck", .product(name: "TOMLKit", package: "TOMLKit")]),
+            dependencies: ["Outputs", "TOMLPrecheck", "ConfigFile", .product(name: "TOMLKit", package: "TOMLKit")]),
+        // Reading config.toml once for every section's reader: the file's text, then its TOML tree, each refusal placed.
+        .target(
+            name: "ConfigFile", dependencies: ["TOMLPrecheck", .product(name: "TOMLKit", package: "TOMLKit")]),
         // The TOML table headers TOMLKit's bundled toml++ must not be given (they abort it or are undefined
         // behaviour), refused before it parses a config. Pure Swift.
         .target(name: "TOMLPrecheck"),
@@ -110,7 +113,7 @@ let package = Package(
         .target(
             name: "Fleet",
             dependencies: [
-                "CMosquitto", "Messaging", "CLinux", "SystemCalls", "TOMLPrecheck", logging,
+                "CMosquitto", "Messaging", "CLinux", "SystemCalls", "TOMLPrecheck", "ConfigFile", logging,
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]),
         // Text layout with Pango (bidi, line breaking, ellipsis, fontconfig fallback, HarfBuzz shaping) drawn by
@@ -129,7 +132,7 @@ let package = Package(
         .target(
             name: "WebContent",
             dependencies: [
-                "CWPEWebKit", "CWPEBackendFDO", "Messaging", "TOMLPrecheck",
+                "CWPEWebKit", "CWPEBackendFDO", "Messaging", "TOMLPrecheck", "ConfigFile",
                 .product(name: "TOMLKit", package: "TOMLKit"), logging,
             ]),
         // Swift owners of Wayland objects and the display thread's event loop.

@@ -1,3 +1,4 @@
+import ConfigFile
 import Foundation
 import Messaging
 import TOMLKit
@@ -74,13 +75,13 @@ public struct FleetConfig: Equatable, Sendable {
 
     /// The `[fleet]` section of the config at `path`; nil when the file or the section is absent.
     public static func load(path: String) throws(FleetConfigError) -> FleetConfig? {
-        guard FileManager.default.fileExists(atPath: path) else { return nil }
-        // Read through a handle: `FileManager.contents(atPath:)` gives nil for a character device (`/dev/null`).
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw FleetConfigError("\(path): cannot open it") }
-        defer { try? handle.close() }
-        guard let data = try? handle.readToEnd() ?? Data(), let text = String(data: data, encoding: .utf8) else {
-            throw FleetConfigError("\(path): cannot read it as UTF-8 text")
+        let text: String?
+        do throws(ConfigFile.Problem) {
+            text = try ConfigFile.text(at: path)
+        } catch {
+            throw FleetConfigError("\(path): \(error)")
         }
+        guard let text else { return nil }
         do {
             return try parse(text)
         } catch {
@@ -91,13 +92,8 @@ public struct FleetConfig: Equatable, Sendable {
     /// The `[fleet]` section of a config's text; nil without one.
     public static func parse(_ text: String) throws(FleetConfigError) -> FleetConfig? {
         let root: TOMLTable
-        // toml++ inside TOMLKit must never see such a text (see TOMLPrecheck).
-        if let problem = TOMLPrecheck.firstProblem(in: text) { throw FleetConfigError("\(problem)") }
-        do {
-            root = try TOMLTable(string: text)
-        } catch let error as TOMLParseError {
-            throw FleetConfigError(
-                "line \(error.source.begin.line), column \(error.source.begin.column): \(error.description)")
+        do throws(ConfigFile.Problem) {
+            root = try ConfigFile.table(text)
         } catch {
             throw FleetConfigError("\(error)")
         }

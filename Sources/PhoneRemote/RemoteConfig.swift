@@ -1,3 +1,4 @@
+import ConfigFile
 import Foundation
 import Messaging
 import Outputs
@@ -49,15 +50,13 @@ public struct RemoteConfig: Equatable, Sendable {
 
     /// The `[remote]` section of the config at `path`; nil when the file or the section is absent.
     public static func load(path: String) throws(RemoteConfigError) -> RemoteConfig? {
-        guard FileManager.default.fileExists(atPath: path) else { return nil }
-        // Read through a handle: `FileManager.contents(atPath:)` gives nil for a character device (`/dev/null`).
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw RemoteConfigError("\(path): cannot open it")
+        let text: String?
+        do throws(ConfigFile.Problem) {
+            text = try ConfigFile.text(at: path)
+        } catch {
+            throw RemoteConfigError("\(path): \(error)")
         }
-        defer { try? handle.close() }
-        guard let data = try? handle.readToEnd() ?? Data(), let text = String(data: data, encoding: .utf8) else {
-            throw RemoteConfigError("\(path): cannot read it as UTF-8 text")
-        }
+        guard let text else { return nil }
         do {
             return try parse(text)
         } catch {
@@ -68,13 +67,8 @@ public struct RemoteConfig: Equatable, Sendable {
     /// The `[remote]` section of a config's text; nil without one.
     public static func parse(_ text: String) throws(RemoteConfigError) -> RemoteConfig? {
         let root: TOMLTable
-        // toml++ inside TOMLKit must never see such a text (see TOMLPrecheck).
-        if let problem = TOMLPrecheck.firstProblem(in: text) { throw RemoteConfigError("\(problem)") }
-        do {
-            root = try TOMLTable(string: text)
-        } catch let error as TOMLParseError {
-            throw RemoteConfigError(
-                "line \(error.source.begin.line), column \(error.source.begin.column): \(error.description)")
+        do throws(ConfigFile.Problem) {
+            root = try ConfigFile.table(text)
         } catch {
             throw RemoteConfigError("\(error)")
         }

@@ -1,3 +1,4 @@
+import ConfigFile
 import Foundation
 import Outputs
 import TOMLKit
@@ -89,25 +90,15 @@ public struct RoleConfig: Equatable, Sendable {
     /// named explicitly, with `--config`): then it is an error, as is a directory or a file that cannot be read.
     /// Any file that reads (a FIFO, `/dev/null`) is parsed; empty text is a valid config with no rules.
     public static func load(path: String, mustExist: Bool = false) throws(RoleConfigError) -> RoleConfig {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        let text: String?
+        do throws(ConfigFile.Problem) {
+            text = try ConfigFile.text(at: path)
+        } catch {
+            throw .unreadable(file: path, reason: error.message)
+        }
+        guard let text else {
             if mustExist { throw .unreadable(file: path, reason: "no such file (it was named explicitly)") }
             return RoleConfig()
-        }
-        if isDirectory.boolValue { throw .unreadable(file: path, reason: "is a directory, not a config file") }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            let reason = FileManager.default.isReadableFile(atPath: path) ? "cannot be opened" : "permission denied"
-            throw .unreadable(file: path, reason: reason)
-        }
-        defer { try? handle.close() }
-        let data: Data
-        do {
-            data = try handle.readToEnd() ?? Data()
-        } catch {
-            throw .unreadable(file: path, reason: "\(error.localizedDescription)")
-        }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw .unreadable(file: path, reason: "not UTF-8 text")
         }
         do {
             return try parse(text)
@@ -119,17 +110,10 @@ public struct RoleConfig: Equatable, Sendable {
     /// Parses the text of a config file.
     public static func parse(_ text: String) throws(RoleConfigError) -> RoleConfig {
         let root: TOMLTable
-        if let problem = TOMLPrecheck.firstProblem(in: text) {
-            throw .syntax(file: nil, line: problem.line, column: problem.column, message: problem.message)
-        }
-        do {
-            root = try TOMLTable(string: text)
-        } catch let error as TOMLParseError {
-            throw .syntax(
-                file: nil, line: error.source.begin.line, column: error.source.begin.column,
-                message: error.description)
+        do throws(ConfigFile.Problem) {
+            root = try ConfigFile.table(text)
         } catch {
-            throw .syntax(file: nil, line: 0, column: 0, message: "\(error)")
+            throw .syntax(file: nil, line: error.line ?? 0, column: error.column ?? 0, message: error.message)
         }
         var config = RoleConfig()
         // `[fleet]` belongs to the fleet link (the Fleet module's `FleetConfig` reads it from the same file),

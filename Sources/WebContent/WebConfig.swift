@@ -1,3 +1,4 @@
+import ConfigFile
 import Foundation
 import Messaging
 import TOMLKit
@@ -32,13 +33,13 @@ public struct WebConfig: Equatable, Sendable {
 
     /// The `[web]` section of the config at `path`; the defaults when the file or the section is absent.
     public static func load(path: String) throws(WebConfigError) -> WebConfig {
-        guard FileManager.default.fileExists(atPath: path) else { return WebConfig() }
-        // Through a handle: `FileManager.contents(atPath:)` gives nil for a character device (`/dev/null`).
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw WebConfigError("\(path): cannot open it") }
-        defer { try? handle.close() }
-        guard let data = try? handle.readToEnd() ?? Data(), let text = String(data: data, encoding: .utf8) else {
-            throw WebConfigError("\(path): cannot read it as UTF-8 text")
+        let text: String?
+        do throws(ConfigFile.Problem) {
+            text = try ConfigFile.text(at: path)
+        } catch {
+            throw WebConfigError("\(path): \(error)")
         }
+        guard let text else { return WebConfig() }
         do {
             return try parse(text)
         } catch {
@@ -48,14 +49,9 @@ public struct WebConfig: Equatable, Sendable {
 
     /// The `[web]` section of a config's text; the defaults without one.
     public static func parse(_ text: String) throws(WebConfigError) -> WebConfig {
-        // toml++ inside TOMLKit must never see such a text (see TOMLPrecheck).
-        if let problem = TOMLPrecheck.firstProblem(in: text) { throw WebConfigError("\(problem)") }
         let root: TOMLTable
-        do {
-            root = try TOMLTable(string: text)
-        } catch let error as TOMLParseError {
-            throw WebConfigError(
-                "line \(error.source.begin.line), column \(error.source.begin.column): \(error.description)")
+        do throws(ConfigFile.Problem) {
+            root = try ConfigFile.table(text)
         } catch {
             throw WebConfigError("\(error)")
         }
