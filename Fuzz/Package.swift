@@ -8,7 +8,12 @@ let parsers = Target.Dependency.product(name: "MultiscreenParsers", package: "mu
 let package = Package(
     name: "multiscreen-fuzz",
     platforms: [.macOS(.v15)],
-    dependencies: [.package(name: "multiscreen", path: "..")],
+    dependencies: [
+        .package(name: "multiscreen", path: ".."),
+        // The same SwiftNIO and HTTPTypes bridge the remote serves with (resolved together with the root package's).
+        .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.24.0"),
+    ],
     targets: [
         // The control socket's JSON request codec (also the fleet link's and the phone remote's).
         .executableTarget(name: "FuzzMessageCodec", dependencies: [parsers]),
@@ -20,5 +25,23 @@ let package = Package(
         .executableTarget(name: "FuzzStateLoader", dependencies: [parsers]),
         // The phone remote's own request reading: form bodies, the Host/Origin check, WebSocket JSON frames.
         .executableTarget(name: "FuzzRemoteRequest", dependencies: [parsers]),
+        // The phone remote's HTTP/1.1 request heads through NIO's decoder and the HTTPTypes bridge into its own
+        // request checks (Host/Origin, session cookie, link code, form body), on an EmbeddedChannel.
+        .executableTarget(
+            name: "FuzzRemoteHTTP",
+            dependencies: [
+                parsers, .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+            ]),
+        // The phone remote's WebSocket frames through NIO's frame decoder and error handler into its own reading of
+        // messages (size limit, UTF-8, close codes), on an EmbeddedChannel.
+        .executableTarget(
+            name: "FuzzRemoteFrames",
+            dependencies: [
+                parsers, .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ]),
     ]
 )
