@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import Glibc
 
 /// How a thread waits for a ring to change: retry at once a few times, then yield the core, then sleep for
 /// exponentially longer intervals up to a cap.

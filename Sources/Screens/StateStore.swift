@@ -1,10 +1,6 @@
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import Glibc
 
 /// Reads and writes the state file, `$XDG_STATE_HOME/multiscreen/state.json` by default.
 ///

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import Glibc
 
 /// Nanoseconds on `CLOCK_MONOTONIC`, the clock every message's enqueue timestamp is taken from.
 ///
