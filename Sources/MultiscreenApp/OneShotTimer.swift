@@ -1,17 +1,14 @@
-import CLinux
-import Glibc
 import SystemCalls
 
-/// A timerfd armed for one deadline at a time: the display thread's only way to wait for time to pass.
+/// A ``TimerDescriptor`` armed for one deadline at a time (a save, a message's expiry, a health check).
 /// Disarmed, it never wakes the loop (an idle Multiscreen makes no wakeups).
 final class OneShotTimer {
-    let fd: Int32
+    private let timer: TimerDescriptor
+    var fd: Int32 { timer.fd }
 
     init() throws {
-        fd = try systemCall("timerfd_create") { timerfd_create(CLOCK_MONOTONIC, Int32(TFD_CLOEXEC | TFD_NONBLOCK)) }
+        timer = try TimerDescriptor()
     }
-
-    deinit { close(fd) }
 
     /// Armed and not yet acknowledged.
     private(set) var isPending = false
@@ -37,18 +34,14 @@ final class OneShotTimer {
     func arm(after seconds: Double) {
         isPending = true
         armedFor = nil
-        let whole = Int(seconds)
-        var spec = itimerspec()
-        spec.it_value.tv_sec = whole
-        spec.it_value.tv_nsec = max(Int((seconds - Double(whole)) * 1e9), 1)
-        timerfd_settime(fd, 0, &spec, nil)
+        // At least 1 ns: 0 would disarm it, and "now" still means "as soon as possible".
+        try? timer.set(first: max(Int64(seconds * 1e9), 1))
     }
 
     /// Cancels a pending expiry (nothing to wait for any more: no wakeup for nothing).
     func disarm() {
         guard isPending else { return }
-        var spec = itimerspec()
-        timerfd_settime(fd, 0, &spec, nil)
+        try? timer.set(first: 0)
         acknowledge()
     }
 
@@ -56,7 +49,6 @@ final class OneShotTimer {
     func acknowledge() {
         isPending = false
         armedFor = nil
-        var expirations: UInt64 = 0
-        _ = read(fd, &expirations, 8)
+        _ = timer.readExpirations()
     }
 }

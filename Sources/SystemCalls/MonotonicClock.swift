@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 
 /// Nanoseconds on `CLOCK_MONOTONIC`, the clock every message's enqueue timestamp is taken from.

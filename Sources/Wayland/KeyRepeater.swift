@@ -1,5 +1,3 @@
-import CLinux
-import Glibc
 import Logging
 import SystemCalls
 
@@ -7,13 +5,15 @@ import SystemCalls
 /// (`wl_keyboard.repeat_info`, "the client should … start repeating … after delay milliseconds, at rate characters
 /// per second").
 ///
-/// Ownership: owns one non-blocking `CLOCK_MONOTONIC` timerfd for its whole life, closed by `deinit`. The display
-/// thread's ``EventLoop`` watches ``fileDescriptor`` and calls ``handleTimer()`` when it is readable; an idle
-/// repeater is disarmed and never wakes the loop. One repeater serves a ``Seat`` across keyboards coming and going,
+/// Ownership: owns one ``TimerDescriptor`` for its whole life. The display thread's ``EventLoop`` watches
+/// ``fileDescriptor`` and calls ``handleTimer()`` when it is readable; an idle repeater is disarmed and never wakes
+/// the loop. One repeater serves a ``Seat`` across keyboards coming and going,
 /// so the application registers the descriptor once.
 public final class KeyRepeater {
-    /// The timerfd to watch, or -1 when `timerfd_create` failed (keys then simply do not repeat).
-    public let fileDescriptor: Int32
+    /// The timer, nil when it could not be made (keys then simply do not repeat).
+    private let timer: TimerDescriptor?
+    /// The timerfd to watch, or -1 when there is none.
+    public var fileDescriptor: Int32 { timer?.fd ?? -1 }
     /// Repetitions per second; 0 disables repeat (`wl_keyboard.repeat_info`: "A rate of zero will disable any
     /// repeating").
     public private(set) var rate: Int32
@@ -36,17 +36,11 @@ public final class KeyRepeater {
         self.rate = rate
         self.delay = delay
         do {
-            fileDescriptor = try systemCall("timerfd_create") {
-                timerfd_create(CLOCK_MONOTONIC, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
-            }
+            timer = try TimerDescriptor()
         } catch {
-            fileDescriptor = -1
+            timer = nil
             logger.error("\(error): keys will not repeat")
         }
-    }
-
-    deinit {
-        if fileDescriptor >= 0 { close(fileDescriptor) }
     }
 
     /// Applies `wl_keyboard.repeat_info`. A key already repeating keeps its current timing until the next press.
@@ -59,7 +53,7 @@ public final class KeyRepeater {
     /// Starts repeating `key` after ``delay``, replacing any key repeating now (a new press takes over).
     public func start(key: UInt32) {
         stop()
-        guard rate > 0, fileDescriptor >= 0 else { return }
+        guard rate > 0, timer != nil else { return }
         self.key = key
         // it_value 0 would disarm the timer: a zero delay still means "as soon as possible".
         let first = max(Int64(delay) * 1_000_000, 1)
@@ -76,9 +70,7 @@ public final class KeyRepeater {
     /// Reads the timer's expiration count and emits that many repetitions (at most ``maximumBurst``).
     /// Call when ``fileDescriptor`` is readable; a spurious call does nothing.
     public func handleTimer() {
-        var expirations: UInt64 = 0
-        let count = withUnsafeMutableBytes(of: &expirations) { read(fileDescriptor, $0.baseAddress, $0.count) }
-        guard count == MemoryLayout<UInt64>.size else { return }
+        let expirations = timer?.readExpirations() ?? 0
         for _ in 0..<min(expirations, Self.maximumBurst) {
             guard let key else { return }  // a handler may have stopped us
             onRepeat(key)
@@ -87,27 +79,13 @@ public final class KeyRepeater {
 
     /// The timer's current setting in nanoseconds (`timerfd_gettime`): time to the next expiration and the
     /// interval, both 0 when disarmed.
-    public var timerSetting: (next: Int64, interval: Int64) {
-        var current = itimerspec()
-        guard fileDescriptor >= 0, timerfd_gettime(fileDescriptor, &current) == 0 else { return (0, 0) }
-        return (nanoseconds(current.it_value), nanoseconds(current.it_interval))
-    }
+    public var timerSetting: (next: Int64, interval: Int64) { timer?.setting ?? (0, 0) }
 
     private func arm(first: Int64, interval: Int64) {
-        guard fileDescriptor >= 0 else { return }
-        var setting = itimerspec(it_interval: timespec(nanoseconds: interval), it_value: timespec(nanoseconds: first))
         do {
-            try systemCall("timerfd_settime") { timerfd_settime(fileDescriptor, 0, &setting, nil) }
+            try timer?.set(first: first, interval: interval)
         } catch {
             logger.error("\(error)")
         }
-    }
-}
-
-private func nanoseconds(_ t: timespec) -> Int64 { Int64(t.tv_sec) * 1_000_000_000 + Int64(t.tv_nsec) }
-
-extension timespec {
-    fileprivate init(nanoseconds: Int64) {
-        self.init(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
     }
 }
