@@ -1,6 +1,7 @@
 import CWaylandClient
 import Glibc
 import Logging
+import SystemCalls
 
 /// Owns one `wl_keyboard`: the compositor's keymap, focus, and key presses translated into ``KeyEvent`` values.
 ///
@@ -18,14 +19,24 @@ public final class Keyboard {
 
     let translator: KeyTranslator
     private let repeater: KeyRepeater
-    /// Whether `enter` came since this `wl_keyboard` was made (its first enter's keys are new presses).
-    private var hasEntered = false
+    /// Keys down at this keyboard's first `enter` are its first presses: it appeared while we ran and the enter
+    /// came soon after (``firstKeysWindow``). Cleared at the first enter.
+    private var firstEnterKeysArePresses: Bool
+    private let createdAt = MonotonicClock.nanoseconds()
+    /// How soon after the keyboard appeared its first `enter` must come for the keys in it to be typed: later, they
+    /// belong to a focus change, not to the device's arrival.
+    static let firstKeysWindow: UInt64 = 1_000_000_000
     private let logger = Logger(label: "multiscreen.wayland")
 
     /// Takes ownership of `proxy`, a `wl_keyboard` of `version`.
     /// - Parameter composeLocale: The locale whose Compose table applies (``Seat/composeLocale``).
-    public init(proxy: OpaquePointer, version: UInt32, repeater: KeyRepeater, composeLocale: String) {
+    /// - Parameter appearedWhileRunning: the seat gained this keyboard after we bound it (see ``Seat``).
+    public init(
+        proxy: OpaquePointer, version: UInt32, repeater: KeyRepeater, composeLocale: String,
+        appearedWhileRunning: Bool = false
+    ) {
         self.proxy = proxy
+        firstEnterKeysArePresses = appearedWhileRunning
         self.version = version
         self.repeater = repeater
         translator = KeyTranslator(compose: .locale(composeLocale))
@@ -70,12 +81,14 @@ public final class Keyboard {
     fileprivate func enter(surface: OpaquePointer?, keys: UnsafeMutablePointer<wl_array>?) {
         focus = SurfaceID(surface)
         onFocus(focus)
-        // Keys already down at a later enter typed into the previous focus: they are not pressed now. But at the
-        // first enter of this keyboard they are its first keys: a keyboard (or barcode scanner) that appears while
-        // keys are down, like one that types at once, made the seat gain the keyboard capability, and its first
-        // key was pressed before this `wl_keyboard` existed, so the compositor reports it here and nowhere else.
-        defer { hasEntered = true }
-        guard !hasEntered, let keys, keys.pointee.size > 0, let data = keys.pointee.data else { return }
+        // Keys already down at an enter typed into the previous focus: they are not pressed now. But a keyboard (or
+        // barcode scanner) that appeared while we ran, with a key down, made the seat gain the keyboard capability,
+        // and that key was pressed before this `wl_keyboard` existed: the compositor reports it in the first enter
+        // and nowhere else, so there it is typed.
+        let typesHeldKeys =
+            firstEnterKeysArePresses && MonotonicClock.nanoseconds() &- createdAt < Self.firstKeysWindow
+        firstEnterKeysArePresses = false
+        guard typesHeldKeys, let keys, keys.pointee.size > 0, let data = keys.pointee.data else { return }
         let pressed = UInt32(WL_KEYBOARD_KEY_STATE_PRESSED.rawValue)
         let count = keys.pointee.size / MemoryLayout<UInt32>.size
         for index in 0..<count { key(data.load(fromByteOffset: index * 4, as: UInt32.self), state: pressed) }

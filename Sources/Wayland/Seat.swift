@@ -29,6 +29,8 @@ public final class Seat {
     public let version: UInt32
     /// `wl_seat.name` (v2), e.g. "seat0".
     public private(set) var name = ""
+    /// Whether a `capabilities` event came before (the first one describes the seat as we found it).
+    private var capabilitiesSeen = false
     public private(set) var capabilities: Capabilities = []
     public private(set) var keyboard: Keyboard?
     public private(set) var pointer: Pointer?
@@ -87,8 +89,14 @@ public final class Seat {
 
     fileprivate func setCapabilities(_ new: Capabilities) {
         capabilities = new
+        // A keyboard that appears after the seat's first capabilities is a device plugged in (or a virtual one made)
+        // while we run: keys it holds when we first get focus are its first presses. Not so for the keyboard the
+        // seat had when we bound it, whose first `enter` is just focus arriving.
+        defer { capabilitiesSeen = true }
         if new.contains(.keyboard), keyboard == nil, let p = wl_seat_get_keyboard(proxy) {
-            let device = Keyboard(proxy: p, version: version, repeater: keyRepeater, composeLocale: composeLocale)
+            let device = Keyboard(
+                proxy: p, version: version, repeater: keyRepeater, composeLocale: composeLocale,
+                appearedWhileRunning: capabilitiesSeen)
             device.onKey = { [unowned self] in self.onKey($0) }
             device.onFocus = { [unowned self] in self.onKeyboardFocus($0) }
             keyboard = device
