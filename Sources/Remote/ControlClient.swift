@@ -112,7 +112,7 @@ public struct ControlClient: Sendable {
                 throw .notListening(path: path)
             case .failure(let error) where error.errno == EAGAIN:
                 // The server's backlog is full: it is alive but behind. Retry until the deadline.
-                if MonotonicClock.nanoseconds() >= deadline { throw timedOut }
+                if MonotonicClock.nanoseconds() >= deadline { throw timedOutSending }
                 usleep(2000)
             case .failure(let error):
                 throw .system(operation: "connect", path: path, errno: error.errno)
@@ -140,7 +140,7 @@ public struct ControlClient: Sendable {
     }
 
     private func wait(for events: Int32, on descriptor: Int32, until deadline: UInt64) throws(ControlError) {
-        if try !ControlClient.poll(descriptor, for: events, until: deadline, path: path) { throw timedOut }
+        if try !ControlClient.poll(descriptor, for: events, until: deadline, path: path) { throw timedOutSending }
     }
 
     /// Waits until `descriptor` reports one of `events` (or an error or hang-up, which the next call reports).
@@ -165,6 +165,7 @@ public struct ControlClient: Sendable {
     }
 
     private var timedOut: ControlError { .timedOut(path: path, milliseconds: timeoutMilliseconds) }
+    private var timedOutSending: ControlError { .timedOutSending(path: path, milliseconds: timeoutMilliseconds) }
 
     static func excerpt(_ text: String) -> String {
         text.count <= 200 ? text : String(text.prefix(200)) + "…"

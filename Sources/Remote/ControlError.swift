@@ -21,8 +21,11 @@ public enum ControlError: Error, Equatable, Sendable, CustomStringConvertible {
     case system(operation: String, path: String, errno: Int32)
     /// Client: nothing accepts connections at `path`.
     case notListening(path: String)
-    /// Client: no complete reply within the timeout.
+    /// Client: the request was sent and no complete reply came within the timeout (it may still be applied).
     case timedOut(path: String, milliseconds: Int)
+    /// Client: the request could not be sent within the timeout (the server's backlog or buffer stayed full): it
+    /// was not applied.
+    case timedOutSending(path: String, milliseconds: Int)
     /// Client: the server closed the connection before a complete reply line.
     case closedBeforeReply(path: String)
     /// Client: the reply line is not a reply of the protocol.
@@ -46,6 +49,8 @@ public enum ControlError: Error, Equatable, Sendable, CustomStringConvertible {
             "no Multiscreen listening at \(path) (is it running?)"
         case .timedOut(let path, let milliseconds):
             "no reply from \(path) within \(milliseconds) ms"
+        case .timedOutSending(let path, let milliseconds):
+            "could not send to \(path) within \(milliseconds) ms (it is alive but behind): nothing was applied"
         case .closedBeforeReply(let path):
             "\(path) closed the connection before replying"
         case .malformedReply(let excerpt, let reason):

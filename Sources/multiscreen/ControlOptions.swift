@@ -18,8 +18,21 @@ struct ControlOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Seconds to wait for the reply.", valueName: "seconds"))
     var timeout: Double = 5
 
+    @Option(
+        help: ArgumentHelp(
+            "An id for this request (1-64 printable ASCII characters): sent again with the same id, a request is "
+                + "answered and not applied twice (default: a fresh one each run).", valueName: "id"))
+    var requestId: String?
+
     func validate() throws {
         guard timeout > 0 && timeout <= 3600 else { throw ValidationError("--timeout takes 0 < seconds ≤ 3600") }
+        if let requestId {
+            do throws(MessageError) {
+                try MessageCodec.validateRequestID(requestId)
+            } catch {
+                throw ValidationError("--request-id: \(error.message)")
+            }
+        }
     }
 
     /// Sends `message`, then prints `headline` and the result, one field per indented line: what every command that
@@ -43,12 +56,17 @@ struct ControlOptions: ParsableArguments {
         let client = ControlClient(path: path, timeoutMilliseconds: Int((timeout * 1000).rounded(.up)))
         let response: Reply
         do {
-            response = try client.request(message)
+            response = try client.request(message, requestID: requestId)
         } catch .timedOut(let path, let milliseconds) {
             // Sent, and perhaps applied later (the display thread was busy): a script must not simply send it again.
             printError(
                 "error: no reply from \(path) within \(milliseconds) ms; the request may still be applied: "
-                    + "check `multiscreen status` before sending it again")
+                    + "check `multiscreen status`, or send it again with the same --request-id")
+            throw ExitCode(ControlExit.unknownOutcome)
+        } catch .closedBeforeReply(let path) {
+            printError(
+                "error: \(path) closed the connection before replying; the request may have been applied: "
+                    + "check `multiscreen status`, or send it again with the same --request-id")
             throw ExitCode(ControlExit.unknownOutcome)
         } catch {
             printError("error: \(error)")
@@ -71,21 +89,23 @@ struct ControlOptions: ParsableArguments {
 
 /// The exit statuses of the control commands, and the help text that documents them.
 enum ControlExit {
-    /// No reply: nothing listening at the socket, a malformed reply, no socket path; the request was not applied.
+    /// No reply: nothing listening at the socket, the request could not be sent in time, a malformed reply, no
+    /// socket path.
     static let noReply: Int32 = 1
     /// Multiscreen replied with an error.
     static let errorReply: Int32 = 2
-    /// The request was sent and no reply came in time: it may still be applied.
+    /// The request was sent and no reply came (in time, or before the connection closed): it may be applied.
     static let unknownOutcome: Int32 = 3
 
     static let discussion: String = {
         let codes = MessageError.Code.allCases.map { "\($0.rawValue) \($0)" }.joined(separator: ", ")
         return """
             Exit status: 0 when Multiscreen carried out the request and the result is printed; 1 when no reply \
-            came (nothing listening at the socket, malformed reply); 2 when Multiscreen answered with an error, \
-            printed to standard error as `error CODE: message` (codes: \(codes)); 3 when the request was sent and \
-            no reply came within --timeout: it may still be applied, so check before sending it again; 64 for a \
-            usage error.
+            came (nothing listening at the socket, the request not sent within --timeout, a malformed reply); 2 \
+            when Multiscreen answered with an error, printed to standard error as `error CODE: message` (codes: \
+            \(codes)); 3 when the request was sent and no reply came (within --timeout, or the connection closed \
+            first): it may be applied, so check, or send it again with the same --request-id, which applies it \
+            once; 64 for a usage error.
             """
     }()
 }
