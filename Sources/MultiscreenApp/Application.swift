@@ -199,7 +199,9 @@ public final class Application {
             // Each page gets what this message brings it (a reply, events, the message) in one script.
             web.holdDeliveries()
             defer { web.releaseDeliveries() }
-            let outcome = product.execute(received.message, requestID: received.requestID, now: drainedAt) { vitals }
+            let outcome = product.execute(
+                received.message, requestID: received.requestID, producer: received.producerID, now: drainedAt
+            ) { vitals }
             if let reply = outcome.reply { received.replyTo?.deliver(reply) }
             act(on: outcome, stamp: (outcome.changes.message?.id ?? 0, received.enqueuedAt, drainedAt))
         }

@@ -19,7 +19,7 @@ public struct ProductController {
     /// The config file, read again by ``reloadConfig()``; whether it was named explicitly (then it must exist).
     private var configSource: (path: String, mustExist: Bool)?
     /// Replies to requests that carried a client's request id (retries are answered, not applied twice).
-    private var retries = RetryBook()
+    private var retries: [Int: RetryBook] = [:]
     /// Which config is in force and why (`status` → `config`).
     public private(set) var configStanding = ConfigStanding(path: RoleConfig.defaultPath(), source: .defaults)
     /// The persistent state changed since it was last written.
@@ -153,14 +153,16 @@ public struct ProductController {
     /// - Parameters:
     ///   - requestID: the client's id for it: a request whose id was answered in the last ten minutes gets that
     ///     reply again and is not applied again (``RetryBook``). Queries (`status`, `outputs`) are not kept.
+    ///   - producer: the producer it came through: each keeps its own ids, so a busy one cannot push another's
+    ///     out of the book.
     ///   - now: ``MonotonicClock`` nanoseconds (injected by tests).
     ///   - vitals: asked only by `status`, for what the display thread owns.
     public mutating func execute(
-        _ message: Message, requestID: String? = nil, now: UInt64 = MonotonicClock.nanoseconds(),
+        _ message: Message, requestID: String? = nil, producer: Int = 0, now: UInt64 = MonotonicClock.nanoseconds(),
         vitals: () -> Vitals = { Vitals() }
     ) -> Outcome {
         let kept = requestID.flatMap { message.isQuery ? nil : $0 }
-        if let kept, let reply = retries.reply(to: kept, now: now) {
+        if let kept, let reply = retries[producer]?.reply(to: kept, now: now) {
             logger.debug("request \(kept.logSafe) was answered before: the same reply, not applied again")
             return Outcome(reply: reply)
         }
@@ -171,7 +173,16 @@ public struct ProductController {
             logger.notice("refused \(message.method.rawValue): \(error.message.logSafe)")
             outcome = Outcome(reply: .error(error))
         }
-        if let kept, let reply = outcome.reply { retries.remember(reply, for: kept, now: now) }
+        if let kept, let reply = outcome.reply {
+            retries[producer, default: RetryBook()].remember(reply, for: kept, now: now)
+            // Producers come and go (a page's, with every page): books with nothing left in their window go too.
+            if retries.count > 8 {
+                for key in retries.keys {
+                    retries[key]?.forgetExpired(now: now)
+                    if retries[key]?.isEmpty == true { retries[key] = nil }
+                }
+            }
+        }
         return outcome
     }
 

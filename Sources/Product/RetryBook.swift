@@ -19,6 +19,9 @@ struct RetryBook {
         return replies[id]?.reply
     }
 
+    /// No reply is kept (after ``forgetExpired(now:)``).
+    var isEmpty: Bool { replies.isEmpty }
+
     mutating func remember(_ reply: Reply, for id: String, now: UInt64) {
         guard replies[id] == nil else { return }
         replies[id] = (reply, now)
@@ -26,7 +29,7 @@ struct RetryBook {
         while replies.count > Self.capacity { forgetOldest() }
     }
 
-    private mutating func forgetExpired(now: UInt64) {
+    mutating func forgetExpired(now: UInt64) {
         while head < order.count, let kept = replies[order[head]], now &- kept.at > Self.window { forgetOldest() }
     }
 

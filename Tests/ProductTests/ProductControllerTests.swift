@@ -648,6 +648,19 @@ private func errorCode(_ outcome: Outcome) -> MessageError.Code? {
         #expect(product.model.log.newestFirst.count == 4)
     }
 
+    /// Each producer keeps its own ids: a busy one (a phone sending fast) cannot push the fleet's ids out.
+    @Test func aBusyProducerCannotPushAnothersIDsOut() {
+        var product = ProductController(model: ScreenModel(), store: StateStore(path: "/nonexistent/state.json"))
+        _ = product.outputsChanged([first, second])
+        let send = Message.send(text: "fleet", screen: nil, ttl: nil)
+        let fleet = product.execute(send, requestID: "fleet:1", producer: 2, now: 1)
+        for index in 0..<(RetryBook.capacity + 10) {
+            _ = product.execute(.closeCard(screen: "HEADLESS-2"), requestID: "p\(index)", producer: 3, now: 2)
+        }
+        #expect(product.execute(send, requestID: "fleet:1", producer: 2, now: 3).reply == fleet.reply)
+        #expect(product.model.log.newestFirst.count == 1)
+    }
+
     @Test func queriesAreNotKept() {
         var product = ProductController(model: ScreenModel(), store: StateStore(path: "/nonexistent/state.json"))
         _ = product.execute(.status, requestID: "q", now: 1)
