@@ -107,7 +107,8 @@ let package = Package(
         .target(name: "TOMLPrecheck"),
         // The product controller: executes typed requests against the model, returns typed replies, the events they
         // caused and what changed. Pure Swift, tested without a compositor.
-        .target(name: "Product", dependencies: ["Screens", "Outputs", "Messaging", "SystemCalls", logging]),
+        .target(
+            name: "Product", dependencies: ["Screens", "Outputs", "Messaging", "SystemCalls", "ConfigFile", logging]),
         // The fleet link: an MQTT client (libmosquitto) on its own thread, one more message source with its own reply
         // sink, and the operator's side of the same topics.
         .target(
@@ -168,6 +169,7 @@ let package = Package(
             dependencies: [
                 "MultiscreenApp", "Screens", "Outputs", "Messaging", "CompositorHarness", "Benchmarks", "Remote",
                 "LatencyReport", "Fleet", "PhoneRemote", "WebContent", "Logs", "SystemCalls", "Wayland", "TOMLPrecheck",
+                "Product",
                 logging,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),

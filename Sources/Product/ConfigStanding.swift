@@ -29,17 +29,20 @@ public struct ConfigStanding: Equatable, Sendable {
 }
 
 /// The copy of the last config that was read without error, beside the state file (`config.last-good.toml`),
-/// written when a good config differs from it and read when the config file turns out broken.
-struct LastGoodConfig {
-    let path: String
+/// written when a good config differs from it and read when the config file turns out broken: by the role rules
+/// here, and by `run` for `[web]`, `[fleet]` and `[remote]`.
+public struct LastGoodConfig: Sendable {
+    public let path: String
 
-    init(stateFile: String) {
+    public init(stateFile: String) {
         path = (stateFile as NSString).deletingLastPathComponent + "/config.last-good.toml"
     }
 
-    /// Keeps `configFile`'s bytes as the last good config (atomically; failures only logged by the caller).
-    func remember(configFile: String) throws {
-        let data = try Data(contentsOf: URL(fileURLWithPath: configFile))
+    /// Keeps `text`, the text that was just parsed without error, as the last good config (atomically; failures
+    /// only logged by the caller). The text parsed, not the file read again: an editor saving in between must not
+    /// make a broken file the fallback.
+    func remember(text: String) throws {
+        let data = Data(text.utf8)
         if let kept = try? Data(contentsOf: URL(fileURLWithPath: path)), kept == data { return }
         try FileManager.default.createDirectory(
             atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)

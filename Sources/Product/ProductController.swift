@@ -1,3 +1,4 @@
+import ConfigFile
 import Foundation
 import Logging
 import Messaging
@@ -84,16 +85,32 @@ public struct ProductController {
         _ source: (path: String, mustExist: Bool), lastGood: LastGoodConfig, logger: Logger
     ) -> Result<RoleConfig, RoleConfigError> {
         do throws(RoleConfigError) {
-            let config = try RoleConfig.load(path: source.path, mustExist: source.mustExist)
-            logger.info("config \(source.path.logSafe): \(config.rules.count) role rules")
-            if FileManager.default.fileExists(atPath: source.path) {
-                do {
-                    try lastGood.remember(configFile: source.path)
-                } catch {
-                    logger.warning(
-                        "the last good config could not be kept at \(lastGood.path.logSafe): \(String(describing: error).logSafe)"
-                    )
+            let text: String?
+            do throws(ConfigFile.Problem) {
+                text = try ConfigFile.text(at: source.path)
+            } catch {
+                throw .unreadable(file: source.path, reason: error.message)
+            }
+            guard let text else {
+                if source.mustExist {
+                    throw .unreadable(file: source.path, reason: "no such file (it was named explicitly)")
                 }
+                logger.info("config \(source.path.logSafe): none, the defaults")
+                return .success(RoleConfig())
+            }
+            let config: RoleConfig
+            do {
+                config = try RoleConfig.parse(text)
+            } catch {
+                throw error.inFile(source.path)
+            }
+            logger.info("config \(source.path.logSafe): \(config.rules.count) role rules")
+            do {
+                try lastGood.remember(text: text)
+            } catch {
+                logger.warning(
+                    "the last good config could not be kept at \(lastGood.path.logSafe): \(String(describing: error).logSafe)"
+                )
             }
             return .success(config)
         } catch {

@@ -36,7 +36,7 @@ public enum RoleConfigError: Error, Equatable, Sendable, CustomStringConvertible
     }
 
     /// The same error, attributed to a file.
-    func inFile(_ path: String) -> RoleConfigError {
+    public func inFile(_ path: String) -> RoleConfigError {
         switch self {
         case .syntax(_, let line, let column, let message):
             return .syntax(file: path, line: line, column: column, message: message)

@@ -6,6 +6,7 @@ import Messaging
 import MultiscreenApp
 import Outputs
 import PhoneRemote
+import Product
 import Remote
 import Screens
 import SystemCalls
@@ -179,9 +180,14 @@ struct Run: ParsableCommand {
     /// `[fleet]` from the config, with `--fleet` as its broker; nil for no fleet link. A broken section is logged
     /// and leaves the kiosk without a fleet link (its screens never depend on it).
     private func fleetConfiguration(logger: Logger) -> FleetConfig? {
-        let path = config ?? RoleConfig.defaultPath()
+        let loaded: FleetConfig??
+        loaded = section("[fleet]", logger: logger) { path throws(FleetConfigError) in try FleetConfig.load(path: path)
+        }
+        guard case .some(var section) = loaded else {
+            logger.error("fleet link not started: no usable [fleet]")
+            return nil
+        }
         do throws(FleetConfigError) {
-            var section = try FleetConfig.load(path: path)
             if let fleet {
                 let broker = try BrokerAddress(fleet)
                 section?.broker = broker
@@ -195,14 +201,34 @@ struct Run: ParsableCommand {
         }
     }
 
-    /// `[web]` from the config. A broken section is logged and pages get the defaults (the methods every page may
-    /// call, WebKit's own memory limit), like a broken role config.
+    /// `[web]` from the config, else from the last good config; with neither, pages may call nothing (a broken
+    /// config must not widen what the `[web.permissions]` it meant to set allowed).
     private func webConfiguration(logger: Logger) -> WebConfig {
-        do throws(WebConfigError) {
-            return try WebConfig.load(path: config ?? RoleConfig.defaultPath())
+        section("[web]", logger: logger) { path throws(WebConfigError) in try WebConfig.load(path: path) }
+            ?? WebConfig(permissions: PagePermissions(defaultMethods: []))
+    }
+
+    /// A section of the config read by `load`: from the config file, or, when that is broken, from the last config
+    /// that was good on this kiosk (kept beside the state file), as the role rules are; nil when neither reads.
+    /// Every failure is logged precisely.
+    private func section<Section, Failure: Error>(
+        _ name: String, logger: Logger, _ load: (String) throws(Failure) -> Section
+    ) -> Section? {
+        let path = config ?? RoleConfig.defaultPath()
+        do {
+            return try load(path)
         } catch {
-            logger.error("web config not used, \(error)")
-            return WebConfig()
+            logger.error("\(name) not used: \(String(describing: error).logSafe)")
+        }
+        let lastGood = LastGoodConfig(stateFile: state ?? StateStore.defaultPath()).path
+        guard FileManager.default.fileExists(atPath: lastGood) else { return nil }
+        do {
+            let section = try load(lastGood)
+            logger.error("\(name) from the last good config (\(lastGood.logSafe)) until \(path.logSafe) is fixed")
+            return section
+        } catch {
+            logger.error("\(name) not in the last good config either: \(String(describing: error).logSafe)")
+            return nil
         }
     }
 
@@ -213,8 +239,12 @@ struct Run: ParsableCommand {
         logger: Logger
     ) -> (ListenAddress, PhoneRemoteServer.Options, RemoteOfferPlacement)? {
         let path = config ?? RoleConfig.defaultPath()
+        let loaded = section("[remote]", logger: logger) { path throws(RemoteConfigError) in
+            try RemoteConfig.load(path: path)
+        }
+        guard let loaded else { return nil }
         do throws(RemoteConfigError) {
-            let section = try RemoteConfig.load(path: path)
+            let section = loaded
             guard section != nil || remote != nil else { return nil }
             let address: ListenAddress
             if let remote {
