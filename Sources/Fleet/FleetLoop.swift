@@ -375,16 +375,8 @@ final class FleetLoop {
         reply(.error(error), id: id, jsonRPC: jsonRPC)
     }
 
-    /// The request id a fleet request's `id` becomes on the way to the display thread: any JSON string or integer,
-    /// made a short printable one by two 64-bit FNV-1a hashes (of the id's bytes, forwards and backwards).
-    static func requestID(for key: String) -> String {
-        let bytes = Array(key.utf8)
-        func fnv1a(_ sequence: some Sequence<UInt8>) -> UInt64 {
-            sequence.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01b3 }
-        }
-        let hex = [fnv1a(bytes), fnv1a(bytes.reversed())].map { String($0, radix: 16) }
-        return "fleet:" + hex.map { String(repeating: "0", count: 16 - $0.count) + $0 }.joined()
-    }
+    /// The request id a fleet request's `id` (any JSON string or integer) becomes on the way to the display thread.
+    static func requestID(for key: String) -> String { MessageCodec.requestID(key, prefix: "fleet:") }
 
     private func remember(_ key: String) {
         guard seenIDs.insert(key).inserted else { return }

@@ -15,8 +15,9 @@ extension StringProtocol {
 }
 
 extension StringProtocol {
-    /// A URL as a log may show it: `user:password@` and the query's values (where pages carry tokens and keys) are
-    /// replaced by `…`, then control characters are escaped as in ``logSafe``. Anything else is only escaped.
+    /// A URL as a log may show it: `user:password@` becomes `…@`, and the query and the fragment (where pages carry
+    /// tokens and keys, `?key=…`, `#access_token=…`) become `?…` and `#…`; then control characters are escaped as in
+    /// ``logSafe``.
     public var logSafeURL: String {
         var text = String(self)
         if let schemeEnd = text.range(of: "://") {
@@ -25,14 +26,10 @@ extension StringProtocol {
                 text.replaceSubrange(schemeEnd.upperBound...at, with: "…@")
             }
         }
+        if let fragment = text.firstIndex(of: "#") { text.replaceSubrange(fragment..., with: "#…") }
         if let question = text.firstIndex(of: "?") {
-            let fragment = text[question...].firstIndex(of: "#") ?? text.endIndex
-            let query = text[text.index(after: question)..<fragment].split(
-                separator: "&", omittingEmptySubsequences: false
-            )
-            .map { pair in pair.split(separator: "=", maxSplits: 1).first.map { "\($0)=…" } ?? "" }
-            .joined(separator: "&")
-            text.replaceSubrange(text.index(after: question)..<fragment, with: query)
+            let end = text[question...].firstIndex(of: "#") ?? text.endIndex
+            text.replaceSubrange(question..<end, with: "?…")
         }
         return text.logSafe
     }

@@ -56,21 +56,6 @@ public enum MessageCodec {
         } catch {
             throw error.error
         }
-        return try message(of: request)
-    }
-
-    /// A parsed request object that must be a ``Message`` (a page's request, its own keys already read).
-    public static func decodeRequest(object: [String: JSONValue]) throws(MessageError) -> Message {
-        let request: Request
-        do {
-            request = try decode(object: object).request
-        } catch {
-            throw error.error
-        }
-        return try message(of: request)
-    }
-
-    private static func message(of request: Request) throws(MessageError) -> Message {
         switch request {
         case .message(let message): return message
         case .subscribeEvents:
@@ -90,6 +75,20 @@ public enum MessageCodec {
                 .invalidRequest,
                 "\"requestId\" must be 1 to \(maximumRequestIDBytes) printable ASCII characters without spaces")
         }
+    }
+
+    /// A client's id under a producer's `prefix` (a phone's session, the fleet link), so that clients of one
+    /// producer never share ids: `prefix` + `id` when that is a valid request id, else `prefix` + `#` + a 128-bit
+    /// digest of `id` (two 64-bit FNV-1a hashes), so a long or unusual id (a fleet request's JSON id) still counts.
+    public static func requestID(_ id: String, prefix: String) -> String {
+        let plain = prefix + id
+        if (try? validateRequestID(plain)) != nil { return plain }
+        func fnv1a(_ basis: UInt64) -> String {
+            let hash = id.utf8.reduce(basis) { ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01b3 }
+            let hex = String(hash, radix: 16)
+            return String(repeating: "0", count: 16 - hex.count) + hex
+        }
+        return prefix + "#" + fnv1a(0xcbf2_9ce4_8422_2325) + fnv1a(0x6c62_272e_07bb_0142)
     }
 
     /// Any request line: a message for the display thread, or `events.subscribe`, the form to answer in, and the

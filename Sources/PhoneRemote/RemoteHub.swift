@@ -303,14 +303,7 @@ public final class RemoteHub: Sendable {
     /// would not fit the display thread's 64 bytes with the prefix is kept as a 128-bit FNV-1a digest of itself: a
     /// collision could only be between one session's own ids.
     func retryKey(_ id: String, session: Int) -> String {
-        let prefix = "phone.\(instance).\(session):"
-        if prefix.utf8.count + id.utf8.count <= MessageCodec.maximumRequestIDBytes { return prefix + id }
-        func fnv1a(_ basis: UInt64) -> String {
-            let hash = id.utf8.reduce(basis) { ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01b3 }
-            let hex = String(hash, radix: 16)
-            return String(repeating: "0", count: 16 - hex.count) + hex
-        }
-        return prefix + "#" + fnv1a(0xcbf2_9ce4_8422_2325) + fnv1a(0x6c62_272e_07bb_0142)
+        MessageCodec.requestID(id, prefix: "phone.\(instance).\(session):")
     }
 
     /// One WebSocket text message: decoded with the socket's codec, answered in its envelope (nil for a JSON-RPC

@@ -60,18 +60,28 @@ public final class PageBridge: MessageSource, ReplySink, @unchecked Sendable {
         statistics.requests += 1
         var id: JSONValue?
         let message: Message
+        let requestID: String?
         do throws(MessageError) {
-            let bytes = Array(text.utf8)
-            guard bytes.count <= MessageCodec.maximumRequestBytes else {
+            guard text.utf8.count <= MessageCodec.maximumRequestBytes else {
                 throw MessageError(
                     .requestTooLarge,
-                    "request is \(bytes.count) bytes, the limit is \(MessageCodec.maximumRequestBytes)")
+                    "request is \(text.utf8.count) bytes, the limit is \(MessageCodec.maximumRequestBytes)")
             }
-            guard case .object(var object) = try JSONValue.parse(bytes) else {
+            guard case .object(var object) = try JSONValue.parse(Array(text.utf8)) else {
                 throw MessageError(.invalidRequest, "a page's request is an object {method, params}")
             }
             id = object.removeValue(forKey: "id")
-            message = try MessageCodec.decodeRequest(object: object)
+            let decoded: (request: Request, envelope: Envelope, requestID: String?)
+            do throws(MessageCodec.DecodeError) {
+                decoded = try MessageCodec.decode(object: object)
+            } catch {
+                throw error.error
+            }
+            guard case .message(let decodedMessage) = decoded.request else {
+                throw MessageError(.invalidRequest, "events.subscribe is not available to a page")
+            }
+            message = decodedMessage
+            requestID = decoded.requestID
             try check(message.method)
         } catch {
             if error.code != .notPermitted { statistics.malformed += 1 }
@@ -79,7 +89,7 @@ public final class PageBridge: MessageSource, ReplySink, @unchecked Sendable {
             deliverNow(.reply(id: id, .error(error)))
             return
         }
-        enqueue(message, id: id)
+        enqueue(message, id: id, requestID: requestID)
     }
 
     /// The starter kit's `sendMessage` handler: its body is the text to send to every external screen.
@@ -111,9 +121,9 @@ public final class PageBridge: MessageSource, ReplySink, @unchecked Sendable {
         }
     }
 
-    private func enqueue(_ message: Message, id: JSONValue?) {
+    private func enqueue(_ message: Message, id: JSONValue?, requestID: String? = nil) {
         guard let producer else { return }
-        switch producer.trySend(message) {
+        switch producer.trySend(message, requestID: requestID) {
         case .enqueued:
             statistics.enqueued += 1
             waitingIDs.append(id)
