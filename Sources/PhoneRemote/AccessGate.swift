@@ -316,11 +316,13 @@ public struct AccessGate {
     }
 
     /// A wrong code from `address`: at ``AccessPolicy/addressFailureBudget`` within the window, the address is
-    /// locked out. The table stays within ``AccessPolicy/trackedAddresses`` (the stalest entry goes first).
+    /// locked out. The table stays within ``AccessPolicy/trackedAddresses``: the stalest entry goes first, an
+    /// address not locked out before one that is (forgetting a locked-out address would unlock it).
     private mutating func recordFailure(of address: String, at now: Double) {
         var record = addresses[address] ?? AddressRecord(lastFailure: now)
         if addresses[address] == nil, addresses.count >= max(1, policy.trackedAddresses) {
-            let stalest = addresses.min { $0.value.lastFailure < $1.value.lastFailure }
+            let unlocked = addresses.filter { ($0.value.lockedUntil ?? 0) <= now }
+            let stalest = (unlocked.isEmpty ? addresses : unlocked).min { $0.value.lastFailure < $1.value.lastFailure }
             if let stalest {
                 addresses[stalest.key] = nil
                 bump("addressesForgotten")

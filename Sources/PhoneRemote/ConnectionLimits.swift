@@ -112,14 +112,16 @@ final class ConnectionCounter: Sendable {
 
     /// A connection's client address as the limits key it (``clientKey(_:)``).
     static func address(of channel: any Channel) -> String {
-        clientKey(channel.remoteAddress) ?? "unknown"
+        clientKey(channel.remoteAddress, local: channel.localAddress) ?? "unknown"
     }
 
     /// The client a socket address stands for, as per-address limits and lockouts key it: an IPv4 address (also
-    /// one mapped into IPv6) as it is, without the port; an IPv6 address by its /64 prefix (`2001:db8:1:2::/64`),
-    /// since one host is commonly given a whole /64 and could otherwise take a fresh address for every try.
-    /// nil for no address or a Unix socket.
-    static func clientKey(_ address: SocketAddress?) -> String? {
+    /// one mapped into IPv6) as it is, without the port; a remote IPv6 address by its /64 prefix
+    /// (`2001:db8:1:2::/64`), since one host is commonly given a whole /64 and could otherwise take a fresh address
+    /// for every try. But a peer on the kiosk's own link (a link-local address, or the /64 of `local`, the address
+    /// it reached) is keyed by its whole address: every phone on the kiosk's Wi-Fi shares that /64, and one of them
+    /// must not lock the others out. nil for no address or a Unix socket.
+    static func clientKey(_ address: SocketAddress?, local: SocketAddress? = nil) -> String? {
         guard let address else { return nil }
         guard case .v6(let v6) = address else { return address.ipAddress }
         let bytes = withUnsafeBytes(of: v6.address.sin6_addr) { Array($0) }
@@ -127,6 +129,13 @@ final class ConnectionCounter: Sendable {
         if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xff && bytes[11] == 0xff {
             return address.ipAddress
         }
+        let linkLocal = bytes[0] == 0xfe && bytes[1] & 0xc0 == 0x80
+        var onOurLink = false
+        if case .v6(let ours)? = local {
+            let localBytes = withUnsafeBytes(of: ours.address.sin6_addr) { Array($0) }
+            onOurLink = localBytes[0..<8] == bytes[0..<8]
+        }
+        if linkLocal || onOurLink { return address.ipAddress }
         let groups = stride(from: 0, to: 8, by: 2).map {
             String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16)
         }

@@ -232,6 +232,10 @@ final class CountingBytes: @unchecked Sendable {
         _ = gate.claim("WRONG", from: "address-9", at: 21)
         #expect(gate.isLockedOut("address-9", at: 22))
         #expect(gate.trackedAddressCount == 4)
+        // New addresses push out the unlocked ones, never the locked-out one (forgetting it would unlock it).
+        for index in 10...14 { _ = gate.claim("WRONG", from: "address-\(index)", at: 22 + Double(index) / 100) }
+        #expect(gate.isLockedOut("address-9", at: 23))
+        #expect(gate.trackedAddressCount == 4)
         // Entries whose wrong codes left the window are dropped.
         gate.advance(to: 200)
         #expect(gate.trackedAddressCount == 0)

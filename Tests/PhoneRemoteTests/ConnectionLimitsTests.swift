@@ -337,6 +337,13 @@ import Testing
         #expect(try key("2001:db8:1:2:ffff:ee:dd:1") == "2001:db8:1:2::/64")
         #expect(try key("2001:db8:1:3::1") == "2001:db8:1:3::/64")
         #expect(ConnectionCounter.clientKey(nil) == nil)
+        // On the kiosk's own link every phone shares the /64: each is keyed by its whole address.
+        let kiosk = try SocketAddress(ipAddress: "2001:db8:1:2::1", port: 8080)
+        let phone = try SocketAddress(ipAddress: "2001:db8:1:2::5", port: 4242)
+        #expect(ConnectionCounter.clientKey(phone, local: kiosk) == "2001:db8:1:2::5")
+        let remote = try SocketAddress(ipAddress: "2001:db8:9:9::5", port: 4242)
+        #expect(ConnectionCounter.clientKey(remote, local: kiosk) == "2001:db8:9:9::/64")
+        #expect(try key("fe80::1234") == "fe80::1234", "link-local")
     }
 
     /// A browser sends a message whole, in one frame with FIN set: 20 KiB over the 16 KiB limit is answered with
