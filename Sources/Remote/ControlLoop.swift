@@ -182,6 +182,7 @@ final class ControlLoop {
     // MARK: Connections
 
     private func acceptAll() {
+        var onReserve = false
         while true {
             let descriptor: Int32
             do {
@@ -191,9 +192,11 @@ final class ControlLoop {
                 case EAGAIN, EWOULDBLOCK: return
                 case ECONNABORTED, EPROTO: continue
                 case EMFILE where reserve >= 0:
+                    // Best effort: another thread of the process (the phone remote's) may take the freed descriptor
+                    // first; then the next accept fails again and the listener pauses.
                     close(reserve)
                     reserve = -1
-                    statistics.acceptedOnReserve += 1
+                    onReserve = true
                     continue
                 default:
                     // EMFILE and friends: leave the connection in the backlog and stop polling the listener for a
@@ -207,6 +210,8 @@ final class ControlLoop {
                 }
             }
             acceptPause = 0
+            if onReserve { statistics.acceptedOnReserve += 1 }
+            onReserve = false
             _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
             ControlSocket.setNonBlocking(descriptor)
             admit(descriptor)
