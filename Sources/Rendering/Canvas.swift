@@ -309,16 +309,18 @@ public final class Canvas {
         solid.delete()
     }
 
-    /// Gives back the texts no draw has used for ``largeTextExpiry``: large texts one by one, the atlas whole once
-    /// none of its texts was drawn for that long (its pages are made again at the next draw). Nothing else frees
-    /// them when nothing draws (after `messages clear`, a screen that went away). The context must be current.
+    /// Gives back the texts no draw has used for ``largeTextExpiry``: large texts one by one, and an atlas grown
+    /// past one page whole once none of its texts was drawn for that long (made again at the next draw). One page
+    /// (4 MiB, what the controller's labels and a few messages need) is kept, so the first draw after a quiet spell
+    /// does not lay every label out again. Nothing else frees them when nothing draws (after `messages clear`, a
+    /// screen that went away). The context must be current.
     public func releaseUnusedTexts() {
         let now = Self.now
         let cutoff = now > Self.largeTextExpiry ? now - Self.largeTextExpiry : 0
         for victim in budget.expirations(usedBefore: cutoff) {
             if case .own(let texture) = textures.removeValue(forKey: victim)?.storage { deleteTexture(texture) }
         }
-        if !atlasPages.isEmpty && atlasLastUsedAt < cutoff {
+        if atlasPages.count > 1 && atlasLastUsedAt < cutoff {
             textures = textures.filter { if case .atlas = $0.value.storage { false } else { true } }
             atlas.removeAll()
             for page in atlasPages { deleteTexture(page) }
@@ -329,7 +331,7 @@ public final class Canvas {
     /// When ``releaseUnusedTexts()`` will next have something to give back (CLOCK_MONOTONIC ns), nil while no text
     /// is held.
     public var nextTextRelease: UInt64? {
-        let due = [budget.oldestUse, atlasPages.isEmpty ? nil : atlasLastUsedAt].compactMap { $0 }.min()
+        let due = [budget.oldestUse, atlasPages.count > 1 ? atlasLastUsedAt : nil].compactMap { $0 }.min()
         return due.map { $0 + Self.largeTextExpiry }
     }
 
