@@ -87,6 +87,6 @@ public final class LogRateLimiter: Sendable {
         return { origin.duration(to: .now) }
     }()
 
-    /// Lines dropped so far, every site together (for `status`).
+    /// Lines dropped so far, every site together.
     public var suppressedTotal: Int { state.withLock { $0.suppressedTotal } }
 }

@@ -131,8 +131,7 @@ public final class MessageProducer: @unchecked Sendable {
     /// Copies the message's strings to the slab and describes them in a slot; nil when the slab is full.
     private func encode(_ message: Message, requestID: String? = nil, at timestamp: UInt64) -> MessageSlot? {
         let (body, screen, argument, method) = MessageSlot.parts(of: message)
-        let tail = requestID.map { (screen ?? "") + $0 } ?? screen ?? ""
-        guard let start = slab.write(body, tail) else { return nil }
+        guard let start = slab.write(body, screen ?? "", requestID ?? "") else { return nil }
         return MessageSlot(
             method: method.slotCode, hasScreen: screen != nil, requestIDLength: UInt8(requestID?.utf8.count ?? 0),
             bodyLength: UInt32(body.utf8.count), screenLength: UInt32(screen?.utf8.count ?? 0), argument: argument,

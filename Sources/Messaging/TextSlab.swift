@@ -43,10 +43,10 @@ final class TextSlab: @unchecked Sendable {
     /// Producer: forgets every reservation made after `mark` (their slots were never published).
     func rollBack(to mark: UInt) { producerState.pointee.reserved = mark }
 
-    /// Producer: reserves contiguous room for the UTF-8 of `first` and `second` and copies them back to back.
+    /// Producer: reserves contiguous room for the UTF-8 of `first`, `second` and `third` and copies them back to back.
     /// - Returns: the free-running start of the copy, or nil when the slab has no room now.
-    func write(_ first: String, _ second: String) -> UInt? {
-        let count = first.utf8.count + second.utf8.count
+    func write(_ first: String, _ second: String, _ third: String = "") -> UInt? {
+        let count = first.utf8.count + second.utf8.count + third.utf8.count
         precondition(count <= capacity, "text larger than its slab")
         var start = producerState.pointee.reserved
         let offset = Int(start & mask)
@@ -58,7 +58,8 @@ final class TextSlab: @unchecked Sendable {
         }
         let destination = bytes + Int(start & mask)
         let firstCount = Self.copyUTF8(of: first, to: destination)
-        _ = Self.copyUTF8(of: second, to: destination + firstCount)
+        let secondCount = Self.copyUTF8(of: second, to: destination + firstCount)
+        _ = Self.copyUTF8(of: third, to: destination + firstCount + secondCount)
         producerState.pointee.reserved = end
         return start
     }

@@ -43,7 +43,7 @@ public struct RemoteConfig: Equatable, Sendable {
     public static let longestDuration: Double = 86_400
     /// Methods a remote session may be granted: every method of the wire but the transport's own.
     public static let grantableMethods = MessageMethod.allCases.filter {
-        ![.subscribeEvents, .remoteOffer, .remoteActivity].contains($0)
+        $0 != .subscribeEvents && !$0.isInternal
     }
 
     public init() {}

@@ -56,6 +56,11 @@ public struct MessageReader: Sendable {
     public let messagesPerSecond: Double
     private var bucket: Double
     private var last: Double?
+    /// Frames of any kind (pings, empty fragments included) at most ``framesPerMessage`` times the message rate: a
+    /// phone in control cannot keep the remote busy with frames that are no message.
+    public static let framesPerMessage = 16.0
+    private var frameBucket: Double
+    private var lastFrame: Double?
     /// A message whose first frames have come: its kind and its bytes so far.
     private var partial: (binary: Bool, bytes: [UInt8])?
     /// The kiosk has sent its close frame (``Action/fail(_:reason:counter:)``): data is dropped, errors not answered.
@@ -65,6 +70,7 @@ public struct MessageReader: Sendable {
         self.limit = limit
         self.messagesPerSecond = messagesPerSecond
         bucket = messagesPerSecond
+        frameBucket = messagesPerSecond * Self.framesPerMessage
     }
 
     /// - Parameter now: monotonic seconds, for the rate limit.
@@ -72,6 +78,13 @@ public struct MessageReader: Sendable {
         guard frame.masked, !frame.reservedBits else {
             return fail(.protocolError, "frames must be masked and use no extension", counter: "refused.protocol")
         }
+        let frameRate = messagesPerSecond * Self.framesPerMessage
+        frameBucket = min(frameRate, frameBucket + max(0, now - (lastFrame ?? now)) * frameRate)
+        lastFrame = now
+        guard frameBucket >= 1 else {
+            return fail(.protocolError, "more than \(Int(frameRate)) frames a second", counter: "refused.frames")
+        }
+        frameBucket -= 1
         switch frame.opcode {
         case 0x8:
             return .closed
@@ -87,8 +100,9 @@ public struct MessageReader: Sendable {
                 return fail(.protocolError, "unexpected continuation frame", counter: "refused.protocol")
             }
             var message = partial ?? (binary: frame.opcode == 0x2, bytes: [])
+            // Taken out before it grows, so appending does not copy the bytes so far (they would be shared).
+            partial = nil
             guard message.bytes.count + frame.payload.count <= limit else {
-                partial = nil
                 return fail(.tooLarge, "messages are limited to \(limit) bytes", counter: "refused.oversize")
             }
             message.bytes += frame.payload
@@ -96,7 +110,6 @@ public struct MessageReader: Sendable {
                 partial = message
                 return .none
             }
-            partial = nil
             bucket = min(messagesPerSecond, bucket + max(0, now - (last ?? now)) * messagesPerSecond)
             last = now
             if message.binary { return .reply(.binary, counter: "refused.binary") }

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
+import Glibc
 
 /// The process's limit on open descriptors (`RLIMIT_NOFILE`).
 public enum OpenFileLimit {

@@ -103,7 +103,7 @@ public struct PagePermissions: Equatable, Sendable {
     ]
     /// Methods a page may be granted: every method of the wire but the transports' own.
     public static let grantableMethods = MessageMethod.allCases.filter {
-        ![.subscribeEvents, .remoteOffer, .remoteActivity].contains($0)
+        $0 != .subscribeEvents && !$0.isInternal
     }
 
     public var defaultMethods: Set<MessageMethod>
