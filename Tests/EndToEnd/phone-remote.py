@@ -15,7 +15,7 @@ import urllib.request
 from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
-from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -78,12 +78,17 @@ def browser(javascript=True):
 
 
 def status(driver):
-    # A form post (Release) navigates: the element found just before can go stale, or not exist yet, while the next
-    # page loads. That is "no status yet", and the wait asks again.
+    # A form post (Release, Take control) navigates: the element found just before can go stale, or not exist yet,
+    # while the next page loads; Chrome also reports a node detached mid-read as a plain WebDriverException ("Node
+    # with given id does not belong to the document"). That is "no status yet", and the wait asks again.
     try:
         return driver.find_element(By.ID, "status").text
     except (StaleElementReferenceException, NoSuchElementException):
         return ""
+    except WebDriverException as error:
+        if "does not belong to the document" in str(error):
+            return ""
+        raise
 
 
 def socket_open(driver):
