@@ -198,13 +198,11 @@ enum ExternalScene {
     /// The phone remote's invitation, in `corner` on a white panel: the QR code (integer pixels per module, its
     /// quiet zone included), then the short code and the address (without the token) under it. Locked code entry
     /// shows a notice instead, in the same corner.
+    /// - Parameter frame: where the panel stands (``remoteOfferFrame(geometry:look:offer:code:corner:)``, which the
+    ///   caller has already computed to lay the messages out around it).
     static func drawRemoteOffer(
-        on canvas: Canvas, geometry: SurfaceGeometry, look: Look, offer: RemoteOffer, code: QRCode?,
-        corner: ScreenCorner
+        on canvas: Canvas, geometry: SurfaceGeometry, look: Look, offer: RemoteOffer, code: QRCode?, frame: Rect
     ) {
-        guard
-            let frame = remoteOfferFrame(geometry: geometry, look: look, offer: offer, code: code, corner: corner)
-        else { return }
         let layout = OfferLayout(geometry: geometry, look: look)
         if offer.locked {
             canvas.fill(x: frame.x, y: frame.y, width: frame.width, height: frame.height, color: SceneStyle.card)

@@ -60,9 +60,10 @@ struct ScreenPainter {
             let frame = ExternalScene.remoteOfferFrame(
                 geometry: geometry, look: look(screen), offer: offer, code: code, corner: offerPlacement.corner)
             drawMessages(screen, on: canvas, geometry: geometry, reserving: frame)
-            ExternalScene.drawRemoteOffer(
-                on: canvas, geometry: geometry, look: look(screen), offer: offer, code: code,
-                corner: offerPlacement.corner)
+            if let frame {
+                ExternalScene.drawRemoteOffer(
+                    on: canvas, geometry: geometry, look: look(screen), offer: offer, code: code, frame: frame)
+            }
         }
     }
 
