@@ -32,7 +32,8 @@ public enum RequestHead {
     }
 
     /// The value of the cookie `name` in a request's `Cookie` fields (the first one so named); nil when none. Each
-    /// field is `name=value` pairs separated by `;` (RFC 6265 §5.4); a value in double quotes loses them.
+    /// field is `name=value` pairs separated by `;` (RFC 6265 §5.4); a value in double quotes loses them. An empty
+    /// value (`name=` or `name=""`) is no session, as if the cookie were absent.
     public static func cookie(_ name: String, in fields: [String]) -> String? {
         for field in fields {
             for pair in field.split(separator: ";", omittingEmptySubsequences: true) {
@@ -41,7 +42,7 @@ public enum RequestHead {
                 var value = trimmed[trimmed.index(after: equals)...]
                 while let last = value.last, last == " " || last == "\t" { value = value.dropLast() }
                 if value.count >= 2, value.first == "\"", value.last == "\"" { value = value.dropFirst().dropLast() }
-                return String(value)
+                return value.isEmpty ? nil : String(value)
             }
         }
         return nil
