@@ -1,0 +1,160 @@
+import CGStreamer
+import Synchronization
+import SystemCalls
+
+/// The loop of a pipeline's bus thread ("media-bus"): turns GStreamer's messages into ``VideoEvent``s and drives
+/// the loop seeks. Its state is the thread's own; it holds its own reference to the pipeline, so that it never
+/// touches the ``VideoPipeline`` object (whose `deinit` joins this thread).
+final class VideoBusLoop: @unchecked Sendable {
+    private let pipeline: UnsafeMutablePointer<GstElement>
+    private let sink: UnsafeMutablePointer<GstElement>
+    private let receiver: FrameReceiver
+    private let path: String
+    private let loops: Bool
+    private let stallSeconds: Double
+    private let onEvent: @Sendable (VideoEvent) -> Void
+    /// ``VideoPipeline/start()`` was called (set by the caller's thread).
+    let startRequested = Atomic<Bool>(false)
+
+    private var prerollSeekDone = false
+    private var started = false
+    private var finished = false
+    private var stallReported = false
+    private var missingPlugins: [String] = []
+
+    init(
+        pipeline: UnsafeMutablePointer<GstElement>, sink: UnsafeMutablePointer<GstElement>, receiver: FrameReceiver,
+        path: String, loops: Bool, stallSeconds: Double, onEvent: @escaping @Sendable (VideoEvent) -> Void
+    ) {
+        gst_object_ref(pipeline)
+        gst_object_ref(sink)
+        self.pipeline = pipeline
+        self.sink = sink
+        self.receiver = receiver
+        self.path = path
+        self.loops = loops
+        self.stallSeconds = stallSeconds
+        self.onEvent = onEvent
+    }
+
+    deinit {
+        gst_object_unref(sink)
+        gst_object_unref(pipeline)
+    }
+
+    /// Pops messages until the wakeup ``VideoPipeline/stop()`` posts, checking for a stall between them.
+    func run() {
+        let bus = gst_element_get_bus(pipeline)!
+        defer { gst_object_unref(bus) }
+        let wanted = [
+            GST_MESSAGE_ERROR, GST_MESSAGE_EOS, GST_MESSAGE_SEGMENT_DONE, GST_MESSAGE_ASYNC_DONE,
+            GST_MESSAGE_STATE_CHANGED, GST_MESSAGE_ELEMENT, GST_MESSAGE_APPLICATION,
+        ].reduce(0) { $0 | $1.rawValue }
+        let pollNanoseconds: GstClockTime = 200_000_000
+        while true {
+            if let message = gst_bus_timed_pop_filtered(bus, pollNanoseconds, GstMessageType(rawValue: wanted)) {
+                defer { gst_message_unref(message) }
+                if cgst_message_is_wakeup(message) != 0 { return }
+                handle(message)
+            }
+            checkStall()
+        }
+    }
+
+    private func handle(_ message: UnsafeMutablePointer<GstMessage>) {
+        switch cgst_message_type(message) {
+        case GST_MESSAGE_ELEMENT:
+            if gst_is_missing_plugin_message(message) != 0,
+                let description = gst_missing_plugin_message_get_description(message)
+            {
+                missingPlugins.append(String(cString: description))
+                g_free(description)
+            }
+        case GST_MESSAGE_ERROR: failed(message)
+        case GST_MESSAGE_EOS:
+            if loops && !finished {
+                // Segment seeks end in SEGMENT_DONE, not EOS: this stream could not seek by segment. Start over.
+                receiver.shownLoops.add(1, ordering: .relaxed)
+                _ = cgst_seek_to_start(pipeline, 1)
+            } else if !finished {
+                finished = true
+                onEvent(.ended)
+            }
+        case GST_MESSAGE_SEGMENT_DONE:
+            // The demuxer has pushed the whole file; its last frames are still queued downstream. Queue the start
+            // again without a flush: they play out, then the first frame follows on the same running time.
+            receiver.shownLoops.add(1, ordering: .relaxed)
+            _ = cgst_seek_to_start(pipeline, 0)
+        case GST_MESSAGE_ASYNC_DONE:
+            // Looping: prerolled in PAUSED, the first seek (flushing) makes the segment end in SEGMENT_DONE; the
+            // preroll after that seek is the second ASYNC_DONE, and then the pipeline plays.
+            guard loops, !finished, cgst_message_is_from(message, pipeline) != 0 else { break }
+            if !prerollSeekDone {
+                prerollSeekDone = true
+                if cgst_seek_to_start(pipeline, 1) != 0 { break }
+            }
+            if !started { gst_element_set_state(pipeline, GST_STATE_PLAYING) }
+        case GST_MESSAGE_STATE_CHANGED:
+            guard cgst_message_is_from(message, pipeline) != 0, !started else { break }
+            var old = GST_STATE_NULL
+            var new = GST_STATE_NULL
+            var pending = GST_STATE_NULL
+            gst_message_parse_state_changed(message, &old, &new, &pending)
+            guard new == GST_STATE_PLAYING else { break }
+            started = true
+            receiver.markWaiting()
+            var width: Int32 = 0
+            var height: Int32 = 0
+            _ = cgst_sink_size(sink, &width, &height)
+            var decoder = "unknown"
+            if let name = cgst_video_decoder_name(pipeline) {
+                decoder = String(cString: name)
+                g_free(name)
+            }
+            onEvent(.started(width: Int(width), height: Int(height), decoder: decoder))
+        default: break
+        }
+    }
+
+    private func failed(_ message: UnsafeMutablePointer<GstMessage>) {
+        var text: UnsafeMutablePointer<gchar>?
+        var source: UnsafeMutablePointer<gchar>?
+        var unsupported: gboolean = 0
+        var resource: gboolean = 0
+        cgst_parse_error(message, &text, &source, &unsupported, &resource)
+        let reason = text.map { String(cString: $0) } ?? "unknown error"
+        let element = source.map { String(cString: $0) }
+        g_free(text)
+        g_free(source)
+        guard !finished else { return }
+        finished = true
+        let error: MediaError
+        if !missingPlugins.isEmpty {
+            error = .unsupported(
+                path: path, reason: "missing GStreamer plugin: " + missingPlugins.joined(separator: ", "))
+        } else if unsupported != 0 {
+            error = .unsupported(path: path, reason: reason)
+        } else if resource != 0 {
+            error = .unreadable(path: path, reason: reason)
+        } else {
+            error = .corrupt(path: path, reason: element.map { "\($0): \(reason)" } ?? reason)
+        }
+        onEvent(.error(error))
+    }
+
+    /// A stall: asked to play, not finished, and no frame for `stallSeconds` (counted from the start request or the
+    /// last frame). Reported once until frames come again.
+    private func checkStall() {
+        guard startRequested.load(ordering: .relaxed), !finished else { return }
+        let since = receiver.lastFrame.load(ordering: .relaxed)
+        let seconds = Double(MonotonicClock.nanoseconds() &- since) / 1e9
+        if seconds >= stallSeconds {
+            if !stallReported {
+                stallReported = true
+                onEvent(.stalled(seconds: seconds))
+            }
+        } else {
+            stallReported = false
+        }
+    }
+}

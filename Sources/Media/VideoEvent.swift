@@ -1,0 +1,14 @@
+/// What a ``VideoPipeline`` reports, on its bus thread ("media-bus"): never on the display thread, so a receiver
+/// forwards it (to the controller's queue) rather than acting on Wayland objects.
+public enum VideoEvent: Sendable {
+    /// The pipeline plays: the negotiated frame size and the factory name of the element decoding the video
+    /// (`avdec_h264`, `vp9dec`, a `va…`/`v4l2…` one when the hardware path was chosen), for `status`.
+    case started(width: Int, height: Int, decoder: String)
+    /// The end of a video that does not loop; its last frame stays shown.
+    case ended
+    /// The pipeline failed; it produces no more frames. ``MediaError/unsupported(path:reason:)`` names the missing
+    /// plugin when GStreamer said which.
+    case error(MediaError)
+    /// No frame for this long while playing (the caller restarts the pipeline, with backoff).
+    case stalled(seconds: Double)
+}
