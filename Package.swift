@@ -75,7 +75,7 @@ let package = Package(
         // One way to make a system call: EINTR retried, errno captured at the call.
         .target(name: "SystemCalls", dependencies: ["CLinux"]),
         // Lock-free rings, the wakeup, messages, replies, events, reply sinks and their JSON codec. No Wayland.
-        .target(name: "Messaging", dependencies: [atomics, "CLinux", "SystemCalls"]),
+        .target(name: "Messaging", dependencies: [atomics, "CLinux", "SystemCalls", "Outputs"]),
         // The local control socket (a thread speaking the codec's JSON lines into a producer) and its client.
         .target(name: "Remote", dependencies: ["Messaging", "CLinux", "SystemCalls", logging]),
         // What the phone remote checks and parses in a request (Host/Origin, form bodies) without the HTTP server: the
@@ -143,7 +143,8 @@ let package = Package(
             ]),
         // Images and video decoded into memory the compositor can share (memfds of XRGB8888): GdkPixbuf for stills and
         // animations, one GStreamer pipeline per playing file. No Wayland.
-        .target(name: "Media", dependencies: ["CGdkPixbuf", "CGStreamer", "SystemCalls", "CLinux", logging]),
+        .target(
+            name: "Media", dependencies: ["CGdkPixbuf", "CGStreamer", "SystemCalls", "CLinux", "Outputs", logging]),
         // Swift owners of Wayland objects and the display thread's event loop.
         .target(
             name: "Wayland",

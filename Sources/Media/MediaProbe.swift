@@ -1,3 +1,5 @@
+import Outputs
+
 /// Tells an image from a video by the file's first bytes (its magic numbers), never by its name: a signage
 /// playlist is full of `.jpg` files that are PNGs and `.mov` files that are MP4s, and a name proves nothing about a
 /// file that came from a phone or the fleet.

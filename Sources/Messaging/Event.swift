@@ -25,6 +25,9 @@ public struct Event: Equatable, Sendable {
         case remoteSuperseded = "remote.superseded"
         case remoteReleased = "remote.released"
         case remoteLocked = "remote.locked"
+        case mediaStarted = "media.started"
+        case mediaEnded = "media.ended"
+        case mediaError = "media.error"
     }
 
     public init(name: String, params: [String: JSONValue] = [:]) {
@@ -98,5 +101,30 @@ public struct Event: Equatable, Sendable {
     /// Told by a transport to one subscriber that did not keep up: how many events it missed.
     public static func dropped(count: Int) -> Event {
         Event(name: Name.eventsDropped.rawValue, params: ["count": .integer(count)])
+    }
+
+    /// An image or a video is shown on `screen`: its kind (`image` or `video`), its size in pixels and, for a video,
+    /// the decoder playing it.
+    public static func mediaStarted(
+        screen: String, path: String, kind: String, width: Int, height: Int, decoder: String?
+    ) -> Event {
+        Event(
+            name: Name.mediaStarted.rawValue,
+            params: [
+                "screen": .string(screen), "path": .string(path), "kind": .string(kind), "width": .integer(width),
+                "height": .integer(height), "decoder": .optional(decoder),
+            ])
+    }
+
+    /// A video without `loop` reached its end on `screen` (its last frame stays).
+    public static func mediaEnded(screen: String, path: String) -> Event {
+        Event(name: Name.mediaEnded.rawValue, params: ["screen": .string(screen), "path": .string(path)])
+    }
+
+    /// An image or a video could not be shown on `screen`, or a video stopped playing: `error` says why.
+    public static func mediaError(screen: String, path: String, error: String) -> Event {
+        Event(
+            name: Name.mediaError.rawValue,
+            params: ["screen": .string(screen), "path": .string(path), "error": .string(error)])
     }
 }

@@ -1,3 +1,5 @@
+import Outputs
+
 /// Everything that reaches the screens, whoever sends it: the controller's Send button, a phone over the network,
 /// the CLI, a benchmark probe. The display thread applies these in order; the JSON form at the edges is
 /// ``MessageCodec``'s business, the in-ring form ``MessageSlot``'s.
@@ -40,6 +42,12 @@ public enum Message: Equatable, Hashable, Sendable {
     /// Internal (the phone remote's own producer, never the wire): something happened to remote control, told to
     /// event subscribers as a `remote.<kind>` event (``RemoteActivity``).
     case remoteActivity(RemoteActivity)
+    /// Show the image or video in the file at `path` on `screen` (an external screen), filling it as `fit` says, turned
+    /// by `rotation`; a video with `loop` starts again at its end, else it stays on its last frame.
+    case showMedia(
+        screen: String, path: String, fit: MediaFit = .contain, rotation: MediaRotation = .none, loop: Bool = false)
+    /// Stop showing an image or a video on `screen`: it shows messages again.
+    case stopMedia(screen: String)
 
     /// The largest text, in UTF-8 bytes, a message may carry (64 KiB): a long card, far below a text slab's size.
     public static let maximumTextBytes = 64 * 1024
@@ -66,6 +74,8 @@ public enum Message: Equatable, Hashable, Sendable {
         case .closeWeb: .closeWeb
         case .reloadWeb: .reloadWeb
         case .remoteActivity: .remoteActivity
+        case .showMedia: .showMedia
+        case .stopMedia: .stopMedia
         }
     }
 
@@ -95,7 +105,13 @@ public enum Message: Equatable, Hashable, Sendable {
             try Self.check(name: screen, field: "screen")
             try Self.check(text: url)
             if url.isEmpty { throw MessageError(.invalidParams, "\"url\" must not be empty") }
-        case .closeCard(let screen), .reopenCard(_, let screen), .closeWeb(let screen), .reloadWeb(let screen):
+        case .showMedia(let screen, let path, _, _, _):
+            try Self.check(name: screen, field: "screen")
+            try Self.check(text: path)
+            if path.isEmpty { throw MessageError(.invalidParams, "\"path\" must not be empty") }
+            if path.utf8.contains(0) { throw MessageError(.invalidParams, "\"path\" must not contain NUL") }
+        case .closeCard(let screen), .reopenCard(_, let screen), .closeWeb(let screen), .reloadWeb(let screen),
+            .stopMedia(let screen):
             try Self.check(name: screen, field: "screen")
         case .discardCard:
             break
@@ -161,11 +177,17 @@ public enum MessageMethod: String, CaseIterable, Sendable {
     case openWeb = "web.open"
     case closeWeb = "web.close"
     case reloadWeb = "web.reload"
+    case showMedia = "media.show"
+    case stopMedia = "media.stop"
     /// Internal: ``Message/remoteActivity(_:)``. Unknown on the wire (`methodNotFound`).
     case remoteActivity = "remote.activity"
 
     /// Posted by Multiscreen's own parts only, never accepted from a client nor named to one.
     public var isInternal: Bool { self == .remoteOffer || self == .remoteActivity }
+
+    /// Names a file on the kiosk (`media.show`): granted to the local socket's user only, who may read any file they
+    /// can; never to the fleet, a phone or a page, whatever their config grants.
+    public var isLocalOnly: Bool { self == .showMedia }
 }
 
 /// A decoded request line: a ``Message`` for the display thread, or a request the transport answers itself.

@@ -1,3 +1,5 @@
+import Outputs
+
 /// The JSON form of messages at the edges (network, CLI, tests):
 ///
 /// - request: `{"method": "card.open", "params": {"screen": "left", "text": "Hello"}}`
@@ -26,6 +28,8 @@
 /// | `web.open`        | `screen`, `url`                                          |
 /// | `web.close`       | `screen`                                                 |
 /// | `web.reload`      | `screen`                                                 |
+/// | `media.show`      | `screen`, `path`, optional `fit`, `rotate` (degrees), `loop` |
+/// | `media.stop`      | `screen`                                                 |
 ///
 /// Unknown keys are errors, at the top level and in `params`: a misspelt parameter should not be ignored silently.
 /// Error codes are ``MessageError/Code``.
@@ -189,6 +193,12 @@ public enum MessageCodec {
         case .openWeb: message = .openWeb(screen: try reader.string("screen"), url: try reader.string("url"))
         case .closeWeb: message = .closeWeb(screen: try reader.string("screen"))
         case .reloadWeb: message = .reloadWeb(screen: try reader.string("screen"))
+        case .showMedia:
+            message = .showMedia(
+                screen: try reader.string("screen"), path: try reader.string("path"),
+                fit: try reader.optionalEnum("fit", MediaFit.self) ?? .contain,
+                rotation: try reader.rotation() ?? .none, loop: try reader.optionalBool("loop") ?? false)
+        case .stopMedia: message = .stopMedia(screen: try reader.string("screen"))
         case .remoteOffer, .remoteActivity:
             preconditionFailure("internal methods are refused above")
         case .subscribeEvents:
@@ -211,8 +221,14 @@ public enum MessageCodec {
         case .openCard(let screen, let text):
             params["screen"] = .string(screen)
             params["text"] = .string(text)
-        case .closeCard(let screen), .closeWeb(let screen), .reloadWeb(let screen):
+        case .closeCard(let screen), .closeWeb(let screen), .reloadWeb(let screen), .stopMedia(let screen):
             params["screen"] = .string(screen)
+        case .showMedia(let screen, let path, let fit, let rotation, let loop):
+            params["screen"] = .string(screen)
+            params["path"] = .string(path)
+            if fit != .contain { params["fit"] = .string(fit.rawValue) }
+            if rotation != .none { params["rotate"] = .integer(rotation.rawValue) }
+            if loop { params["loop"] = .bool(true) }
         case .openWeb(let screen, let url):
             params["screen"] = .string(screen)
             params["url"] = .string(url)
@@ -351,6 +367,28 @@ private struct ParamsReader {
         case .bool(let value)?: return value
         default: throw MessageError(.invalidParams, "\"\(name)\" of \(method.rawValue) must be true or false")
         }
+    }
+
+    /// One of an enumeration's names (`fit`: `contain`, `cover`…), nil when absent.
+    mutating func optionalEnum<Value: RawRepresentable & CaseIterable>(_ name: String, _: Value.Type)
+        throws(MessageError) -> Value? where Value.RawValue == String
+    {
+        guard let text = try optionalString(name) else { return nil }
+        guard let value = Value(rawValue: text) else {
+            let known = Value.allCases.map(\.rawValue).joined(separator: ", ")
+            throw MessageError(.invalidParams, "\"\(name)\" of \(method.rawValue) must be one of \(known)")
+        }
+        return value
+    }
+
+    /// `rotate`: 0, 90, 180 or 270 (degrees clockwise), nil when absent.
+    mutating func rotation() throws(MessageError) -> MediaRotation? {
+        switch params.removeValue(forKey: "rotate") {
+        case nil: return nil
+        case .integer(let degrees)?: if let rotation = MediaRotation(rawValue: degrees) { return rotation }
+        default: break
+        }
+        throw MessageError(.invalidParams, "\"rotate\" of \(method.rawValue) must be 0, 90, 180 or 270")
     }
 
     mutating func string(_ name: String) throws(MessageError) -> String {

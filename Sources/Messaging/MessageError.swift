@@ -26,6 +26,9 @@ public struct MessageError: Error, Equatable, Hashable, Sendable, CustomStringCo
         /// A well-formed request the current state refuses: no card is open there, the change would leave no
         /// controller, a message aimed at the controller's screen (which shows no messages).
         case refused = -32005
+        /// An image or a video that cannot be shown: no such file, not a file, not media Multiscreen decodes (the
+        /// missing decoder named), corrupt, or larger than the limits. The screen keeps what it showed.
+        case mediaFailed = -32006
     }
 
     public var code: Code

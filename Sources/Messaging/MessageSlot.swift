@@ -1,3 +1,5 @@
+import Outputs
+
 /// A ``Message`` as it sits in a ring slot: plain values only, so pushing and popping it never retains, releases
 /// or allocates. Its strings are in the producer's ``TextSlab``, back to back from `textStart`: first the body
 /// (the text, or the role of `role.set`), then the screen name, then the client's request id.
@@ -37,6 +39,9 @@ struct MessageSlot: BitwiseCopyable {
         case .closeWeb(let screen): ("", screen, 0, .closeWeb)
         case .reloadWeb(let screen): ("", screen, 0, .reloadWeb)
         case .remoteActivity(let activity): (activity.detail, activity.kind.rawValue, activity.session, .remoteActivity)
+        case .showMedia(let screen, let path, let fit, let rotation, let loop):
+            (path, screen, MediaArgument(fit: fit, rotation: rotation, loop: loop).packed, .showMedia)
+        case .stopMedia(let screen): ("", screen, 0, .stopMedia)
         }
     }
 
@@ -75,6 +80,11 @@ struct MessageSlot: BitwiseCopyable {
             return .remoteActivity(
                 RemoteActivity(
                     kind: RemoteActivity.Kind(rawValue: screen ?? "") ?? .released, session: argument, detail: body))
+        case .showMedia:
+            let options = MediaArgument(packed: argument)
+            return .showMedia(
+                screen: screen ?? "", path: body, fit: options.fit, rotation: options.rotation, loop: options.loop)
+        case .stopMedia: return .stopMedia(screen: screen ?? "")
         case .subscribeEvents: preconditionFailure("events.subscribe is answered by its transport, never queued")
         }
     }
@@ -83,4 +93,27 @@ struct MessageSlot: BitwiseCopyable {
 extension MessageMethod {
     /// The slot's one-byte code: the position in `allCases`.
     var slotCode: UInt8 { UInt8(Self.allCases.firstIndex(of: self)!) }
+}
+
+/// `media.show`'s options in the slot's argument: the fit's index in bits 0–1, the quarter turns in bits 2–3, loop in
+/// bit 4.
+private struct MediaArgument {
+    var fit: MediaFit
+    var rotation: MediaRotation
+    var loop: Bool
+
+    init(fit: MediaFit, rotation: MediaRotation, loop: Bool) {
+        (self.fit, self.rotation, self.loop) = (fit, rotation, loop)
+    }
+
+    init(packed: UInt32) {
+        fit = MediaFit.allCases[Int(packed & 3)]
+        rotation = MediaRotation.allCases[Int((packed >> 2) & 3)]
+        loop = packed & 16 != 0
+    }
+
+    var packed: UInt32 {
+        UInt32(MediaFit.allCases.firstIndex(of: fit)!) | UInt32(MediaRotation.allCases.firstIndex(of: rotation)!) << 2
+            | (loop ? 16 : 0)
+    }
 }

@@ -41,6 +41,10 @@ public final class Application {
     private let graphics: Graphics
     /// The web pages on screens (WPE views), started with the first page.
     private let web: WebScreens
+    /// The images and videos on screens, read off this thread and shown through the compositor.
+    private let media: MediaScreens
+    /// Replies in request order per producer, some held while a file is read.
+    private let replies = OrderedReplies()
     private let screens: ScreenSet
     private var product: ProductController
     private let saveTimer: OneShotTimer
@@ -81,6 +85,7 @@ public final class Application {
         registry = Registry(display: display)
         loop = EventLoop(display: display)
         web = WebScreens(bus: bus, config: options.web, logger: logger)
+        media = try MediaScreens(globals: globals, logger: logger)
         screens = try ScreenSet(
             globals: globals, outputs: outputs, appID: options.appID, reopenDelay: options.reopenDelay,
             flash: options.flash, pacing: options.pacing, logger: logger)
@@ -134,6 +139,16 @@ public final class Application {
         screens.onHealthChange = { [unowned self] screen in
             consumer.publish(.screenHealth(screen: screen.output.displayName, health: screen.health.rawValue))
         }
+        media.onSettled = { [unowned self] request, reading, ticket in
+            let outcome = product.settle(request, with: reading)
+            if let ticket, let reply = outcome.reply { replies.settle(ticket, with: reply) }
+            act(on: outcome)
+        }
+        media.onEvent = { [unowned self] event in consumer.publish(event) }
+        media.watch = { [unowned self] fd, handler in loop.watch(fd, handler: handler) }
+        media.unwatch = { [unowned self] fd in loop.unwatch(fd) }
+        loop.watch(media.fileDescriptors.news) { [unowned self] in media.takeNews() }
+        loop.watch(media.fileDescriptors.timer) { [unowned self] in media.timerFired() }
         loop.watch(consumer.wakeupFileDescriptor) {}  // consumed by didWake
         loop.prepareToSleep = { [unowned self] in consumer.prepareToSleep() }
         loop.didWake = { [unowned self] in consumer.didWake() }
@@ -202,7 +217,12 @@ public final class Application {
             let outcome = product.execute(
                 received.message, requestID: received.requestID, producer: received.producerID, now: drainedAt
             ) { vitals }
-            if let reply = outcome.reply { received.replyTo?.deliver(reply) }
+            if let reply = outcome.reply {
+                replies.deliver(reply, to: received.replyTo, producer: received.producerID)
+            } else if let request = outcome.mediaToRead {
+                let ticket = replies.hold(for: received.replyTo, producer: received.producerID)
+                media.read(request, ticket: ticket, screens: screens.ordered)
+            }
             act(on: outcome, stamp: (outcome.changes.message?.id ?? 0, received.enqueuedAt, drainedAt))
         }
     }
@@ -274,6 +294,7 @@ public final class Application {
         graphics.addMirrorVitals(to: &vitals)
         vitals.sources.merge(web.sourceCounters) { own, _ in own }
         vitals.pages = web.vitals
+        vitals.media = media.vitals
         vitals.memory = HeapStatistics.current.counters.merging(graphics.textCacheCounters) { $1 }
         return vitals
     }
@@ -285,6 +306,7 @@ public final class Application {
         web.sync(
             screens.ordered, kind: { [product] in product.kind(of: $0.output.registryName) },
             context: graphics.context, eglExtensions: graphics.context.extensions)
+        media.sync(screens.ordered) { [product] in product.kind(of: $0.output.registryName) }
         let painter = ScreenPainter(
             product: product, screens: screens, graphics: graphics, bus: bus, applied: messagesApplied,
             now: MonotonicClock.nanoseconds(), web: web, offerPlacement: offerPlacement)
@@ -374,6 +396,7 @@ public final class Application {
         service.stopping()
         product.saveIfChanged()
         web.tearDownAll(context: graphics.context)
+        media.tearDownAll()
         screens.tearDownAll(context: graphics.context)
         // Nothing draws once the windows are gone: EGL goes next, while every proxy it might know is still alive.
         graphics.destroy()

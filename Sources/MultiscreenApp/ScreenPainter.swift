@@ -42,9 +42,15 @@ struct ScreenPainter {
             }
         case .external(.blank):
             ExternalScene.drawBlank(on: canvas, geometry: geometry)
-        case .external(.web):
-            // `web` with no page to show (none opened, none configured): the messages, as `card` without a card.
+        case .external(.web), .external(.image), .external(.video):
+            // `web`, `image` or `video` with nothing to show (none opened, none configured): the messages, as `card`
+            // without a card.
             drawMessages(screen, on: canvas, geometry: geometry)
+        case .media:
+            // The picture is the compositor's to draw, on a subsurface above (``MediaScreens``): this is what shows
+            // around it, the theme's background, black without one.
+            let background = product.model.roles.config.theme.background ?? SceneStyle.black
+            canvas.begin(width: geometry.bufferWidth, height: geometry.bufferHeight, background: background)
         case .web(let url):
             drawPage(screen, url: url, on: canvas, geometry: geometry)
             // A page in place of the controller UI is what mirrors of the controller show.
@@ -169,6 +175,7 @@ struct ScreenPainter {
             role = "external · messages (no card open)"
         case .external(let mode): role = "external · \(mode.rawValue)"
         case .web(let url): role = "web · \(url)"
+        case .media(let shown): role = "\(shown.kind.rawValue) · \(shown.item.path.split(separator: "/").last ?? "")"
         }
         let scale = info.scale > 1 ? " @\(info.scale)x" : ""
         let state = screens.hasShown(screen) ? "" : " · waiting"

@@ -9,6 +9,9 @@ public struct Outcome: Equatable, Sendable {
     public var changes = Changes()
     /// Set when the controller UI's Send was activated: the caller enqueues it on its own producer.
     public var toSend: Message?
+    /// A `media.show` whose file must be read before it is answered (`reply` is nil then): the caller hands it to its
+    /// media owner with the request's reply sink.
+    public var mediaToRead: MediaRequest?
 
     public init(reply: Reply? = nil) { self.reply = reply }
 }

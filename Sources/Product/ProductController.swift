@@ -186,6 +186,8 @@ public struct ProductController {
         var outcome: Outcome
         do throws(MessageError) {
             outcome = try perform(message, vitals: vitals)
+            outcome.mediaToRead?.requestID = kept
+            outcome.mediaToRead?.producer = producer
         } catch {
             logger.notice("refused \(message.method.rawValue): \(error.message.logSafe)")
             outcome = Outcome(reply: .error(error))
@@ -365,7 +367,72 @@ public struct ProductController {
             var outcome = Outcome(reply: .result(method: .remoteActivity, result: [:]))
             outcome.events = [activity.event]
             return outcome
+        case .showMedia(let screen, let path, let fit, let rotation, let loop):
+            try refuseController(screen, for: "images or videos")
+            _ = try invalidParams { () throws(UnknownScreenError) in try model.roles.output(named: screen) }
+            var outcome = Outcome()
+            outcome.mediaToRead = MediaRequest(
+                screen: screen, item: MediaItem(path: path, fit: fit, rotation: rotation, loop: loop))
+            return outcome
+        case .stopMedia(let screen):
+            let shown = try invalidParams { () throws(UnknownScreenError) in try model.stopMedia(onScreen: screen) }
+            guard shown else { throw MessageError(.refused, "no image or video is shown on \(screen)") }
+            logger.info("media stopped on \(screen)")
+            var outcome = Outcome(reply: .result(method: .stopMedia, result: ["screen": .string(screen)]))
+            absorb(model.assignment, into: &outcome)
+            outcome.changes.screens = [screen]
+            return saving(outcome)
         }
+    }
+
+    // MARK: - Media
+
+    /// Answers a `media.show` once its file was read (``Outcome/mediaToRead``): shows it when it can be shown, else
+    /// refuses with the reason and leaves the screen as it was.
+    public mutating func settle(
+        _ request: MediaRequest, with reading: MediaReading, now: UInt64 = MonotonicClock.nanoseconds()
+    )
+        -> Outcome
+    {
+        let screen = request.screen
+        var outcome: Outcome
+        switch reading {
+        case .failed(let reason):
+            logger.warning("media on \(screen) refused: \(reason.logSafe)")
+            outcome = Outcome(reply: .error(MessageError(.mediaFailed, reason)))
+            outcome.events = [.mediaError(screen: screen, path: request.item.path, error: reason)]
+        case .readable(let kind, let width, let height, let decoder):
+            do throws(MessageError) {
+                // The screen may have gone, or become the controller's, while the file was read.
+                try refuseController(screen, for: "images or videos")
+                try invalidParams { () throws(UnknownScreenError) in
+                    try model.showMedia(ShownMedia(item: request.item, kind: kind), onScreen: screen)
+                }
+                logger.info("\(kind.rawValue) \(width)x\(height) on \(screen): \(request.item.path.logSafe)")
+                outcome = Outcome(
+                    reply: .result(
+                        method: .showMedia,
+                        result: [
+                            "screen": .string(screen), "path": .string(request.item.path),
+                            "kind": .string(kind.rawValue),
+                            "width": .integer(width), "height": .integer(height),
+                        ]))
+                outcome.events = [
+                    .mediaStarted(
+                        screen: screen, path: request.item.path, kind: kind.rawValue, width: width, height: height,
+                        decoder: decoder)
+                ]
+                absorb(model.assignment, into: &outcome)
+                outcome.changes.screens = [screen]
+                outcome = saving(outcome)
+            } catch {
+                outcome = Outcome(reply: .error(error))
+            }
+        }
+        if let id = request.requestID, let reply = outcome.reply {
+            retries[request.producer, default: RetryBook()].remember(reply, for: id, now: now)
+        }
+        return outcome
     }
 
     // MARK: - Time
@@ -495,7 +562,7 @@ public struct ProductController {
         guard case .result(let method, _)? = reply else { return false }
         switch method {
         case .send, .openCard, .closeCard, .reopenCard, .discardCard, .setRole, .resetRole, .setContent,
-            .clearMessages, .openWeb, .closeWeb:
+            .clearMessages, .openWeb, .closeWeb, .showMedia, .stopMedia:
             return true
         case .status, .outputs, .subscribeEvents, .remoteOffer, .reloadWeb, .remoteActivity: return false
         }

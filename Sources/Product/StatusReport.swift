@@ -24,6 +24,15 @@ struct StatusReport {
                 entry["content"] = .string("web")
                 entry["url"] = .string(url)
                 if let page = vitals.pages[info.registryName] { entry["web"] = .object(page) }
+            case .media(let shown):
+                entry["role"] = .string(model.assignment.roles[info.registryName]?.rawValue ?? "external")
+                entry["content"] = .string(shown.kind.rawValue)
+                var media: [String: JSONValue] = [
+                    "path": .string(shown.item.path), "fit": .string(shown.item.fit.rawValue),
+                    "rotate": .integer(shown.item.rotation.rawValue), "loop": .bool(shown.item.loop),
+                ]
+                if let playing = vitals.media[info.registryName] { media.merge(playing) { $1 } }
+                entry["media"] = .object(media)
             }
             if let path = vitals.framePaths[info.registryName] { entry["framePath"] = .string(path) }
             if let health = vitals.health[info.registryName] {

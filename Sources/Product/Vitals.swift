@@ -36,6 +36,9 @@ public struct Vitals: Sendable {
     public var sharedFrames: [String: Int] = [:]
     /// Per output (registry name) showing a web page: the view's state, frames and memory.
     public var pages: [UInt32: [String: JSONValue]] = [:]
+    /// Per output registry name: what its media owner says of the image or video it shows (state, frames, decoder,
+    /// the last error).
+    public var media: [UInt32: [String: JSONValue]] = [:]
     /// The process's memory as the allocator and the text cache see it (bytes and counts, by name): what tells a
     /// growing RSS made of live objects from one made of freed but unreturned heap.
     public var memory: [String: Int] = [:]

@@ -11,8 +11,12 @@ public enum ContentMode: String, Codable, Sendable, CaseIterable {
     /// A web page: the one opened on this screen (`web.open`), else the URL of the config rule that matches it
     /// (messages when there is neither, as `card` without a card).
     case web
+    /// An image (still or animated): the one shown with `media.show`, else the `path` of the config rule that matches.
+    case image
+    /// A video, as `image`.
+    case video
 
-    /// The modes Enter cycles through on the controller's screens list: `web` needs a URL, so it is set by a rule
-    /// or `web.open`, never reached by cycling.
+    /// The modes Enter cycles through on the controller's screens list: `web`, `image` and `video` need a URL or a
+    /// file, so they are set by a rule, `web.open` or `media.show`, never reached by cycling.
     public static let cycle: [ContentMode] = [.messages, .mirror, .card, .blank]
 }

@@ -18,10 +18,15 @@ public struct PersistentState: Codable, Equatable, Sendable {
     public var pages: [String: String]?
     /// Screens whose configured page was closed at run time (they show their mode's content instead).
     public var closedPages: [String]?
+    /// Images and videos shown at run time (`media.show`), by screen name; absent when there are none.
+    public var media: [String: ShownMedia]?
+    /// Screens whose configured image or video was stopped at run time.
+    public var stoppedMedia: [String]?
 
     public init(
         roles: [String: ScreenRole] = [:], contents: [String: ContentMode] = [:], cards: [Card] = [],
-        messages: [LoggedMessage] = [], pages: [String: String] = [:], closedPages: Set<String> = []
+        messages: [LoggedMessage] = [], pages: [String: String] = [:], closedPages: Set<String> = [],
+        media: [String: ShownMedia] = [:], stoppedMedia: Set<String> = []
     ) {
         version = Self.currentVersion
         self.roles = roles
@@ -30,6 +35,8 @@ public struct PersistentState: Codable, Equatable, Sendable {
         self.messages = messages
         self.pages = pages.isEmpty ? nil : pages
         self.closedPages = closedPages.isEmpty ? nil : closedPages.sorted()
+        self.media = media.isEmpty ? nil : media
+        self.stoppedMedia = stoppedMedia.isEmpty ? nil : stoppedMedia.sorted()
     }
 
     /// The run-time roles and modes, as ``RoleAssigner`` takes them.

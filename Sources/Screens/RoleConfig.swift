@@ -24,8 +24,11 @@ import TOMLPrecheck
 /// [[rule]]
 /// match = { make = "Dell*" }
 /// role = "external"
-/// content = "mirror"              # messages | mirror | card | blank | web (default messages)
+/// content = "mirror"              # messages | mirror | card | blank | web | image | video (default messages)
 /// # url = "file:///srv/app/external.html"   # with content = "web": the page it shows
+/// # path = "/srv/signage/menu.png"          # with content = "image" or "video": the file it shows, and optionally
+/// # fit = "cover"                           #   contain | cover | stretch | center (default contain),
+/// # rotate = 90                             #   0 | 90 | 180 | 270 (default 0), loop = true (a video; default false)
 ///
 /// [theme]                         # how external screens look: see ``ScreenTheme``
 /// align = "center"
@@ -47,12 +50,18 @@ public struct RoleConfig: Equatable, Sendable {
         public var content: ContentMode?
         /// The page a matched output shows: with `content = "web"` only (a `file://`, `http://` or `https://` URL).
         public var url: String?
+        /// The image or video a matched output shows: with `content = "image"` or `"video"` only.
+        public var media: MediaItem?
 
-        public init(match: OutputMatch, role: ScreenRole, content: ContentMode? = nil, url: String? = nil) {
+        public init(
+            match: OutputMatch, role: ScreenRole, content: ContentMode? = nil, url: String? = nil,
+            media: MediaItem? = nil
+        ) {
             self.match = match
             self.role = role
             self.content = content
             self.url = url
+            self.media = media
         }
     }
 
@@ -156,7 +165,7 @@ public struct RoleConfig: Equatable, Sendable {
     }
 
     private static func rule(_ table: TOMLTable, path: String) throws(RoleConfigError) -> Rule {
-        try checkKeys(table, path: path, allowed: ["match", "role", "content", "url"])
+        try checkKeys(table, path: path, allowed: ["match", "role", "content", "url", "path", "fit", "rotate", "loop"])
         guard let matchValue = table["match"] else { throw .missingKey(file: nil, key: "\(path).match") }
         guard let matchTable = matchValue.table else {
             throw .wrongType(file: nil, key: "\(path).match", expected: "a table such as { name = \"HDMI-A-1\" }")
@@ -205,7 +214,53 @@ public struct RoleConfig: Equatable, Sendable {
         } else if content == .web {
             throw .missingKey(file: nil, key: "\(path).url")
         }
-        return Rule(match: match, role: role, content: content, url: url)
+        let media = try mediaItem(table, path: path, content: content)
+        return Rule(match: match, role: role, content: content, url: url, media: media)
+    }
+
+    /// A rule's `path`, `fit`, `rotate` and `loop`: only with `content = "image"` or `"video"`, which need a `path`.
+    private static func mediaItem(_ table: TOMLTable, path: String, content: ContentMode?) throws(RoleConfigError)
+        -> MediaItem?
+    {
+        let isMedia = content == .image || content == .video
+        guard isMedia else {
+            if let key = ["path", "fit", "rotate", "loop"].first(where: { table[$0] != nil }) {
+                throw .invalidValue(
+                    file: nil, key: "\(path).content", value: content?.rawValue ?? "messages",
+                    reason: "\(key) needs content = \"image\" or \"video\" in the same rule")
+            }
+            return nil
+        }
+        guard let pathValue = table["path"] else { throw .missingKey(file: nil, key: "\(path).path") }
+        var item = MediaItem(path: try string(pathValue, key: "\(path).path"))
+        if item.path.isEmpty || item.path.utf8.contains(0) {
+            throw .invalidValue(file: nil, key: "\(path).path", value: item.path, reason: "a file's path")
+        }
+        if let fitValue = table["fit"] {
+            let name = try string(fitValue, key: "\(path).fit")
+            guard let fit = MediaFit(rawValue: name) else {
+                let fits = MediaFit.allCases.map(\.rawValue).joined(separator: ", ")
+                throw .invalidValue(file: nil, key: "\(path).fit", value: name, reason: "expected one of: \(fits)")
+            }
+            item.fit = fit
+        }
+        if let rotateValue = table["rotate"] {
+            guard let degrees = rotateValue.int else {
+                throw .wrongType(file: nil, key: "\(path).rotate", expected: "0, 90, 180 or 270")
+            }
+            guard let rotation = MediaRotation(rawValue: degrees) else {
+                throw .invalidValue(
+                    file: nil, key: "\(path).rotate", value: "\(degrees)", reason: "expected 0, 90, 180 or 270")
+            }
+            item.rotation = rotation
+        }
+        if let loopValue = table["loop"] {
+            guard let loop = loopValue.bool else {
+                throw .wrongType(file: nil, key: "\(path).loop", expected: "true or false")
+            }
+            item.loop = loop
+        }
+        return item
     }
 
     private static func checkKeys(_ table: TOMLTable, path: String?, allowed: [String]) throws(RoleConfigError) {

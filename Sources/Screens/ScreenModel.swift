@@ -18,6 +18,10 @@ public struct ScreenModel: Sendable {
     /// are saved in the state file, so a restart shows the same pages.
     public private(set) var pages: [String: String] = [:]
     private var closedPages: Set<String> = []
+    /// Images and videos shown at run time (`media.show`), by screen name; and screens whose configured one was
+    /// stopped. Saved like the pages.
+    public private(set) var media: [String: ShownMedia] = [:]
+    private var stoppedMedia: Set<String> = []
 
     /// - Parameters:
     ///   - config: the parsed config file (``RoleConfig/load(path:)``; the defaults when it was missing or bad).
@@ -32,6 +36,8 @@ public struct ScreenModel: Sendable {
         log = MessageLog(capacity: messageCapacity, restoring: state.messages)
         pages = state.pages ?? [:]
         closedPages = Set(state.closedPages ?? [])
+        media = state.media ?? [:]
+        stoppedMedia = Set(state.stoppedMedia ?? [])
     }
 
     /// The latest assignment.
@@ -103,6 +109,7 @@ public struct ScreenModel: Sendable {
         let output = try roles.output(named: screen)
         pages[screen] = url
         closedPages.remove(screen)
+        media[screen] = nil
         if assignment.controller != output.registryName { _ = try? roles.set(content: .web, forOutputNamed: screen) }
     }
 
@@ -119,6 +126,43 @@ public struct ScreenModel: Sendable {
         return shown
     }
 
+    /// Shows an image or a video on `screen` (an external screen): its content mode becomes the file's kind, and a
+    /// page opened there closes.
+    public mutating func showMedia(_ shown: ShownMedia, onScreen screen: String) throws(UnknownScreenError) {
+        _ = try roles.output(named: screen)
+        media[screen] = shown
+        stoppedMedia.remove(screen)
+        if pages[screen] != nil {
+            pages[screen] = nil
+            closedPages.insert(screen)
+        }
+        _ = try? roles.set(content: shown.kind == .image ? .image : .video, forOutputNamed: screen)
+    }
+
+    /// Stops showing an image or a video on `screen`, which shows messages again. - Returns: whether one was shown.
+    @discardableResult
+    public mutating func stopMedia(onScreen screen: String) throws(UnknownScreenError) -> Bool {
+        let output = try roles.output(named: screen)
+        let shown = self.media(of: output.registryName) != nil
+        media[screen] = nil
+        stoppedMedia.insert(screen)
+        if shown { _ = try? roles.set(content: .messages, forOutputNamed: screen) }
+        return shown
+    }
+
+    /// The image or video the output shows, if any: the one shown at run time while its mode is still `image` or
+    /// `video`, else its config rule's when the mode is that rule's (external screens only).
+    public func media(of registryName: UInt32) -> ShownMedia? {
+        guard let output = roles.outputs.first(where: { $0.registryName == registryName }),
+            case .external(let mode) = assignment.kind(of: registryName), mode == .image || mode == .video
+        else { return nil }
+        let kind: MediaKind = mode == .image ? .image : .video
+        if let shown = media[output.displayName], shown.kind == kind { return shown }
+        if stoppedMedia.contains(output.displayName) { return nil }
+        guard let rule = roles.config.rule(for: output), rule.content == mode, let item = rule.media else { return nil }
+        return ShownMedia(item: item, kind: kind)
+    }
+
     /// The page the output shows, if any: the one opened at run time, else its config rule's `url` when its mode
     /// is `web` (for the controller's screen: when its rule says `content = "web"`).
     public func page(of registryName: UInt32) -> String? {
@@ -129,13 +173,14 @@ public struct ScreenModel: Sendable {
         switch assignment.kind(of: registryName) {
         case .controller: return rule.content == .web ? url : nil
         case .external(let mode): return mode == .web ? url : nil
-        case .web: return nil
+        case .web, .media: return nil
         }
     }
 
     /// What the screen on this output shows: a page when it has one, else what its role and mode say.
     public func kind(of registryName: UInt32) -> ScreenKind {
         if let url = page(of: registryName) { return .web(url: url) }
+        if let shown = media(of: registryName) { return .media(shown) }
         return assignment.kind(of: registryName)
     }
 
@@ -162,7 +207,8 @@ public struct ScreenModel: Sendable {
     public var persistentState: PersistentState {
         PersistentState(
             roles: roles.memory.roles, contents: roles.memory.contents, cards: cards.cards,
-            messages: log.newestFirst.reversed(), pages: pages, closedPages: closedPages)
+            messages: log.newestFirst.reversed(), pages: pages, closedPages: closedPages, media: media,
+            stoppedMedia: stoppedMedia)
     }
 
     private func checkCardScreen(_ screen: String) throws(CardError) {

@@ -54,26 +54,11 @@ import Testing
         </script></body></html>
         """
 
-    private func ocr(_ sway: HeadlessSway, _ output: String) throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("web-\(UUID().uuidString).png").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        try sway.screenshotPNG(output, to: path)
-        let tesseract = try ChildProcess("tesseract", [path, "stdout", "-l", "eng", "--psm", "3"])
-        #expect(try tesseract.waitForExit(timeout: 60) == 0, "\(tesseract.output)")
-        return tesseract.standardOutput
-    }
-
-    /// Waits until tesseract reads `text` on `output`. - Returns: what it read.
     @discardableResult
     private func waitForText(_ text: String, on output: String, in sway: HeadlessSway, timeout: Double = 30) throws
         -> String
     {
-        var read = ""
-        try waitUntil(timeout: timeout, "\"\(text)\" on \(output) (last read: \(read))") {
-            read = try ocr(sway, output)
-            return read.contains(text)
-        }
-        return read
+        try ScreenText.waitFor(text, on: output, in: sway, timeout: timeout)
     }
 
     private func status(_ app: MultiscreenProcess) throws -> [String: Any] {

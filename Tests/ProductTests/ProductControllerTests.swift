@@ -361,7 +361,8 @@ private func errorCode(_ outcome: Outcome) -> MessageError.Code? {
             unknown.reply
                 == .error(
                     MessageError(
-                        .invalidParams, "unknown content mode \"sparkles\" (known: messages, mirror, card, blank, web)")
+                        .invalidParams,
+                        "unknown content mode \"sparkles\" (known: messages, mirror, card, blank, web, image, video)")
                 ))
         #expect(errorCode(fixture.execute(.setContent(screen: "DP-9", mode: "blank"))) == .invalidParams)
     }

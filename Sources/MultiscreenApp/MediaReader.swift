@@ -1,0 +1,143 @@
+import CLinux
+import Glibc
+import Logging
+import Media
+import Messaging
+import Synchronization
+import SystemCalls
+
+/// Reads media files off the display thread, which must never wait on a disk or a decoder: one thread takes jobs (a
+/// file to read), tells an image from a video by its first bytes, decodes an image whole or builds and starts a
+/// video's pipeline, and posts what came of it. A playing video's own news (started, ended, failed, stalled) comes
+/// from its pipeline's bus thread through the same post. Pipelines are stopped here too (stopping joins GStreamer's
+/// threads), so a pipeline is only ever started and stopped on this one thread, in order.
+///
+/// The display thread posts jobs and takes news under a lock held only to append or swap an array, never across
+/// any work, and sleeps on ``newsFileDescriptor`` in its poll. Created with the media owner; ``stop()`` joins the
+/// thread (a decode under way finishes first) and drops what was not taken.
+final class MediaReader: @unchecked Sendable {
+    enum Job: @unchecked Sendable {
+        /// Read the file at `path`; `decodeSize`: the size to decode an image of this size at (what the screens need,
+        /// ``MediaPlacement/decodeSize``).
+        case read(
+            id: Int, path: String, loop: Bool,
+            decodeSize: @Sendable (_ width: Int, _ height: Int) -> (width: Int, height: Int))
+        /// Stop a video nobody shows any more; its memory goes with it.
+        case stop(VideoPipeline)
+    }
+
+    enum News: @unchecked Sendable {
+        case image(id: Int, DecodedImage)
+        /// A video's pipeline, built and starting: ``VideoEvent/started`` (or an error) follows.
+        case video(id: Int, VideoPipeline)
+        case videoEvent(id: Int, VideoEvent)
+        case failed(id: Int, MediaError)
+    }
+
+    /// Readable when news is waiting (an eventfd; ``takeNews()`` resets it).
+    let newsFileDescriptor: Int32
+    private let jobSignal: Int32
+    private let jobs = Mutex<(queue: [Job], stopping: Bool)>(([], false))
+    private let news = Mutex<[News]>([])
+    private let thread = LoopThread()
+    private let limits: ImageLimits
+    private let logger: Logger
+
+    init(limits: ImageLimits = ImageLimits(), logger: Logger) throws(SystemCallError) {
+        self.limits = limits
+        self.logger = logger
+        newsFileDescriptor = try systemCall("eventfd") { eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC)) }
+        do {
+            // Blocking: the reader thread sleeps in read(2) until a job or the stop request.
+            jobSignal = try systemCall("eventfd") { eventfd(0, Int32(EFD_CLOEXEC)) }
+            try thread.start(name: "media-reader", niceness: 5) { [self] in run() }
+        } catch {
+            close(newsFileDescriptor)
+            throw error
+        }
+    }
+
+    deinit {
+        stop()
+        close(newsFileDescriptor)
+        close(jobSignal)
+    }
+
+    /// Queues a file to read (display thread).
+    func read(_ job: Job) {
+        jobs.withLock { $0.queue.append(job) }
+        Self.signal(jobSignal)
+    }
+
+    /// Everything posted since the last call, oldest first (display thread).
+    func takeNews() -> [News] {
+        var value: UInt64 = 0
+        _ = Glibc.read(newsFileDescriptor, &value, 8)
+        return news.withLock { news in
+            defer { news.removeAll() }
+            return news
+        }
+    }
+
+    /// Posts news from any thread: the reader's, or a pipeline's bus thread.
+    func post(_ item: News) {
+        news.withLock { $0.append(item) }
+        Self.signal(newsFileDescriptor)
+    }
+
+    /// Ends the thread once the job under way is done; jobs not started are dropped. Safe twice.
+    func stop() {
+        thread.stop {
+            jobs.withLock { $0.stopping = true }
+            Self.signal(jobSignal)
+        }
+    }
+
+    private func run() {
+        while true {
+            var value: UInt64 = 0
+            _ = Glibc.read(jobSignal, &value, 8)
+            while let job = nextJob() {
+                guard let job else { return }
+                perform(job)
+            }
+        }
+    }
+
+    /// The next job; nil when there is none; `.some(nil)` when stopping.
+    private func nextJob() -> Job?? {
+        jobs.withLock { jobs in
+            if jobs.stopping { return .some(nil) }
+            return jobs.queue.isEmpty ? nil : .some(jobs.queue.removeFirst())
+        }
+    }
+
+    private func perform(_ job: Job) {
+        switch job {
+        case .stop(let pipeline):
+            pipeline.stop()
+            logger.info("video pipeline stopped: \(pipeline.path.logSafe)")
+        case .read(let id, let path, let loop, let decodeSize):
+            do throws(MediaError) {
+                switch try MediaProbe.kind(ofFileAt: path) {
+                case .image:
+                    post(.image(id: id, try ImageDecoder.decode(path: path, sizedBy: decodeSize, limits: limits)))
+                case .video:
+                    let pipeline = try VideoPipeline(path: path, loop: loop) { [weak self] event in
+                        self?.post(.videoEvent(id: id, event))
+                    }
+                    // Posted before it starts, so that its events follow it in the news.
+                    post(.video(id: id, pipeline))
+                    pipeline.start()
+                }
+            } catch {
+                post(.failed(id: id, error))
+            }
+        }
+    }
+
+    private static func signal(_ fd: Int32) {
+        var one: UInt64 = 1
+        _ = Glibc.write(fd, &one, 8)
+    }
+}

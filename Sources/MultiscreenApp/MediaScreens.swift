@@ -1,0 +1,347 @@
+import Logging
+import Media
+import Messaging
+import Outputs
+import Product
+import Screens
+import SystemCalls
+import Wayland
+
+/// The images and videos on screens. Each file is read once (``MediaReader``, off the display thread) into one
+/// ``MediaAsset``, shown on every screen that shows it through that screen's own ``MediaLayer``: the compositor
+/// composites the decoded pixels as they are, and nothing is drawn per screen or per frame. A video is one pipeline
+/// however many screens show it; each of its frames backs one `wl_buffer` per screen.
+///
+/// Who owns what: the assets (their frames' memory, their pipelines) and the layers are made and destroyed here, on
+/// the display thread, except a pipeline's stop, which the reader's thread does (it joins GStreamer's threads).
+/// ``sync(_:kind:)`` runs before every render pass and makes the layers match what the screens show;
+/// ``tearDownAll()`` at exit, before the windows go.
+final class MediaScreens {
+    /// A screen's layer and what it shows.
+    private struct Shown {
+        var layer: MediaLayer
+        var key: MediaAsset.Key
+        var item: MediaItem
+    }
+
+    private let globals: WaylandGlobals
+    private let reader: MediaReader
+    private let timer: OneShotTimer
+    private let logger: Logger
+    private var assets: [MediaAsset.Key: MediaAsset] = [:]
+    private var layers: [UInt32: Shown] = [:]
+    private var nextID = 1
+    /// A `media.show` read to its end: the caller answers it through the product (``ProductController/settle``).
+    var onSettled: (MediaRequest, MediaReading, OrderedReplies.Ticket?) -> Void = { _, _, _ in }
+    /// Something the subscribers are told that no request asked: a video ended, a shown file failed.
+    var onEvent: (Event) -> Void = { _ in }
+    /// Starts and stops watching a descriptor in the display thread's poll (a video's frames).
+    var watch: (Int32, @escaping () -> Void) -> Void = { _, _ in }
+    var unwatch: (Int32) -> Void = { _ in }
+    /// Files read and failed so far, for `status`.
+    private(set) var reads = 0
+    private(set) var failures = 0
+
+    /// How long after a failure a file a screen still shows (by its config rule, or restored) is read again: the file
+    /// may be copied in later, a stalled stream may play again. Doubles to ``longestRetry``.
+    static let firstRetry = 2.0
+    static let longestRetry = 300.0
+    /// How long a file may take to read before it fails: a video's first frame, an image's decode.
+    static let readTimeout = 15.0
+
+    init(globals: WaylandGlobals, logger: Logger) throws {
+        self.globals = globals
+        self.logger = logger
+        reader = try MediaReader(logger: logger)
+        timer = try OneShotTimer()
+    }
+
+    /// The reader's news and the frame timer, for the caller to watch once.
+    var fileDescriptors: (news: Int32, timer: Int32) { (reader.newsFileDescriptor, timer.fd) }
+
+    // MARK: - Requests
+
+    /// Reads the file a `media.show` names for `screen` (one of `screens`), then settles it: at once when it was read
+    /// already for another screen, else when the reader is done.
+    func read(_ request: MediaRequest, ticket: OrderedReplies.Ticket?, screens: [Screen]) {
+        guard globals.subcompositor != nil, globals.viewporter != nil, globals.shm != nil else {
+            onSettled(
+                request,
+                .failed(
+                    "the compositor offers no wl_subcompositor, wp_viewporter or wl_shm: images and videos cannot be shown"
+                ),
+                ticket)
+            return
+        }
+        let key = MediaAsset.Key(request.item)
+        if let asset = assets[key], asset.canShow || asset.isReading {
+            asset.waiting.append((request, ticket))
+            settleWaiting(asset)
+            return
+        }
+        let asset = startReading(key, for: [(screens.first { $0.output.displayName == request.screen }, request.item)])
+        asset.waiting.append((request, ticket))
+    }
+
+    // MARK: - Screens → layers
+
+    /// Makes the layers match what the screens show: a layer for each screen showing an image or a video that is
+    /// ready, the file read for any that is not, and nothing left of what no screen shows any more.
+    func sync(_ screens: [Screen], kind: (Screen) -> ScreenKind) {
+        screenOf = Dictionary(uniqueKeysWithValues: screens.map { ($0.output.registryName, $0) })
+        let now = MonotonicClock.nanoseconds()
+        var wanted: [UInt32: (screen: Screen, item: MediaItem)] = [:]
+        for screen in screens {
+            if case .media(let shown) = kind(screen) { wanted[screen.output.registryName] = (screen, shown.item) }
+        }
+        for (name, shown) in layers where wanted[name].map({ MediaAsset.Key($0.item) }) != shown.key {
+            removeLayer(name)
+        }
+        for (name, (screen, item)) in wanted {
+            let key = MediaAsset.Key(item)
+            var asset = assets[key]
+            if asset == nil || asset!.isRetryDue(now: now) {
+                let sharing = wanted.values.filter { MediaAsset.Key($0.item) == key }.map {
+                    ($0.screen as Screen?, $0.item)
+                }
+                asset = startReading(key, for: sharing)
+            }
+            guard let asset, let shm = globals.shm, let frame = asset.currentFrame(shm: shm) else { continue }
+            if layers[name] == nil, let window = screen.window, let layer = MediaLayer(globals: globals, window: window)
+            {
+                layers[name] = Shown(layer: layer, key: key, item: item)
+            }
+            guard let shown = layers[name] else { continue }
+            layers[name]?.item = item
+            shown.layer.show(frame, placement: placement(of: frame, item: item, on: screen), rotation: item.rotation)
+        }
+        for (key, asset) in assets where asset.waiting.isEmpty && !layers.values.contains(where: { $0.key == key }) {
+            if !wanted.values.contains(where: { MediaAsset.Key($0.item) == key }) { destroy(asset) }
+        }
+        armTimer()
+    }
+
+    /// Where `frame` goes on `screen`'s output.
+    private func placement(of frame: ShmFrame, item: MediaItem, on screen: Screen) -> MediaPlacement {
+        let size = screen.output.logicalSize
+        let pixels = Self.pixelSize(of: screen)
+        return MediaPlacement(
+            width: frame.width, height: frame.height, rotation: item.rotation, fit: item.fit, screenWidth: size.width,
+            screenHeight: size.height, scale: Float(pixels.width) / Float(max(size.width, 1)))
+    }
+
+    /// The output's size in pixels, as its screen draws it.
+    private static func pixelSize(of screen: Screen?) -> (width: Int, height: Int) {
+        guard let screen else { return (1920, 1080) }
+        if let geometry = screen.geometry { return (Int(geometry.bufferWidth), Int(geometry.bufferHeight)) }
+        let output = screen.output
+        let (w, h) = output.isRotated ? (output.modeHeight, output.modeWidth) : (output.modeWidth, output.modeHeight)
+        return (Int(max(w, 1)), Int(max(h, 1)))
+    }
+
+    private func removeLayer(_ name: UInt32) {
+        guard let shown = layers.removeValue(forKey: name) else { return }
+        // Every frame of the file kept a buffer for this surface: they all go (each once the compositor let go).
+        if let id = shown.layer.surfaceID, let asset = assets[shown.key] {
+            for frame in asset.frames { frame.retire(id) }
+        }
+        shown.layer.destroy()
+    }
+
+    // MARK: - Reading
+
+    @discardableResult
+    private func startReading(_ key: MediaAsset.Key, for screens: [(Screen?, MediaItem)]) -> MediaAsset {
+        let previous = assets[key]
+        if let previous { destroy(previous) }
+        let asset = MediaAsset(id: nextID, key: key)
+        asset.retryDelay = previous?.retryDelay ?? 0
+        asset.deadline = MonotonicClock.nanoseconds() + UInt64(Self.readTimeout * 1e9)
+        nextID += 1
+        assets[key] = asset
+        reads += 1
+        // What each screen needs of the picture, from its size, fit and turn: the largest decides.
+        let needs = screens.map { screen, item in (Self.pixelSize(of: screen), item.fit, item.rotation) }
+        reader.read(
+            .read(id: asset.id, path: key.path, loop: key.loop) { width, height in
+                needs.reduce((width: 1, height: 1)) { largest, need in
+                    let size = MediaPlacement.decodeSize(
+                        width: width, height: height, rotation: need.2, fit: need.1, pixelWidth: need.0.width,
+                        pixelHeight: need.0.height)
+                    return (max(largest.width, size.width), max(largest.height, size.height))
+                }
+            })
+        return asset
+    }
+
+    /// Takes the reader's news: decoded images, started pipelines, a video's events.
+    func takeNews() {
+        for news in reader.takeNews() {
+            switch news {
+            case .image(let id, let image):
+                // An image nobody waits for any more: its memory goes with the last reference.
+                guard let asset = asset(id) else { continue }
+                asset.state = .image(MediaAsset.Picture(image))
+                asset.retryDelay = 0
+                settleWaiting(asset)
+                invalidateShowing(asset)
+            case .video(let id, let pipeline):
+                guard let asset = asset(id) else {
+                    reader.read(.stop(pipeline))
+                    continue
+                }
+                asset.state = .video(MediaAsset.Video(pipeline))
+                watch(pipeline.frameReadyFileDescriptor) { [unowned self] in newFrame(of: asset) }
+            case .videoEvent(let id, let event):
+                guard let asset = asset(id), case .video(let video) = asset.state else { continue }
+                handle(event, of: video, in: asset)
+            case .failed(let id, let error):
+                guard let asset = asset(id) else { continue }
+                fail(asset, reason: error.description)
+            }
+        }
+        armTimer()
+    }
+
+    private func asset(_ id: Int) -> MediaAsset? { assets.values.first { $0.id == id } }
+
+    private func handle(_ event: VideoEvent, of video: MediaAsset.Video, in asset: MediaAsset) {
+        switch event {
+        case .started(let width, let height, let decoder):
+            video.facts = (width, height, decoder)
+            asset.retryDelay = 0
+            logger.info("video \(width)x\(height) playing with \(decoder): \(asset.key.path.logSafe)")
+            settleWaiting(asset)
+        case .ended:
+            video.ended = true
+            for (name, shown) in layers where shown.key == asset.key {
+                onEvent(.mediaEnded(screen: screenName(name), path: asset.key.path))
+            }
+        case .error(let error):
+            fail(asset, reason: error.description)
+        case .stalled(let seconds):
+            fail(asset, reason: MediaError.stalled(seconds: seconds).description)
+        }
+    }
+
+    /// The file cannot be shown (now): waiting requests are refused; screens that show it keep their last picture
+    /// until it is read again, after a delay that doubles with each failure.
+    private func fail(_ asset: MediaAsset, reason: String) {
+        failures += 1
+        let wasShown = asset.canShow
+        if case .video(let video) = asset.state {
+            unwatch(video.pipeline.frameReadyFileDescriptor)
+            reader.read(.stop(video.pipeline))
+            asset.leftovers += video.slotFrames.values
+        }
+        asset.deadline = nil
+        asset.state = .failed(reason)
+        for (request, ticket) in asset.waiting { onSettled(request, .failed(reason), ticket) }
+        asset.waiting.removeAll()
+        if wasShown || layers.values.contains(where: { $0.key == asset.key }) {
+            logger.warning("media failed, read again later: \(reason.logSafe)")
+            for (name, shown) in layers where shown.key == asset.key {
+                onEvent(.mediaError(screen: screenName(name), path: asset.key.path, error: reason))
+            }
+        }
+        asset.retryDelay = min(max(asset.retryDelay * 2, Self.firstRetry), Self.longestRetry)
+        asset.retryAt = MonotonicClock.nanoseconds() + UInt64(asset.retryDelay * 1e9)
+    }
+
+    private func settleWaiting(_ asset: MediaAsset) {
+        guard let facts = asset.facts else { return }
+        asset.deadline = nil
+        for (request, ticket) in asset.waiting {
+            onSettled(
+                request,
+                .readable(kind: facts.kind, width: facts.width, height: facts.height, decoder: facts.decoder), ticket)
+        }
+        asset.waiting.removeAll()
+    }
+
+    // MARK: - Frames
+
+    /// A video's newest frame: shown on every screen that shows the video, and the frames the compositor let go of
+    /// go back to the pipeline.
+    private func newFrame(of asset: MediaAsset) {
+        guard case .video(let video) = asset.state, let shm = globals.shm else { return }
+        video.pipeline.acknowledge()
+        guard let frame = video.pipeline.takeFrame() else { return }
+        video.show(frame, shm: shm)
+        for (name, shown) in layers where shown.key == asset.key {
+            guard let screen = screenOf[name], let current = video.current else { continue }
+            shown.layer.show(
+                current, placement: placement(of: current, item: shown.item, on: screen), rotation: shown.item.rotation)
+        }
+        video.returnReleasedFrames()
+    }
+
+    /// The screens by registry name, as of the last ``sync(_:kind:)``.
+    private var screenOf: [UInt32: Screen] = [:]
+
+    private func screenName(_ name: UInt32) -> String { screenOf[name]?.output.displayName ?? "output-\(name)" }
+
+    /// The timer fired: an animated image's next frame is due, or a failed file's retry (which the render pass after
+    /// this wakeup starts, in ``sync(_:kind:)``, if a screen still shows the file).
+    func timerFired() {
+        timer.acknowledge()
+        let now = MonotonicClock.nanoseconds()
+        for asset in assets.values {
+            if case .image(let picture) = asset.state, picture.advance(now: now) { invalidateShowing(asset) }
+            if let deadline = asset.deadline, deadline <= now, asset.isReading {
+                fail(asset, reason: "\(asset.key.path.logSafe): not readable within \(Int(Self.readTimeout)) s")
+            }
+        }
+        armTimer()
+    }
+
+    private func armTimer() {
+        let dues = assets.values.flatMap { asset -> [UInt64] in
+            var dues = [asset.deadline].compactMap { $0 }
+            if case .image(let picture) = asset.state, let next = picture.nextFrameAt { dues.append(next) }
+            if case .failed = asset.state, let retry = asset.retryAt { dues.append(retry) }
+            return dues
+        }
+        guard let next = dues.min() else {
+            timer.disarm()
+            return
+        }
+        let now = MonotonicClock.nanoseconds()
+        timer.arm(for: next, after: next > now ? Double(next - now) / 1e9 : 0)
+    }
+
+    /// Redraws the layers showing `asset` at the next render pass.
+    private func invalidateShowing(_ asset: MediaAsset) {
+        for (name, shown) in layers where shown.key == asset.key { screenOf[name]?.invalidate() }
+    }
+
+    // MARK: - Lifetimes
+
+    private func destroy(_ asset: MediaAsset) {
+        for (name, shown) in layers where shown.key == asset.key { removeLayer(name) }
+        if case .video(let video) = asset.state {
+            unwatch(video.pipeline.frameReadyFileDescriptor)
+            reader.read(.stop(video.pipeline))
+        }
+        asset.destroyFrames()
+        assets[asset.key] = nil
+    }
+
+    /// What `status` says of each screen's image or video.
+    var vitals: [UInt32: [String: JSONValue]] {
+        var vitals: [UInt32: [String: JSONValue]] = [:]
+        for (name, shown) in layers {
+            guard let asset = assets[shown.key] else { continue }
+            vitals[name] = asset.vitals
+        }
+        return vitals
+    }
+
+    /// Destroys every layer, then every asset (pipelines stopped by the reader before it ends). At exit, while the
+    /// windows still exist.
+    func tearDownAll() {
+        for name in Array(layers.keys) { removeLayer(name) }
+        for asset in Array(assets.values) { destroy(asset) }
+        reader.stop()
+    }
+}

@@ -1,0 +1,30 @@
+import Outputs
+
+/// An image or a video shown on a screen: the file, and how it fills the screen. Its kind (image or video) is the
+/// screen's content mode, decided when the file was first read.
+public struct MediaItem: Codable, Equatable, Hashable, Sendable {
+    /// The file, as the request or the config named it.
+    public var path: String
+    public var fit: MediaFit
+    public var rotation: MediaRotation
+    /// A video starts again at its end (an animated image always repeats as its file says).
+    public var loop: Bool
+
+    public init(path: String, fit: MediaFit = .contain, rotation: MediaRotation = .none, loop: Bool = false) {
+        self.path = path
+        self.fit = fit
+        self.rotation = rotation
+        self.loop = loop
+    }
+}
+
+/// What a screen shows of a media file: the item and the kind of file it is.
+public struct ShownMedia: Codable, Equatable, Hashable, Sendable {
+    public var item: MediaItem
+    public var kind: MediaKind
+
+    public init(item: MediaItem, kind: MediaKind) {
+        self.item = item
+        self.kind = kind
+    }
+}

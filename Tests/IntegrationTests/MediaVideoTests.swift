@@ -1,0 +1,102 @@
+import CompositorHarness
+import Foundation
+import Outputs
+import Testing
+
+/// Issue 25, video: one pipeline for every screen that shows the same file, frames that advance through the loop
+/// point, a screen added while it plays, and damaged files refused. The videos are made here by ffmpeg (a counting
+/// test card).
+@Suite(.serialized) struct MediaVideoTests {
+    /// A 320×240, 30 fps H.264 MP4 of `seconds` of ffmpeg's test card (a moving gradient and a frame counter).
+    static func makeVideo(
+        in directory: String, seconds: Int = 2, name: String = "card.mp4",
+        codec: [String] = [
+            "-c:v", "libx264", "-pix_fmt", "yuv420p",
+        ]
+    ) throws -> String {
+        let path = directory + "/" + name
+        try MediaFixtures.ffmpeg(
+            ["-f", "lavfi", "-i", "testsrc=size=320x240:rate=30", "-t", "\(seconds)"] + codec + [path])
+        return path
+    }
+
+    static func media(_ app: MultiscreenProcess, _ screen: String) throws -> [String: Any] {
+        let screens = try SharedMirrorTests.status(app)["screens"] as? [[String: Any]] ?? []
+        return screens.first { $0["name"] as? String == screen }?["media"] as? [String: Any] ?? [:]
+    }
+
+    @Test func oneVideoOnTwoScreensIsOnePipelineAndPlaysThroughItsLoop() throws {
+        let directory = try MediaFixtures.directory()
+        let video = try Self.makeVideo(in: directory)
+        let sway = try HeadlessSway(outputs: 3, width: 640, height: 480)
+        let app = try MultiscreenProcess(environment: sway.environment)
+        try app.waitForLogCount("first frame committed on", count: 3)
+
+        for screen in ["HEADLESS-2", "HEADLESS-3"] {
+            let result = try app.command(["media", "show", "--screen", screen, "--loop", video])
+            #expect(result.status == 0, "\(result.output)")
+        }
+        // Frames advance on both screens.
+        for screen in ["HEADLESS-2", "HEADLESS-3"] {
+            let first = try sway.waitForScreenshot(screen, "the video") { $0.fraction(of: RGBColor(hex: 0)) < 0.9 }
+            try sway.waitForScreenshot(screen, "a later frame of the video") {
+                $0.fraction(differingFrom: first) > 0.01
+            }
+        }
+        // Past the end of the 2 s clip: still playing, the loop counted, no error.
+        Thread.sleep(forTimeInterval: 3)
+        let before = try Self.media(app, "HEADLESS-2")
+        Thread.sleep(forTimeInterval: 1)
+        let after = try Self.media(app, "HEADLESS-2")
+        #expect(after["state"] as? String == "playing")
+        #expect((after["loops"] as? Int ?? 0) >= 1, "\(after)")
+        let shown = (after["framesShown"] as? Int ?? 0) - (before["framesShown"] as? Int ?? 0)
+        #expect(shown >= 20, "\(shown) frames shown in 1 s of a 30 fps video: \(after)")
+        #expect(after["decoder"] as? String != nil)
+        // Decoded once: one pipeline played it.
+        #expect(app.log.components(separatedBy: "playing with").count - 1 == 1, "\(app.log)")
+        #expect(!app.log.contains("protocol error"))
+
+        // A screen added while it plays joins it.
+        let added = try sway.createOutput()
+        try app.waitForLog("first frame committed on \(added)")
+        #expect(try app.command(["media", "show", "--screen", added, "--loop", video]).status == 0)
+        let joined = try sway.waitForScreenshot(added, "the video on the new screen") {
+            $0.fraction(of: RGBColor(hex: 0)) < 0.9
+        }
+        try sway.waitForScreenshot(added, "the video advancing on the new screen") {
+            $0.fraction(differingFrom: joined) > 0.01
+        }
+        #expect(app.log.components(separatedBy: "playing with").count - 1 == 1)
+
+        // Stopped everywhere: the pipeline goes.
+        for screen in ["HEADLESS-2", "HEADLESS-3", added] {
+            #expect(try app.command(["media", "stop", "--screen", screen]).status == 0)
+        }
+        try app.waitForLog("video pipeline stopped")
+        #expect(app.process.isRunning)
+    }
+
+    @Test func aDamagedVideoIsRefusedAndTheScreenKeepsItsPicture() throws {
+        let directory = try MediaFixtures.directory()
+        let video = try Self.makeVideo(in: directory)
+        // The container's index (moov, at the end by default) cut off.
+        let broken = directory + "/broken.mp4"
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: video))
+        try bytes.prefix(bytes.count * 2 / 3).write(to: URL(fileURLWithPath: broken))
+
+        let sway = try HeadlessSway(outputs: 2, width: 640, height: 480)
+        let app = try MultiscreenProcess(environment: sway.environment)
+        try app.waitForLogCount("first frame committed on", count: 2)
+        _ = try app.request(#"{"method": "send", "params": {"text": "still here"}}"#)
+        let before = try sway.waitForScreenshot("HEADLESS-2", "the message") {
+            $0.fraction(of: RGBColor(hex: 0)) < 0.99
+        }
+        let result = try app.command(["media", "show", "--screen", "HEADLESS-2", broken])
+        #expect(result.status == 2, "\(result.output)")
+        #expect(result.output.contains(broken), "\(result.output)")
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(try sway.screenshot("HEADLESS-2").fraction(differingFrom: before) < 0.01)
+        #expect(app.process.isRunning)
+    }
+}

@@ -1,0 +1,61 @@
+import Outputs
+import Testing
+
+@testable import Messaging
+
+/// `media.show` and `media.stop` on the wire and through a ring.
+@Suite struct MediaMessageTests {
+    static let messages: [Message] = [
+        .showMedia(screen: "HDMI-A-2", path: "/srv/signage/menu.png"),
+        .showMedia(screen: "DP-1", path: "/srv/loop.mp4", fit: .cover, rotation: .threeQuarters, loop: true),
+        .showMedia(screen: "DP-1", path: "/srv/a b/ü.webp", fit: .center, rotation: .quarter, loop: false),
+        .stopMedia(screen: "DP-1"),
+    ]
+
+    @Test func decodesWithDefaultsAndEncodesBack() throws {
+        let decoded = try MessageCodec.decodeRequest(
+            #"{"method": "media.show", "params": {"screen": "HDMI-A-2", "path": "/srv/signage/menu.png"}}"#)
+        #expect(
+            decoded
+                == .showMedia(
+                    screen: "HDMI-A-2", path: "/srv/signage/menu.png", fit: .contain, rotation: .none, loop: false))
+        for message in Self.messages {
+            #expect(try MessageCodec.decodeRequest(MessageCodec.encodeRequest(message)) == message)
+        }
+    }
+
+    @Test func travelsThroughARing() throws {
+        let bus = try MessageBus()
+        let consumer = bus.makeConsumer()
+        let producer = bus.makeProducer(capacity: 8)
+        for message in Self.messages { #expect(producer.trySend(message) == .enqueued) }
+        var received: [Message] = []
+        _ = consumer.drain { received.append($0.message) }
+        #expect(received == Self.messages)
+    }
+
+    @Test func refusesWhatItCannotShowPrecisely() {
+        let cases: [(String, String)] = [
+            (
+                #"{"screen": "A", "path": "/x", "fit": "zoom"}"#,
+                #""fit" of media.show must be one of contain, cover, stretch, center"#
+            ),
+            (#"{"screen": "A", "path": "/x", "rotate": 45}"#, #""rotate" of media.show must be 0, 90, 180 or 270"#),
+            (#"{"screen": "A", "path": "/x", "rotate": "90"}"#, #""rotate" of media.show must be 0, 90, 180 or 270"#),
+            (#"{"screen": "A", "path": ""}"#, #""path" must not be empty"#),
+            (#"{"screen": "A", "path": "/x\u0000y"}"#, #""path" must not contain NUL"#),
+            (#"{"screen": "A"}"#, #"media.show needs "path""#),
+            (#"{"screen": "A", "path": "/x", "loop": 1}"#, #""loop" of media.show must be true or false"#),
+            (#"{"screen": "A", "path": "/x", "volume": 1}"#, #"media.show has no parameter "volume""#),
+        ]
+        for (params, message) in cases {
+            do {
+                _ = try MessageCodec.decodeRequest(#"{"method": "media.show", "params": \#(params)}"#)
+                Issue.record("accepted \(params)")
+            } catch {
+                #expect(error.code == .invalidParams)
+                #expect(error.message == message)
+            }
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import Outputs
+import Testing
+
+@testable import Screens
+
+/// Images and videos in the model: the config's rules, `media.show`/`media.stop`, and what a restart restores.
+@Suite struct MediaModelTests {
+    static let outputs = [monitor(1, "DP-1", serial: "A"), monitor(2, "HDMI-A-2", serial: "B")]
+
+    @Test func aRuleShowsAFileWithItsFitTurnAndLoop() throws {
+        let config = try RoleConfig.parse(
+            """
+            [[rule]]
+            match = { name = "HDMI-A-2" }
+            role = "external"
+            content = "video"
+            path = "/srv/signage/loop.mp4"
+            fit = "cover"
+            rotate = 270
+            loop = true
+            """)
+        #expect(
+            config.rules.first?.media
+                == MediaItem(path: "/srv/signage/loop.mp4", fit: .cover, rotation: .threeQuarters, loop: true))
+        var model = ScreenModel(config: config)
+        model.update(outputs: Self.outputs)
+        #expect(model.kind(of: 2) == .media(ShownMedia(item: config.rules[0].media!, kind: .video)))
+    }
+
+    @Test func aRuleIsRefusedPreciselyWhenItsMediaKeysDoNotFit() {
+        let cases: [(String, String)] = [
+            (#"content = "image""#, "missing key 'rule[1].path'"),
+            (#"content = "mirror"\#npath = "/x.png""#, #"path needs content = "image" or "video" in the same rule"#),
+            (
+                #"content = "image"\#npath = "/x.png"\#nfit = "zoom""#,
+                "expected one of: contain, cover, stretch, center"
+            ),
+            (#"content = "image"\#npath = "/x.png"\#nrotate = 45"#, "expected 0, 90, 180 or 270"),
+            (#"content = "video"\#npath = "/x.mp4"\#nloop = "yes""#, "must be true or false"),
+        ]
+        for (keys, expected) in cases {
+            do {
+                _ = try RoleConfig.parse("[[rule]]\nmatch = { name = \"DP-1\" }\nrole = \"external\"\n\(keys)\n")
+                Issue.record("accepted \(keys)")
+            } catch {
+                #expect(error.description.contains(expected), "\(error.description)")
+            }
+        }
+    }
+
+    @Test func showingAndStoppingMediaIsRememberedAcrossARestart() throws {
+        var model = ScreenModel()
+        model.update(outputs: Self.outputs)
+        let external = model.assignment.controller == 1 ? "HDMI-A-2" : "DP-1"
+        let name: UInt32 = external == "HDMI-A-2" ? 2 : 1
+        let shown = ShownMedia(item: MediaItem(path: "/srv/menu.png", fit: .contain), kind: .image)
+        try model.showMedia(shown, onScreen: external)
+        #expect(model.kind(of: name) == .media(shown))
+        #expect(model.assignment.kind(of: name) == .external(.image))
+
+        var restored = ScreenModel(state: model.persistentState)
+        restored.update(outputs: Self.outputs)
+        #expect(restored.kind(of: name) == .media(shown))
+
+        #expect(try restored.stopMedia(onScreen: external))
+        #expect(restored.kind(of: name) == .external(.messages))
+        #expect(try restored.stopMedia(onScreen: external) == false)
+    }
+
+    @Test func aPageAndMediaReplaceEachOther() throws {
+        var model = ScreenModel()
+        model.update(outputs: Self.outputs)
+        let external = model.assignment.controller == 1 ? "HDMI-A-2" : "DP-1"
+        let name: UInt32 = external == "HDMI-A-2" ? 2 : 1
+        try model.openPage(url: "https://example.org/", onScreen: external)
+        let shown = ShownMedia(item: MediaItem(path: "/srv/loop.mp4", loop: true), kind: .video)
+        try model.showMedia(shown, onScreen: external)
+        #expect(model.kind(of: name) == .media(shown))
+        try model.openPage(url: "https://example.org/", onScreen: external)
+        #expect(model.kind(of: name) == .web(url: "https://example.org/"))
+        #expect(model.media(of: name) == nil)
+        // Setting `video` again by hand does not bring back the file the page replaced.
+        try model.closePage(onScreen: external)
+        try model.set(content: .video, forScreen: external)
+        #expect(model.kind(of: name) == .external(.video))
+    }
+}
