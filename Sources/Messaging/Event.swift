@@ -28,6 +28,7 @@ public struct Event: Equatable, Sendable {
         case mediaStarted = "media.started"
         case mediaEnded = "media.ended"
         case mediaError = "media.error"
+        case playlistItem = "playlist.item"
     }
 
     public init(name: String, params: [String: JSONValue] = [:]) {
@@ -126,5 +127,14 @@ public struct Event: Equatable, Sendable {
         Event(
             name: Name.mediaError.rawValue,
             params: ["screen": .string(screen), "path": .string(path), "error": .string(error)])
+    }
+
+    /// A screen's playlist moved to item `index` (from 0), showing `source` until `until` (seconds since 1970).
+    public static func playlistItem(screen: String, index: Int, source: String, until: Double) -> Event {
+        Event(
+            name: Name.playlistItem.rawValue,
+            params: [
+                "screen": .string(screen), "index": .integer(index), "source": .string(source), "until": .number(until),
+            ])
     }
 }

@@ -48,6 +48,10 @@ public enum Message: Equatable, Hashable, Sendable {
         screen: String, path: String, fit: MediaFit = .contain, rotation: MediaRotation = .none, loop: Bool = false)
     /// Stop showing an image or a video on `screen`: it shows messages again.
     case stopMedia(screen: String)
+    /// Play `playlist` on `screen` (an external screen), its items in turn as the wall clock says.
+    case setPlaylist(screen: String, playlist: Playlist)
+    /// Stop the playlist on `screen`: it shows messages again.
+    case clearPlaylist(screen: String)
 
     /// The largest text, in UTF-8 bytes, a message may carry (64 KiB): a long card, far below a text slab's size.
     public static let maximumTextBytes = 64 * 1024
@@ -76,6 +80,8 @@ public enum Message: Equatable, Hashable, Sendable {
         case .remoteActivity: .remoteActivity
         case .showMedia: .showMedia
         case .stopMedia: .stopMedia
+        case .setPlaylist: .setPlaylist
+        case .clearPlaylist: .clearPlaylist
         }
     }
 
@@ -110,8 +116,15 @@ public enum Message: Equatable, Hashable, Sendable {
             try Self.check(text: path)
             if path.isEmpty { throw MessageError(.invalidParams, "\"path\" must not be empty") }
             if path.utf8.contains(0) { throw MessageError(.invalidParams, "\"path\" must not contain NUL") }
+        case .setPlaylist(let screen, let playlist):
+            try Self.check(name: screen, field: "screen")
+            if let problem = Playlist.problem(items: playlist.items) {
+                throw MessageError(.invalidParams, "\"items\": \(problem)")
+            }
+            guard playlist.epoch.isFinite else { throw MessageError(.invalidParams, "\"epoch\" must be a number") }
+            try Self.check(text: PlaylistText.encode(playlist))
         case .closeCard(let screen), .reopenCard(_, let screen), .closeWeb(let screen), .reloadWeb(let screen),
-            .stopMedia(let screen):
+            .stopMedia(let screen), .clearPlaylist(let screen):
             try Self.check(name: screen, field: "screen")
         case .discardCard:
             break
@@ -179,15 +192,17 @@ public enum MessageMethod: String, CaseIterable, Sendable {
     case reloadWeb = "web.reload"
     case showMedia = "media.show"
     case stopMedia = "media.stop"
+    case setPlaylist = "playlist.set"
+    case clearPlaylist = "playlist.clear"
     /// Internal: ``Message/remoteActivity(_:)``. Unknown on the wire (`methodNotFound`).
     case remoteActivity = "remote.activity"
 
     /// Posted by Multiscreen's own parts only, never accepted from a client nor named to one.
     public var isInternal: Bool { self == .remoteOffer || self == .remoteActivity }
 
-    /// Names a file on the kiosk (`media.show`): granted to the local socket's user only, who may read any file they
+    /// Names a file on the kiosk (`media.show`, `playlist.set`): granted to the local socket's user only, who may read any file they
     /// can; never to the fleet, a phone or a page, whatever their config grants.
-    public var isLocalOnly: Bool { self == .showMedia }
+    public var isLocalOnly: Bool { self == .showMedia || self == .setPlaylist }
 }
 
 /// A decoded request line: a ``Message`` for the display thread, or a request the transport answers itself.

@@ -30,6 +30,8 @@ import Outputs
 /// | `web.reload`      | `screen`                                                 |
 /// | `media.show`      | `screen`, `path`, optional `fit`, `rotate` (degrees), `loop` |
 /// | `media.stop`      | `screen`                                                 |
+/// | `playlist.set`    | `screen`, `items` (`source`, `seconds`), optional `fit`, `epoch` |
+/// | `playlist.clear`  | `screen`                                                 |
 ///
 /// Unknown keys are errors, at the top level and in `params`: a misspelt parameter should not be ignored silently.
 /// Error codes are ``MessageError/Code``.
@@ -199,6 +201,13 @@ public enum MessageCodec {
                 fit: try reader.optionalEnum("fit", MediaFit.self) ?? .contain,
                 rotation: try reader.rotation() ?? .none, loop: try reader.optionalBool("loop") ?? false)
         case .stopMedia: message = .stopMedia(screen: try reader.string("screen"))
+        case .setPlaylist:
+            message = .setPlaylist(
+                screen: try reader.string("screen"),
+                playlist: Playlist(
+                    items: try reader.playlistItems(), fit: try reader.optionalEnum("fit", MediaFit.self) ?? .contain,
+                    epoch: try reader.optionalNumber("epoch") ?? 0))
+        case .clearPlaylist: message = .clearPlaylist(screen: try reader.string("screen"))
         case .remoteOffer, .remoteActivity:
             preconditionFailure("internal methods are refused above")
         case .subscribeEvents:
@@ -221,7 +230,14 @@ public enum MessageCodec {
         case .openCard(let screen, let text):
             params["screen"] = .string(screen)
             params["text"] = .string(text)
-        case .closeCard(let screen), .closeWeb(let screen), .reloadWeb(let screen), .stopMedia(let screen):
+        case .setPlaylist(let screen, let playlist):
+            params["screen"] = .string(screen)
+            params["items"] = .array(
+                playlist.items.map { .object(["source": .string($0.source), "seconds": .number($0.seconds)]) })
+            if playlist.fit != .contain { params["fit"] = .string(playlist.fit.rawValue) }
+            if playlist.epoch != 0 { params["epoch"] = .number(playlist.epoch) }
+        case .closeCard(let screen), .closeWeb(let screen), .reloadWeb(let screen), .stopMedia(let screen),
+            .clearPlaylist(let screen):
             params["screen"] = .string(screen)
         case .showMedia(let screen, let path, let fit, let rotation, let loop):
             params["screen"] = .string(screen)
@@ -379,6 +395,30 @@ private struct ParamsReader {
             throw MessageError(.invalidParams, "\"\(name)\" of \(method.rawValue) must be one of \(known)")
         }
         return value
+    }
+
+    /// `items`: an array of `{"source": PATH_OR_URL, "seconds": N}`.
+    mutating func playlistItems() throws(MessageError) -> [Playlist.Item] {
+        guard case .array(let values)? = params.removeValue(forKey: "items") else {
+            throw MessageError(.invalidParams, "\(method.rawValue) needs \"items\", an array")
+        }
+        var items: [Playlist.Item] = []
+        for (index, value) in values.enumerated() {
+            let place = "item \(index + 1) of \(method.rawValue)"
+            guard case .object(let fields) = value, fields.keys.allSatisfy({ $0 == "source" || $0 == "seconds" }),
+                case .string(let source)? = fields["source"]
+            else {
+                throw MessageError(.invalidParams, "\(place) must be {\"source\": PATH_OR_URL, \"seconds\": N}")
+            }
+            let seconds: Double
+            switch fields["seconds"] {
+            case .integer(let value)?: seconds = Double(value)
+            case .number(let value)?: seconds = value
+            default: throw MessageError(.invalidParams, "\(place) needs \"seconds\", a number")
+            }
+            items.append(Playlist.Item(source: source, seconds: seconds))
+        }
+        return items
     }
 
     /// `rotate`: 0, 90, 180 or 270 (degrees clockwise), nil when absent.

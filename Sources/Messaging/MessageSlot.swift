@@ -42,6 +42,8 @@ struct MessageSlot: BitwiseCopyable {
         case .showMedia(let screen, let path, let fit, let rotation, let loop):
             (path, screen, MediaArgument(fit: fit, rotation: rotation, loop: loop).packed, .showMedia)
         case .stopMedia(let screen): ("", screen, 0, .stopMedia)
+        case .setPlaylist(let screen, let playlist): (PlaylistText.encode(playlist), screen, 0, .setPlaylist)
+        case .clearPlaylist(let screen): ("", screen, 0, .clearPlaylist)
         }
     }
 
@@ -85,6 +87,9 @@ struct MessageSlot: BitwiseCopyable {
             return .showMedia(
                 screen: screen ?? "", path: body, fit: options.fit, rotation: options.rotation, loop: options.loop)
         case .stopMedia: return .stopMedia(screen: screen ?? "")
+        case .setPlaylist:
+            return .setPlaylist(screen: screen ?? "", playlist: PlaylistText.decode(body) ?? Playlist(items: []))
+        case .clearPlaylist: return .clearPlaylist(screen: screen ?? "")
         case .subscribeEvents: preconditionFailure("events.subscribe is answered by its transport, never queued")
         }
     }

@@ -50,6 +50,8 @@ public final class Application {
     private let saveTimer: OneShotTimer
     /// Fires when the next message sent with a ttl is due to go.
     private let expiryTimer: OneShotTimer
+    /// Fires when a playlist's next item is due: the only wakeup a playlist of pictures costs.
+    private let playlistTimer: OneShotTimer
     private let loop: EventLoop
     private let service: ServiceManager
     private var stopRequested = false
@@ -79,6 +81,7 @@ public final class Application {
         mallopt(M_MMAP_THRESHOLD, 128 * 1024)
         saveTimer = try OneShotTimer()
         expiryTimer = try OneShotTimer()
+        playlistTimer = try OneShotTimer()
         service = try ServiceManager(logger: logger)
         display = try WaylandDisplay(name: options.display)
         graphics = try Graphics(display: display, fonts: fonts, logger: logger)
@@ -122,6 +125,10 @@ public final class Application {
         loop.watch(expiryTimer.fd) { [unowned self] in
             expiryTimer.acknowledge()
             act(on: product.expireMessages())
+        }
+        loop.watch(playlistTimer.fd) { [unowned self] in
+            playlistTimer.acknowledge()
+            act(on: product.advancePlaylists())
         }
         loop.watch(screens.reopenTimer.fd) { [unowned self] in screens.reopenClosed() }
         loop.watch(screens.drawTimer.fd) { [unowned self] in screens.drawTimer.acknowledge() }  // then render()
@@ -276,6 +283,12 @@ public final class Application {
         }
         if changes.state { saveTimer.armUnlessPending(after: Self.saveDelay) }
         if let next = product.nextExpiry { expiryTimer.arm(for: next, after: max(next.timeIntervalSinceNow, 0)) }
+        // A millisecond late rather than early: a timer that fired a hair before the switch would find the same item.
+        if let next = product.nextPlaylistSwitch {
+            playlistTimer.arm(for: next, after: max(next.timeIntervalSinceNow, 0) + 0.001)
+        } else {
+            playlistTimer.disarm()
+        }
         if let message = outcome.toSend {
             switch localProducer.trySend(message) {
             case .enqueued: break
@@ -295,6 +308,7 @@ public final class Application {
         vitals.sources.merge(web.sourceCounters) { own, _ in own }
         vitals.pages = web.vitals
         vitals.media = media.vitals
+        vitals.wallClock = Date().timeIntervalSince1970
         vitals.memory = HeapStatistics.current.counters.merging(graphics.textCacheCounters) { $1 }
         return vitals
     }

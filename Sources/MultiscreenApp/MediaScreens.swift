@@ -94,9 +94,7 @@ final class MediaScreens {
         for screen in screens {
             if case .media(let shown) = kind(screen) { wanted[screen.output.registryName] = (screen, shown.item) }
         }
-        for (name, shown) in layers where wanted[name].map({ MediaAsset.Key($0.item) }) != shown.key {
-            removeLayer(name)
-        }
+        for name in layers.keys where wanted[name] == nil { removeLayer(name) }
         for (name, (screen, item)) in wanted {
             let key = MediaAsset.Key(item)
             var asset = assets[key]
@@ -106,7 +104,15 @@ final class MediaScreens {
                 }
                 asset = startReading(key, for: sharing)
             }
+            // A screen that switches files (a playlist's next item) keeps its picture until the next one is ready: never
+            // a blank screen between two items.
             guard let asset, let shm = globals.shm, let frame = asset.currentFrame(shm: shm) else { continue }
+            if let previous = layers[name], previous.key != key {
+                if let id = previous.layer.surfaceID, let old = assets[previous.key] {
+                    for frame in old.frames { frame.retire(id) }
+                }
+                layers[name]?.key = key
+            }
             if layers[name] == nil, let window = screen.window, let layer = MediaLayer(globals: globals, window: window)
             {
                 layers[name] = Shown(layer: layer, key: key, item: item)

@@ -42,7 +42,7 @@ struct ScreenPainter {
             }
         case .external(.blank):
             ExternalScene.drawBlank(on: canvas, geometry: geometry)
-        case .external(.web), .external(.image), .external(.video):
+        case .external(.web), .external(.image), .external(.video), .external(.playlist):
             // `web`, `image` or `video` with nothing to show (none opened, none configured): the messages, as `card`
             // without a card.
             drawMessages(screen, on: canvas, geometry: geometry)

@@ -374,6 +374,37 @@ public struct ProductController {
             outcome.mediaToRead = MediaRequest(
                 screen: screen, item: MediaItem(path: path, fit: fit, rotation: rotation, loop: loop))
             return outcome
+        case .setPlaylist(let screen, let playlist):
+            try refuseController(screen, for: "playlists")
+            let now = Date().timeIntervalSince1970
+            try invalidParams { () throws(UnknownScreenError) in
+                try model.setPlaylist(playlist, onScreen: screen, now: now)
+            }
+            let position = playlist.position(at: now)
+            logger.info("playlist of \(playlist.items.count) items on \(screen), item \(position.index + 1) now")
+            var outcome = Outcome(
+                reply: .result(
+                    method: .setPlaylist,
+                    result: [
+                        "screen": .string(screen), "items": .integer(playlist.items.count),
+                        "index": .integer(position.index), "until": .number(position.next),
+                    ]))
+            outcome.events = [
+                .playlistItem(
+                    screen: screen, index: position.index, source: playlist.items[position.index].source,
+                    until: position.next)
+            ]
+            absorb(model.assignment, into: &outcome)
+            outcome.changes.screens = [screen]
+            return saving(outcome)
+        case .clearPlaylist(let screen):
+            let shown = try invalidParams { () throws(UnknownScreenError) in try model.clearPlaylist(onScreen: screen) }
+            guard shown else { throw MessageError(.refused, "no playlist is set on \(screen)") }
+            logger.info("playlist cleared on \(screen)")
+            var outcome = Outcome(reply: .result(method: .clearPlaylist, result: ["screen": .string(screen)]))
+            absorb(model.assignment, into: &outcome)
+            outcome.changes.screens = [screen]
+            return saving(outcome)
         case .stopMedia(let screen):
             let shown = try invalidParams { () throws(UnknownScreenError) in try model.stopMedia(onScreen: screen) }
             guard shown else { throw MessageError(.refused, "no image or video is shown on \(screen)") }
@@ -383,6 +414,29 @@ public struct ProductController {
             outcome.changes.screens = [screen]
             return saving(outcome)
         }
+    }
+
+    // MARK: - Playlists
+
+    /// When the next playlist item starts on any screen: the caller asks ``advancePlaylists(now:)`` then.
+    public var nextPlaylistSwitch: Date? {
+        model.nextPlaylistSwitch(after: Date().timeIntervalSince1970).map { Date(timeIntervalSince1970: $0) }
+    }
+
+    /// Moves every playlist to the item the wall clock says: the screens whose item changed redraw, all in the same
+    /// render pass.
+    public mutating func advancePlaylists(now: Date = Date()) -> Outcome {
+        var outcome = Outcome()
+        let time = now.timeIntervalSince1970
+        for (screen, index) in model.advancePlaylists(now: time) {
+            guard let playlist = model.playlists[screen] else { continue }
+            outcome.events.append(
+                .playlistItem(
+                    screen: screen, index: index, source: playlist.items[index].source,
+                    until: playlist.position(at: time).next))
+            outcome.changes.screens.insert(screen)
+        }
+        return outcome
     }
 
     // MARK: - Media
@@ -562,7 +616,7 @@ public struct ProductController {
         guard case .result(let method, _)? = reply else { return false }
         switch method {
         case .send, .openCard, .closeCard, .reopenCard, .discardCard, .setRole, .resetRole, .setContent,
-            .clearMessages, .openWeb, .closeWeb, .showMedia, .stopMedia:
+            .clearMessages, .openWeb, .closeWeb, .showMedia, .stopMedia, .setPlaylist, .clearPlaylist:
             return true
         case .status, .outputs, .subscribeEvents, .remoteOffer, .reloadWeb, .remoteActivity: return false
         }

@@ -34,6 +34,14 @@ struct StatusReport {
                 if let playing = vitals.media[info.registryName] { media.merge(playing) { $1 } }
                 entry["media"] = .object(media)
             }
+            if let (playlist, index) = model.playlistItem(of: info.registryName) {
+                entry["content"] = .string("playlist")
+                entry["playlist"] = .object([
+                    "items": .integer(playlist.items.count), "index": .integer(index),
+                    "source": .string(playlist.items[index].source),
+                    "until": .number(playlist.position(at: vitals.wallClock).next),
+                ])
+            }
             if let path = vitals.framePaths[info.registryName] { entry["framePath"] = .string(path) }
             if let health = vitals.health[info.registryName] {
                 entry["health"] = .string(health.state)

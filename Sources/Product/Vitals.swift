@@ -39,6 +39,8 @@ public struct Vitals: Sendable {
     /// Per output registry name: what its media owner says of the image or video it shows (state, frames, decoder,
     /// the last error).
     public var media: [UInt32: [String: JSONValue]] = [:]
+    /// Seconds since 1970 when the status was taken (what a playlist's position is computed at).
+    public var wallClock: Double = 0
     /// The process's memory as the allocator and the text cache see it (bytes and counts, by name): what tells a
     /// growing RSS made of live objects from one made of freed but unreturned heap.
     public var memory: [String: Int] = [:]

@@ -15,8 +15,12 @@ public enum ContentMode: String, Codable, Sendable, CaseIterable {
     case image
     /// A video, as `image`.
     case video
+    /// The playlist set on this screen (`playlist.set`): its items in turn, as the wall clock says (messages when
+    /// there is none).
+    case playlist
 
-    /// The modes Enter cycles through on the controller's screens list: `web`, `image` and `video` need a URL or a
-    /// file, so they are set by a rule, `web.open` or `media.show`, never reached by cycling.
+    /// The modes Enter cycles through on the controller's screens list: `web`, `image`, `video` and `playlist` need a
+    /// URL, a file or items, so they are set by a rule, `web.open`, `media.show` or `playlist.set`, never reached by
+    /// cycling.
     public static let cycle: [ContentMode] = [.messages, .mirror, .card, .blank]
 }

@@ -1,3 +1,5 @@
+import Outputs
+
 /// What survives a restart: roles and content modes set at run time (per monitor identity), the cards, the
 /// recent message log, and the pages opened or closed at run time (per screen name, as `web.open` names them).
 /// Stored as JSON by ``StateStore``.
@@ -22,11 +24,13 @@ public struct PersistentState: Codable, Equatable, Sendable {
     public var media: [String: ShownMedia]?
     /// Screens whose configured image or video was stopped at run time.
     public var stoppedMedia: [String]?
+    /// Playlists set at run time (`playlist.set`), by screen name; absent when there are none.
+    public var playlists: [String: Playlist]?
 
     public init(
         roles: [String: ScreenRole] = [:], contents: [String: ContentMode] = [:], cards: [Card] = [],
         messages: [LoggedMessage] = [], pages: [String: String] = [:], closedPages: Set<String> = [],
-        media: [String: ShownMedia] = [:], stoppedMedia: Set<String> = []
+        media: [String: ShownMedia] = [:], stoppedMedia: Set<String> = [], playlists: [String: Playlist] = [:]
     ) {
         version = Self.currentVersion
         self.roles = roles
@@ -37,6 +41,7 @@ public struct PersistentState: Codable, Equatable, Sendable {
         self.closedPages = closedPages.isEmpty ? nil : closedPages.sorted()
         self.media = media.isEmpty ? nil : media
         self.stoppedMedia = stoppedMedia.isEmpty ? nil : stoppedMedia.sorted()
+        self.playlists = playlists.isEmpty ? nil : playlists
     }
 
     /// The run-time roles and modes, as ``RoleAssigner`` takes them.

@@ -22,6 +22,9 @@ public struct ScreenModel: Sendable {
     /// stopped. Saved like the pages.
     public private(set) var media: [String: ShownMedia] = [:]
     private var stoppedMedia: Set<String> = []
+    /// Playlists set at run time, by screen name (saved), and the item each plays now (``advancePlaylists(now:)``).
+    public private(set) var playlists: [String: Playlist] = [:]
+    public private(set) var playing: [String: Int] = [:]
 
     /// - Parameters:
     ///   - config: the parsed config file (``RoleConfig/load(path:)``; the defaults when it was missing or bad).
@@ -38,6 +41,8 @@ public struct ScreenModel: Sendable {
         closedPages = Set(state.closedPages ?? [])
         media = state.media ?? [:]
         stoppedMedia = Set(state.stoppedMedia ?? [])
+        playlists = state.playlists ?? [:]
+        advancePlaylists(now: Date().timeIntervalSince1970)
     }
 
     /// The latest assignment.
@@ -150,6 +155,63 @@ public struct ScreenModel: Sendable {
         return shown
     }
 
+    /// Plays `playlist` on `screen` (an external screen), which switches to `playlist` mode; it starts with the item
+    /// the wall clock says.
+    public mutating func setPlaylist(_ playlist: Playlist, onScreen screen: String, now: Double)
+        throws(UnknownScreenError)
+    {
+        _ = try roles.output(named: screen)
+        playlists[screen] = playlist
+        playing[screen] = playlist.position(at: now).index
+        if pages[screen] != nil {
+            pages[screen] = nil
+            closedPages.insert(screen)
+        }
+        _ = try? roles.set(content: .playlist, forOutputNamed: screen)
+    }
+
+    /// Stops the playlist on `screen`, which shows messages again. - Returns: whether one was set.
+    @discardableResult
+    public mutating func clearPlaylist(onScreen screen: String) throws(UnknownScreenError) -> Bool {
+        let output = try roles.output(named: screen)
+        let shown = playlists.removeValue(forKey: screen) != nil
+        playing[screen] = nil
+        if shown && assignment.kind(of: output.registryName) == .external(.playlist) {
+            _ = try? roles.set(content: .messages, forOutputNamed: screen)
+        }
+        return shown
+    }
+
+    /// Moves every playlist to the item the wall clock says at `now` (seconds since 1970). - Returns: the screens
+    /// whose item changed, with the item's index.
+    @discardableResult
+    public mutating func advancePlaylists(now: Double) -> [(screen: String, index: Int)] {
+        var changed: [(String, Int)] = []
+        for (screen, playlist) in playlists {
+            let index = playlist.position(at: now).index
+            if playing[screen] != index {
+                playing[screen] = index
+                changed.append((screen, index))
+            }
+        }
+        return changed.sorted { $0.0 < $1.0 }
+    }
+
+    /// When the next playlist item starts on any screen (seconds since 1970), nil with no playlist.
+    public func nextPlaylistSwitch(after now: Double) -> Double? {
+        playlists.values.map { $0.position(at: now).next }.filter(\.isFinite).min()
+    }
+
+    /// The playlist item the output shows now, if its mode is `playlist` and it has one.
+    public func playlistItem(of registryName: UInt32) -> (playlist: Playlist, index: Int)? {
+        guard let output = roles.outputs.first(where: { $0.registryName == registryName }),
+            assignment.kind(of: registryName) == .external(.playlist),
+            let playlist = playlists[output.displayName], let index = playing[output.displayName],
+            playlist.items.indices.contains(index)
+        else { return nil }
+        return (playlist, index)
+    }
+
     /// The image or video the output shows, if any: the one shown at run time while its mode is still `image` or
     /// `video`, else its config rule's when the mode is that rule's (external screens only).
     public func media(of registryName: UInt32) -> ShownMedia? {
@@ -181,6 +243,16 @@ public struct ScreenModel: Sendable {
     public func kind(of registryName: UInt32) -> ScreenKind {
         if let url = page(of: registryName) { return .web(url: url) }
         if let shown = media(of: registryName) { return .media(shown) }
+        if let (playlist, index) = playlistItem(of: registryName) {
+            let item = playlist.items[index]
+            if item.isPage { return .web(url: item.source) }
+            // A playlist's files loop (a video shorter than its time plays again) and are read like any media file;
+            // the kind here only names it (the file's first bytes decide how it is decoded).
+            return .media(
+                ShownMedia(
+                    item: MediaItem(path: item.source, fit: playlist.fit, loop: true),
+                    kind: MediaKind(guessingFromName: item.source)))
+        }
         return assignment.kind(of: registryName)
     }
 
@@ -208,7 +280,7 @@ public struct ScreenModel: Sendable {
         PersistentState(
             roles: roles.memory.roles, contents: roles.memory.contents, cards: cards.cards,
             messages: log.newestFirst.reversed(), pages: pages, closedPages: closedPages, media: media,
-            stoppedMedia: stoppedMedia)
+            stoppedMedia: stoppedMedia, playlists: playlists)
     }
 
     private func checkCardScreen(_ screen: String) throws(CardError) {

@@ -1,5 +1,4 @@
 import Foundation
-
 import Glibc
 
 /// Reads and writes the state file, `$XDG_STATE_HOME/multiscreen/state.json` by default.

@@ -82,7 +82,7 @@ struct ControlOptions: ParsableArguments {
         }
     }
 
-    private func printError(_ line: String) {
+    func printError(_ line: String) {
         FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 }

@@ -59,3 +59,56 @@ import Testing
         }
     }
 }
+
+/// `playlist.set` and `playlist.clear` on the wire and through a ring.
+@Suite struct PlaylistMessageTests {
+    static let playlist = Playlist(
+        items: [.init(source: "/srv/a b.png", seconds: 2.5), .init(source: "https://example.org/?x=1", seconds: 10)],
+        fit: .cover, epoch: 1_795_000_000.25)
+
+    @Test func travelsOnTheWireAndThroughARing() throws {
+        let messages: [Message] = [
+            .setPlaylist(screen: "DP-1", playlist: Self.playlist),
+            .setPlaylist(screen: "DP-2", playlist: Playlist(items: [.init(source: "/x.mp4", seconds: 1)])),
+            .clearPlaylist(screen: "DP-1"),
+        ]
+        for message in messages {
+            #expect(try MessageCodec.decodeRequest(MessageCodec.encodeRequest(message)) == message)
+        }
+        let bus = try MessageBus()
+        let consumer = bus.makeConsumer()
+        let producer = bus.makeProducer(capacity: 8)
+        for message in messages { #expect(producer.trySend(message) == .enqueued) }
+        var received: [Message] = []
+        _ = consumer.drain { received.append($0.message) }
+        #expect(received == messages)
+    }
+
+    @Test func badItemsAreRefusedPrecisely() {
+        let cases: [(String, String)] = [
+            (#"{"screen": "A"}"#, #"playlist.set needs "items", an array"#),
+            (#"{"screen": "A", "items": []}"#, #""items": a playlist needs at least one item"#),
+            (
+                #"{"screen": "A", "items": [{"source": "/a.png"}]}"#,
+                #"item 1 of playlist.set needs "seconds", a number"#
+            ),
+            (
+                #"{"screen": "A", "items": [{"source": "/a.png", "seconds": 1, "loop": true}]}"#,
+                #"item 1 of playlist.set must be {"source": PATH_OR_URL, "seconds": N}"#
+            ),
+            (
+                #"{"screen": "A", "items": [{"source": "a.png", "seconds": 1}]}"#,
+                #""items": item 1: a.png is neither an absolute path nor a file://, http:// or https:// URL"#
+            ),
+        ]
+        for (params, message) in cases {
+            do {
+                _ = try MessageCodec.decodeRequest(#"{"method": "playlist.set", "params": \#(params)}"#)
+                Issue.record("accepted \(params)")
+            } catch {
+                #expect(error.code == .invalidParams)
+                #expect(error.message == message)
+            }
+        }
+    }
+}

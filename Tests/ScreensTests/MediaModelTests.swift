@@ -1,3 +1,4 @@
+import Foundation
 import Outputs
 import Testing
 
@@ -83,5 +84,34 @@ import Testing
         try model.closePage(onScreen: external)
         try model.set(content: .video, forScreen: external)
         #expect(model.kind(of: name) == .external(.video))
+    }
+}
+
+/// Playlists in the model: the item the clock says, switches, and what a restart restores.
+@Suite struct PlaylistModelTests {
+    @Test func theScreenShowsTheItemTheClockSaysAndSwitchesAtItsEnd() throws {
+        var model = ScreenModel()
+        model.update(outputs: MediaModelTests.outputs)
+        let external = model.assignment.controller == 1 ? "HDMI-A-2" : "DP-1"
+        let name: UInt32 = external == "HDMI-A-2" ? 2 : 1
+        let playlist = Playlist(
+            items: [.init(source: "/a.png", seconds: 10), .init(source: "https://example.org/", seconds: 5)],
+            fit: .cover)
+        // 90 s after the epoch (0) is the start of a 15 s cycle: the picture, until 100.
+        try model.setPlaylist(playlist, onScreen: external, now: 90)
+        #expect(
+            model.kind(of: name)
+                == .media(ShownMedia(item: MediaItem(path: "/a.png", fit: .cover, loop: true), kind: .image)))
+        #expect(model.nextPlaylistSwitch(after: 90) == 100)
+        #expect(model.advancePlaylists(now: 99.9).isEmpty)
+        let changed = model.advancePlaylists(now: 100)
+        #expect(changed.map(\.screen) == [external] && changed.map(\.index) == [1])
+        #expect(model.kind(of: name) == .web(url: "https://example.org/"))
+
+        var restored = ScreenModel(state: model.persistentState)
+        restored.update(outputs: MediaModelTests.outputs)
+        #expect(restored.playlists[external] == playlist)
+        #expect(try restored.clearPlaylist(onScreen: external))
+        #expect(restored.kind(of: name) == .external(.messages))
     }
 }

@@ -1,0 +1,81 @@
+/// What a screen plays in turn: items each shown for its time, over and over. Which item plays is a function of the
+/// wall clock and the playlist's ``epoch`` alone, never of when anything started: every screen given the same
+/// playlist, on this kiosk or another whose clock agrees (NTP), shows the same item and switches at the same moment,
+/// and a kiosk restarted mid-item (or a screen plugged in) shows the item the others show.
+public struct Playlist: Codable, Equatable, Hashable, Sendable {
+    public struct Item: Codable, Equatable, Hashable, Sendable {
+        /// An image or video file (an absolute path), or a web page (a `file://`, `http://` or `https://` URL).
+        public var source: String
+        /// How long it shows, in seconds (a video is cut there, or played again until then).
+        public var seconds: Double
+
+        public init(source: String, seconds: Double) {
+            self.source = source
+            self.seconds = seconds
+        }
+
+        /// A web page rather than a file: a `file://`, `http://` or `https://` URL.
+        public var isPage: Bool {
+            let lower = source.prefix(8).lowercased()
+            return lower.hasPrefix("file://") || lower.hasPrefix("http://") || lower.hasPrefix("https://")
+        }
+    }
+
+    public var items: [Item]
+    public var fit: MediaFit
+    /// Seconds since 1970 (UTC) at which a cycle began with the first item; by default 0, so that the same playlist
+    /// lines up everywhere without anyone agreeing on a start.
+    public var epoch: Double
+
+    /// The shortest item: a switch more often than this is not a signage playlist but a busy loop.
+    public static let shortestItem = 0.5
+    /// The most items a playlist holds.
+    public static let mostItems = 1000
+
+    public init(items: [Item], fit: MediaFit = .contain, epoch: Double = 0) {
+        self.items = items
+        self.fit = fit
+        self.epoch = epoch
+    }
+
+    /// One cycle through every item, in seconds.
+    public var cycle: Double { items.reduce(0) { $0 + $1.seconds } }
+
+    /// The item playing at `time` (seconds since 1970), when it started, and when the next one starts.
+    public func position(at time: Double) -> (index: Int, started: Double, next: Double) {
+        let cycle = self.cycle
+        guard !items.isEmpty, cycle > 0 else { return (0, time, .infinity) }
+        let elapsed = time - epoch
+        let cycles = (elapsed / cycle).rounded(.down)
+        var start = epoch + cycles * cycle
+        for (index, item) in items.enumerated() {
+            let end = start + item.seconds
+            if time < end { return (index, start, end) }
+            start = end
+        }
+        // Rounding put `time` at the very end of the cycle: the first item of the next one.
+        return (0, start, start + items[0].seconds)
+    }
+
+    /// Why these items cannot be a playlist, or nil.
+    public static func problem(items: [Item]) -> String? {
+        if items.isEmpty { return "a playlist needs at least one item" }
+        if items.count > mostItems { return "a playlist holds at most \(mostItems) items" }
+        for (index, item) in items.enumerated() {
+            let place = "item \(index + 1)"
+            if !(item.seconds >= shortestItem && item.seconds <= 86_400) {
+                return "\(place): seconds must be \(shortestItem) to 86400"
+            }
+            if item.source.isEmpty || item.source.unicodeScalars.contains(where: { $0.value < 0x20 }) {
+                return "\(place): a file's absolute path or a page's URL, without control characters"
+            }
+            if item.isPage && item.source.contains(" ") {
+                return "\(place): a URL has no spaces (percent-encode them)"
+            }
+            if !item.isPage && !item.source.hasPrefix("/") {
+                return "\(place): \(item.source) is neither an absolute path nor a file://, http:// or https:// URL"
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,66 @@
+import CompositorHarness
+import Foundation
+import Outputs
+import Testing
+
+/// Issue 26, playlists: items switched by the wall clock on every screen at once, and picked up where the clock says
+/// after a restart. The pictures are made here by ImageMagick.
+@Suite(.serialized) struct PlaylistScreensTests {
+    static let colours = [RGBColor(hex: 0xFF_00_00), RGBColor(hex: 0x00_FF_00), RGBColor(hex: 0x00_00_FF)]
+    static let externals = ["HEADLESS-2", "HEADLESS-3", "HEADLESS-4"]
+
+    /// Samples the external screens for `seconds`: each sample whose screenshots were all taken well inside one second
+    /// (the playlist's items are 1 s each from the epoch 0) must show that second's item on every screen.
+    /// - Returns: how many samples counted, and the ones that did not show the clock's item.
+    static func sample(_ sway: HeadlessSway, seconds: Double) throws -> (counted: Int, wrong: [String]) {
+        var counted = 0
+        var wrong: [String] = []
+        let end = Date().addingTimeInterval(seconds)
+        while Date() < end {
+            let before = Date().timeIntervalSince1970
+            let shots = try externals.map { try sway.screenshot($0) }
+            let after = Date().timeIntervalSince1970
+            // Well inside one item: 150 ms after the switch (the frame after it is on screen), before the next.
+            guard before.rounded(.down) == after.rounded(.down), before - before.rounded(.down) > 0.15 else {
+                continue
+            }
+            counted += 1
+            let expected = colours[Int(before.rounded(.down)) % 3]
+            for (screen, shot) in zip(externals, shots) where shot.fraction(of: expected, tolerance: 8) < 0.98 {
+                wrong.append("\(screen) at \(before): dominant \(shot.dominantColor()), expected \(expected)")
+            }
+        }
+        return (counted, wrong)
+    }
+
+    @Test func everyScreenShowsTheItemTheClockSaysAndARestartPicksItUp() throws {
+        let directory = try MediaFixtures.directory()
+        let files = try ["red", "lime", "blue"].map { colour in
+            let path = directory + "/\(colour).png"
+            try MediaFixtures.convert(["-size", "64x48", "xc:\(colour)", path])
+            return path
+        }
+        let home = MultiscreenProcess.makeHome()
+        let sway = try HeadlessSway(outputs: 4, width: 320, height: 240)
+        do {
+            let app = try MultiscreenProcess(environment: sway.environment, home: home)
+            try app.waitForLogCount("first frame committed on", count: 4)
+            let set = try app.command(
+                ["playlist", "set", "--all-external", "--fit", "stretch"] + files.map { $0 + "@1" })
+            #expect(set.status == 0, "\(set.output)")
+            let result = try Self.sample(sway, seconds: 6)
+            #expect(result.counted >= 8, "\(result.counted) samples")
+            #expect(result.wrong.isEmpty, "\(result.wrong)")
+            let screens = try SharedMirrorTests.status(app)["screens"] as? [[String: Any]] ?? []
+            let playlist = screens.first { $0["name"] as? String == "HEADLESS-3" }?["playlist"] as? [String: Any]
+            #expect(playlist?["items"] as? Int == 3, "\(screens)")
+            app.process.signal(SIGTERM)
+            #expect(try app.process.waitForExit(timeout: 10) == 0)
+        }
+        let again = try MultiscreenProcess(environment: sway.environment, home: home)
+        try again.waitForLogCount("first frame committed on", count: 4)
+        let result = try Self.sample(sway, seconds: 3)
+        #expect(result.counted >= 3 && result.wrong.isEmpty, "\(result)")
+        #expect(!again.log.contains("protocol error"))
+    }
+}
