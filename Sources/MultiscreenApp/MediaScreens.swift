@@ -38,9 +38,9 @@ final class MediaScreens {
     /// Starts and stops watching a descriptor in the display thread's poll (a video's frames).
     var watch: (Int32, @escaping () -> Void) -> Void = { _, _ in }
     var unwatch: (Int32) -> Void = { _ in }
-    /// Files read and failed so far, for `status`.
-    private(set) var reads = 0
-    private(set) var failures = 0
+    /// The file each screen showing an image or a video wants, as of the last ``sync(_:kind:)`` (what `status`
+    /// reports, whether its layer exists yet or not).
+    private var wantedKeys: [UInt32: MediaAsset.Key] = [:]
 
     /// How long after a failure a file a screen still shows (by its config rule, or restored) is read again: the file
     /// may be copied in later, a stalled stream may play again. Doubles to ``longestRetry``.
@@ -94,6 +94,7 @@ final class MediaScreens {
         for screen in screens {
             if case .media(let shown) = kind(screen) { wanted[screen.output.registryName] = (screen, shown.item) }
         }
+        wantedKeys = wanted.mapValues { MediaAsset.Key($0.item) }
         for name in layers.keys where wanted[name] == nil { removeLayer(name) }
         for (name, (screen, item)) in wanted {
             let key = MediaAsset.Key(item)
@@ -165,7 +166,6 @@ final class MediaScreens {
         asset.deadline = MonotonicClock.nanoseconds() + UInt64(Self.readTimeout * 1e9)
         nextID += 1
         assets[key] = asset
-        reads += 1
         // What each screen needs of the picture, from its size, fit and turn: the largest decides.
         let needs = screens.map { screen, item in (Self.pixelSize(of: screen), item.fit, item.rotation) }
         reader.read(
@@ -233,7 +233,6 @@ final class MediaScreens {
     /// The file cannot be shown (now): waiting requests are refused; screens that show it keep their last picture
     /// until it is read again, after a delay that doubles with each failure.
     private func fail(_ asset: MediaAsset, reason: String) {
-        failures += 1
         let wasShown = asset.canShow
         if case .video(let video) = asset.state {
             unwatch(video.pipeline.frameReadyFileDescriptor)
@@ -333,14 +332,9 @@ final class MediaScreens {
         assets[asset.key] = nil
     }
 
-    /// What `status` says of each screen's image or video.
+    /// What `status` says of each screen's image or video: the file it wants (which it shows once it is read).
     var vitals: [UInt32: [String: JSONValue]] {
-        var vitals: [UInt32: [String: JSONValue]] = [:]
-        for (name, shown) in layers {
-            guard let asset = assets[shown.key] else { continue }
-            vitals[name] = asset.vitals
-        }
-        return vitals
+        wantedKeys.compactMapValues { assets[$0]?.vitals }
     }
 
     /// Destroys every layer, then every asset (pipelines stopped by the reader before it ends). At exit, while the
