@@ -20,7 +20,7 @@ struct ContentCommand: ParsableCommand {
         var screen: String
         @Argument(
             help: ArgumentHelp(
-                "\(Self.modes) (web: the page opened with `web open`, else the config rule's url).",
+                "\(Self.modes) (web: the page opened with `web open`, else the config rule's url; image, video: the file of `media show` or the rule's path; playlist: the list of `playlist set`).",
                 valueName: "mode"))
         var mode: String
 

@@ -49,7 +49,7 @@ import Testing
                 ["playlist", "set", "--all-external", "--fit", "stretch"] + files.map { $0 + "@1" })
             #expect(set.status == 0, "\(set.output)")
             let result = try Self.sample(sway, seconds: 6)
-            #expect(result.counted >= 8, "\(result.counted) samples")
+            #expect(result.counted >= 5, "\(result.counted) samples")
             #expect(result.wrong.isEmpty, "\(result.wrong)")
             let screens = try SharedMirrorTests.status(app)["screens"] as? [[String: Any]] ?? []
             let playlist = screens.first { $0["name"] as? String == "HEADLESS-3" }?["playlist"] as? [String: Any]

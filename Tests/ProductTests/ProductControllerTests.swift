@@ -362,7 +362,8 @@ private func errorCode(_ outcome: Outcome) -> MessageError.Code? {
                 == .error(
                     MessageError(
                         .invalidParams,
-                        "unknown content mode \"sparkles\" (known: messages, mirror, card, blank, web, image, video)")
+                        "unknown content mode \"sparkles\" (known: messages, mirror, card, blank, web, image, video, playlist)"
+                    )
                 ))
         #expect(errorCode(fixture.execute(.setContent(screen: "DP-9", mode: "blank"))) == .invalidParams)
     }
