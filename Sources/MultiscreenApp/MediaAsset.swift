@@ -116,6 +116,8 @@ final class MediaAsset {
             vitals["state"] = .string("failed")
             vitals["error"] = .string(reason)
         }
+        // `wl_buffer`s over its frames: one per frame per screen that showed it, fewer as screens go.
+        vitals["buffers"] = .integer(frames.reduce(0) { $0 + $1.bufferCount })
         return vitals
     }
 

@@ -77,6 +77,33 @@ import Testing
         #expect(app.process.isRunning)
     }
 
+    /// A screen whose output goes away while it plays gives its buffers back; the other screen plays on.
+    @Test func aScreenRemovedWhilePlayingReleasesItsBuffers() throws {
+        let directory = try MediaFixtures.directory()
+        let video = try Self.makeVideo(in: directory)
+        let outer = try HeadlessSway(outputs: 1, width: 1600, height: 900)
+        let nested = try NestedSway(inside: outer, outputs: 3, width: 320, height: 240)
+        let app = try MultiscreenProcess(environment: nested.environment)
+        try app.waitForLogCount("first frame committed on", count: 3)
+        for screen in ["WL-2", "WL-3"] {
+            #expect(try app.command(["media", "show", "--screen", screen, "--loop", video]).status == 0)
+        }
+        Thread.sleep(forTimeInterval: 1)
+        let both = try Self.media(app, "WL-2")["buffers"] as? Int ?? 0
+        #expect(both > 4, "two screens' buffers over the 4 frames: \(both)")
+        try nested.removeOutput("WL-3")
+        try app.waitForLog("screen closed: WL-3")
+        try waitUntil(timeout: 5, "WL-3's buffers given back") {
+            (try Self.media(app, "WL-2")["buffers"] as? Int ?? 99) <= 4
+        }
+        let before = try Self.media(app, "WL-2")["framesShown"] as? Int ?? 0
+        Thread.sleep(forTimeInterval: 1)
+        let after = try Self.media(app, "WL-2")["framesShown"] as? Int ?? 0
+        #expect(after - before >= 20, "WL-2 plays on: \(after - before) frames in 1 s")
+        #expect(!app.log.contains("protocol error"))
+        #expect(app.process.isRunning)
+    }
+
     @Test func aDamagedVideoIsRefusedAndTheScreenKeepsItsPicture() throws {
         let directory = try MediaFixtures.directory()
         let video = try Self.makeVideo(in: directory)
