@@ -26,7 +26,7 @@ public final class Application {
     /// How long after a failed write (disk full, read-only) the state file is tried again.
     static let saveRetryDelay = 3.0
 
-    private let logger = Logger(label: "multiscreen")
+    let logger = Logger(label: "multiscreen")
     private let signals: SignalSource
     private let bus: MessageBus
     private let consumer: MessageConsumer
@@ -37,22 +37,22 @@ public final class Application {
     private let registry: Registry
     private let globals = WaylandGlobals()
     private let outputs = OutputSet()
-    private var seat: Seat?
+    var seat: Seat?
     private let graphics: Graphics
     /// The web pages on screens (WPE views), started with the first page.
-    private let web: WebScreens
+    let web: WebScreens
     /// The images and videos on screens, read off this thread and shown through the compositor.
     private let media: MediaScreens
     /// Replies in request order per producer, some held while a file is read.
     private let replies = OrderedReplies()
-    private let screens: ScreenSet
-    private var product: ProductController
+    let screens: ScreenSet
+    var product: ProductController
     private let saveTimer: OneShotTimer
     /// Fires when the next message sent with a ttl is due to go.
     private let expiryTimer: OneShotTimer
     /// Fires when a playlist's next item is due: the only wakeup a playlist of pictures costs.
     private let playlistTimer: OneShotTimer
-    private let loop: EventLoop
+    let loop: EventLoop
     private let service: ServiceManager
     private var stopRequested = false
     private var messagesApplied = 0
@@ -235,7 +235,7 @@ public final class Application {
     }
 
     /// Puts an outcome into effect: events to every sink that wants them, redraws, a save soon, a message to send.
-    private func act(on outcome: Outcome, stamp: (id: UInt64, enqueuedAt: UInt64, drainedAt: UInt64)? = nil) {
+    func act(on outcome: Outcome, stamp: (id: UInt64, enqueuedAt: UInt64, drainedAt: UInt64)? = nil) {
         for event in outcome.events { consumer.publish(event) }
         let changes = outcome.changes
         if changes.assignment || changes.everyScreen {
@@ -338,68 +338,6 @@ public final class Application {
             let cpu = MonotonicClock.nanoseconds(clock: CLOCK_PROCESS_CPUTIME_ID) - cpuBefore
             logger.debug("render pass: \(drawn) screens, \(Screen.milliseconds(cpu)) ms CPU")
         }
-    }
-
-    // MARK: - Seat → the controller UI
-
-    /// Keyboard, pointer and touch all drive the controller UI, wherever the compositor put keyboard focus, so a
-    /// kiosk needs no pointer to focus the right window first.
-    private func attach(_ seat: Seat) {
-        self.seat = seat
-        seat.onKey = { [unowned self] event in
-            // A page in place of the controller UI takes the keys the controller UI would have had.
-            // So does a page on an external screen that a press gave the keyboard to (WebScreens says which).
-            if web.key(
-                controller: product.model.assignment.controller, keysym: event.keysym, text: event.text,
-                modifiers: UInt32(event.modifiers.rawValue))
-            {
-                return
-            }
-            guard let key = PanelKey(keysym: event.keysym, text: event.text, shift: event.modifiers.contains(.shift))
-            else { return }
-            act(on: product.handle(key: key))
-        }
-        // Pointer and touch on a page go to its web view.
-        seat.onPointer = { [unowned self] event in
-            if web.pointer(event, controller: product.model.assignment.controller, target: pageTarget) { return }
-            if case .press(_, let surface, let x, let y) = event { press(surface: surface, x: x, y: y) }
-        }
-        seat.onTouch = { [unowned self] event in
-            if web.touch(event, controller: product.model.assignment.controller, target: pageTarget) { return }
-            if case .down(_, let surface, let x, let y) = event { press(surface: surface, x: x, y: y) }
-        }
-        // External screens are passive displays: no cursor over them.
-        seat.hidesCursor = { [unowned self] surface in
-            guard let screen = screens.screen(of: surface),
-                product.kind(of: screen.output.registryName) != .controller,
-                !product.kind(of: screen.output.registryName).isWeb  // a page takes the pointer: it shows
-            else { return false }
-            logger.debug("cursor hidden over \(screen.output.displayName)")
-            return true
-        }
-        loop.watch(seat.keyRepeater.fileDescriptor) { [unowned seat] in seat.keyRepeater.handleTimer() }
-    }
-
-    /// The screen shown at a surface-local point, named for ``WebScreens``' input routing.
-    private func pageTarget(_ surface: SurfaceID?, _ x: Double, _ y: Double) -> (
-        name: UInt32, displayName: String, x: Double, y: Double
-    )? {
-        screens.target(of: surface, x: x, y: y).map {
-            ($0.screen.output.registryName, $0.screen.output.displayName, $0.x, $0.y)
-        }
-    }
-
-    /// A press at surface-local (logical) coordinates: mapped to buffer pixels, hit-tested on the layout.
-    private func press(surface: SurfaceID?, x: Double, y: Double) {
-        guard let target = screens.target(of: surface, x: x, y: y),
-            product.kind(of: target.screen.output.registryName) == .controller,
-            let geometry = screens.drawingGeometry(of: target.screen)
-        else { return }
-        let layout = product.controllerLayout(width: Float(geometry.bufferWidth), height: Float(geometry.bufferHeight))
-        let sx = Float(geometry.bufferWidth) / Float(max(geometry.logicalWidth, 1))
-        let sy = Float(geometry.bufferHeight) / Float(max(geometry.logicalHeight, 1))
-        guard let control = layout.control(atX: Float(target.x) * sx, y: Float(target.y) * sy) else { return }
-        act(on: product.press(control))
     }
 
     // MARK: - Teardown

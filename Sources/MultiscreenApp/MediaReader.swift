@@ -85,7 +85,8 @@ final class MediaReader: @unchecked Sendable {
         Self.signal(newsFileDescriptor)
     }
 
-    /// Ends the thread once the job under way is done; jobs not started are dropped. Safe twice.
+    /// Ends the thread once the job under way and every pipeline's stop still queued are done; reads not started
+    /// are dropped. Safe twice.
     func stop() {
         thread.stop {
             jobs.withLock { $0.stopping = true }
@@ -104,10 +105,14 @@ final class MediaReader: @unchecked Sendable {
         }
     }
 
-    /// The next job; nil when there is none; `.some(nil)` when stopping.
+    /// The next job; nil when there is none; `.some(nil)` when stopping and no pipeline is left to stop (a pipeline
+    /// is stopped even at exit: its threads and memory are GStreamer's until then).
     private func nextJob() -> Job?? {
         jobs.withLock { jobs in
-            if jobs.stopping { return .some(nil) }
+            if jobs.stopping {
+                jobs.queue.removeAll { if case .read = $0 { true } else { false } }
+                return .some(jobs.queue.isEmpty ? nil : jobs.queue.removeFirst())
+            }
             return jobs.queue.isEmpty ? nil : .some(jobs.queue.removeFirst())
         }
     }
