@@ -52,16 +52,19 @@ public struct RoleConfig: Equatable, Sendable {
         public var url: String?
         /// The image or video a matched output shows: with `content = "image"` or `"video"` only.
         public var media: MediaItem?
+        /// The name of the `[[playlist]]` a matched output plays: with `content = "playlist"` only.
+        public var playlist: String?
 
         public init(
             match: OutputMatch, role: ScreenRole, content: ContentMode? = nil, url: String? = nil,
-            media: MediaItem? = nil
+            media: MediaItem? = nil, playlist: String? = nil
         ) {
             self.match = match
             self.role = role
             self.content = content
             self.url = url
             self.media = media
+            self.playlist = playlist
         }
     }
 
@@ -72,6 +75,8 @@ public struct RoleConfig: Equatable, Sendable {
     public var rules: [Rule]
     /// The `[theme]` section.
     public var theme: ScreenTheme
+    /// The `[[playlist]]` sections, by name.
+    public var playlists: [String: Playlist] = [:]
 
     public init(
         fallback: Fallback = .first, returnsToPreferred: Bool = true, rules: [Rule] = [],
@@ -128,7 +133,7 @@ public struct RoleConfig: Equatable, Sendable {
         // `[fleet]` belongs to the fleet link (the Fleet module's `FleetConfig` reads it from the same file),
         // `[remote]` to the phone remote (PhoneRemote's `RemoteConfig`), `[web]` to the pages (WebContent's
         // `WebConfig`).
-        try checkKeys(root, path: nil, allowed: ["controller", "rule", "theme", "fleet", "remote", "web"])
+        try checkKeys(root, path: nil, allowed: ["controller", "rule", "theme", "playlist", "fleet", "remote", "web"])
         if let controller = root["controller"] {
             guard let table = controller.table else {
                 throw .wrongType(file: nil, key: "controller", expected: "a table")
@@ -149,12 +154,33 @@ public struct RoleConfig: Equatable, Sendable {
                 config.returnsToPreferred = flag
             }
         }
+        if let playlists = root["playlist"] {
+            guard let array = playlists.array, array.allSatisfy({ $0.table != nil }) else {
+                throw .wrongType(file: nil, key: "playlist", expected: "an array of tables ([[playlist]] sections)")
+            }
+            for index in 0..<array.count {
+                let (name, playlist) = try Self.playlist(array[index].table!, path: "playlist[\(index + 1)]")
+                guard config.playlists[name] == nil else {
+                    throw .invalidValue(
+                        file: nil, key: "playlist[\(index + 1)].name", value: name,
+                        reason: "a second playlist of that name")
+                }
+                config.playlists[name] = playlist
+            }
+        }
         if let rules = root["rule"] {
             guard let array = rules.array, array.allSatisfy({ $0.table != nil }) else {
                 throw .wrongType(file: nil, key: "rule", expected: "an array of tables ([[rule]] sections)")
             }
             for index in 0..<array.count {
-                config.rules.append(try rule(array[index].table!, path: "rule[\(index + 1)]"))
+                let rule = try rule(array[index].table!, path: "rule[\(index + 1)]")
+                if let name = rule.playlist, config.playlists[name] == nil {
+                    let known = config.playlists.keys.sorted().joined(separator: ", ")
+                    throw .invalidValue(
+                        file: nil, key: "rule[\(index + 1)].playlist", value: name,
+                        reason: "no [[playlist]] has that name (known: \(known.isEmpty ? "none" : known))")
+                }
+                config.rules.append(rule)
             }
         }
         if let theme = root["theme"] {
@@ -165,7 +191,9 @@ public struct RoleConfig: Equatable, Sendable {
     }
 
     private static func rule(_ table: TOMLTable, path: String) throws(RoleConfigError) -> Rule {
-        try checkKeys(table, path: path, allowed: ["match", "role", "content", "url", "path", "fit", "rotate", "loop"])
+        try checkKeys(
+            table, path: path,
+            allowed: ["match", "role", "content", "url", "path", "fit", "rotate", "loop", "playlist"])
         guard let matchValue = table["match"] else { throw .missingKey(file: nil, key: "\(path).match") }
         guard let matchTable = matchValue.table else {
             throw .wrongType(file: nil, key: "\(path).match", expected: "a table such as { name = \"HDMI-A-1\" }")
@@ -215,7 +243,60 @@ public struct RoleConfig: Equatable, Sendable {
             throw .missingKey(file: nil, key: "\(path).url")
         }
         let media = try mediaItem(table, path: path, content: content)
-        return Rule(match: match, role: role, content: content, url: url, media: media)
+        var playlist: String?
+        if let value = table["playlist"] {
+            guard content == .playlist else {
+                throw .invalidValue(
+                    file: nil, key: "\(path).content", value: content?.rawValue ?? "messages",
+                    reason: "playlist needs content = \"playlist\" in the same rule")
+            }
+            playlist = try string(value, key: "\(path).playlist")
+        } else if content == .playlist {
+            throw .missingKey(file: nil, key: "\(path).playlist")
+        }
+        return Rule(match: match, role: role, content: content, url: url, media: media, playlist: playlist)
+    }
+
+    /// One `[[playlist]]`: its `name`, `items` (`{ source = PATH_OR_URL, seconds = N }`), optional `fit` and `epoch`.
+    private static func playlist(_ table: TOMLTable, path: String) throws(RoleConfigError) -> (String, Playlist) {
+        try checkKeys(table, path: path, allowed: ["name", "items", "fit", "epoch"])
+        guard let nameValue = table["name"] else { throw .missingKey(file: nil, key: "\(path).name") }
+        let name = try string(nameValue, key: "\(path).name")
+        guard let itemsValue = table["items"] else { throw .missingKey(file: nil, key: "\(path).items") }
+        guard let array = itemsValue.array, array.allSatisfy({ $0.table != nil }) else {
+            throw .wrongType(
+                file: nil, key: "\(path).items", expected: "an array of { source = \"…\", seconds = N } tables")
+        }
+        var items: [Playlist.Item] = []
+        for index in 0..<array.count {
+            let item = array[index].table!
+            let place = "\(path).items[\(index + 1)]"
+            try checkKeys(item, path: place, allowed: ["source", "seconds"])
+            guard let source = item["source"] else { throw .missingKey(file: nil, key: "\(place).source") }
+            guard let seconds = item["seconds"].flatMap({ $0.double ?? $0.int.map(Double.init) }) else {
+                throw .wrongType(file: nil, key: "\(place).seconds", expected: "a number of seconds")
+            }
+            items.append(Playlist.Item(source: try string(source, key: "\(place).source"), seconds: seconds))
+        }
+        if let problem = Playlist.problem(items: items) {
+            throw .invalidValue(file: nil, key: "\(path).items", value: "…", reason: problem)
+        }
+        var playlist = Playlist(items: items)
+        if let fitValue = table["fit"] {
+            let fitName = try string(fitValue, key: "\(path).fit")
+            guard let fit = MediaFit(rawValue: fitName) else {
+                let fits = MediaFit.allCases.map(\.rawValue).joined(separator: ", ")
+                throw .invalidValue(file: nil, key: "\(path).fit", value: fitName, reason: "expected one of: \(fits)")
+            }
+            playlist.fit = fit
+        }
+        if let epochValue = table["epoch"] {
+            guard let epoch = epochValue.double ?? epochValue.int.map(Double.init) else {
+                throw .wrongType(file: nil, key: "\(path).epoch", expected: "seconds since 1970")
+            }
+            playlist.epoch = epoch
+        }
+        return (name, playlist)
     }
 
     /// A rule's `path`, `fit`, `rotate` and `loop`: only with `content = "image"` or `"video"`, which need a `path`.

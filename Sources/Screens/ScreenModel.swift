@@ -56,7 +56,10 @@ public struct ScreenModel: Sendable {
         for card in cards.open where !names.contains(card.screen!) {
             if let moved = cards.screenRemoved(card.screen!) { returned.append(moved) }
         }
-        return (roles.assign(outputs), returned)
+        let assignment = roles.assign(outputs)
+        // A screen that came (or whose mode changed) plays the item the clock says, as the others do.
+        advancePlaylists(now: Date().timeIntervalSince1970)
+        return (assignment, returned)
     }
 
     @discardableResult
@@ -66,7 +69,11 @@ public struct ScreenModel: Sendable {
 
     /// Takes a reloaded config and reassigns.
     @discardableResult
-    public mutating func replace(config: RoleConfig) -> Assignment { roles.replace(config: config) }
+    public mutating func replace(config: RoleConfig) -> Assignment {
+        let assignment = roles.replace(config: config)
+        advancePlaylists(now: Date().timeIntervalSince1970)
+        return assignment
+    }
 
     /// Forgets the roles and modes set at run time for `name` (nil: all of them).
     @discardableResult
@@ -76,7 +83,9 @@ public struct ScreenModel: Sendable {
 
     @discardableResult
     public mutating func set(content: ContentMode, forScreen name: String) throws(UnknownScreenError) -> Assignment {
-        try roles.set(content: content, forOutputNamed: name)
+        let assignment = try roles.set(content: content, forOutputNamed: name)
+        advancePlaylists(now: Date().timeIntervalSince1970)
+        return assignment
     }
 
     /// Opens a card on `screen` (replacing the one there) and switches the screen to `card` mode.
@@ -182,31 +191,43 @@ public struct ScreenModel: Sendable {
         return shown
     }
 
-    /// Moves every playlist to the item the wall clock says at `now` (seconds since 1970). - Returns: the screens
-    /// whose item changed, with the item's index.
+    /// Moves every screen's playlist to the item the wall clock says at `now` (seconds since 1970). - Returns: the
+    /// screens whose item changed, with the item's index.
     @discardableResult
     public mutating func advancePlaylists(now: Double) -> [(screen: String, index: Int)] {
         var changed: [(String, Int)] = []
-        for (screen, playlist) in playlists {
+        var current: [String: Int] = [:]
+        for output in roles.outputs {
+            guard let playlist = playlist(of: output) else { continue }
             let index = playlist.position(at: now).index
-            if playing[screen] != index {
-                playing[screen] = index
-                changed.append((screen, index))
-            }
+            current[output.displayName] = index
+            if playing[output.displayName] != index { changed.append((output.displayName, index)) }
         }
+        // Playlists set at run time on screens not connected now keep their place for when they return.
+        for (screen, playlist) in playlists where current[screen] == nil {
+            current[screen] = playlist.position(at: now).index
+        }
+        playing = current
         return changed.sorted { $0.0 < $1.0 }
     }
 
     /// When the next playlist item starts on any screen (seconds since 1970), nil with no playlist.
     public func nextPlaylistSwitch(after now: Double) -> Double? {
-        playlists.values.map { $0.position(at: now).next }.filter(\.isFinite).min()
+        roles.outputs.compactMap { playlist(of: $0)?.position(at: now).next }.filter(\.isFinite).min()
+    }
+
+    /// The playlist the output plays while its mode is `playlist`: the one set at run time, else its rule's.
+    public func playlist(of output: OutputInfo) -> Playlist? {
+        guard assignment.kind(of: output.registryName) == .external(.playlist) else { return nil }
+        if let set = playlists[output.displayName] { return set }
+        guard let name = roles.config.rule(for: output)?.playlist else { return nil }
+        return roles.config.playlists[name]
     }
 
     /// The playlist item the output shows now, if its mode is `playlist` and it has one.
     public func playlistItem(of registryName: UInt32) -> (playlist: Playlist, index: Int)? {
         guard let output = roles.outputs.first(where: { $0.registryName == registryName }),
-            assignment.kind(of: registryName) == .external(.playlist),
-            let playlist = playlists[output.displayName], let index = playing[output.displayName],
+            let playlist = playlist(of: output), let index = playing[output.displayName],
             playlist.items.indices.contains(index)
         else { return nil }
         return (playlist, index)

@@ -115,3 +115,66 @@ import Testing
         #expect(restored.kind(of: name) == .external(.messages))
     }
 }
+
+/// `[[playlist]]` in the config, played by the screens whose rule says `content = "playlist"`.
+@Suite struct PlaylistConfigTests {
+    static let config = """
+        [[playlist]]
+        name = "menu"
+        items = [{ source = "/srv/breakfast.png", seconds = 20 }, { source = "https://example.org/", seconds = 10 }]
+        fit = "cover"
+
+        [[rule]]
+        match = { name = "HDMI-A-2" }
+        role = "external"
+        content = "playlist"
+        playlist = "menu"
+        """
+
+    @Test func aRulesScreenPlaysItsNamedPlaylist() throws {
+        let config = try RoleConfig.parse(Self.config)
+        #expect(
+            config.playlists["menu"]
+                == Playlist(
+                    items: [
+                        .init(source: "/srv/breakfast.png", seconds: 20),
+                        .init(source: "https://example.org/", seconds: 10),
+                    ], fit: .cover))
+        var model = ScreenModel(config: config)
+        model.update(outputs: MediaModelTests.outputs)
+        let (playlist, index) = try #require(model.playlistItem(of: 2))
+        #expect(playlist.fit == .cover)
+        #expect(index == playlist.position(at: Date().timeIntervalSince1970).index)
+        #expect(model.nextPlaylistSwitch(after: 0) == 20)
+    }
+
+    @Test func aBrokenPlaylistIsRefusedWithItsPlace() {
+        let cases: [(String, String)] = [
+            (
+                Self.config.replacingOccurrences(of: "playlist = \"menu\"", with: "playlist = \"lunch\""),
+                "'rule[1].playlist' = \"lunch\": no [[playlist]] has that name (known: menu)"
+            ),
+            (
+                Self.config.replacingOccurrences(of: "seconds = 20", with: "seconds = 0"),
+                "'playlist[1].items' = \"…\": item 1: seconds must be 0.5 to 86400"
+            ),
+            (
+                Self.config.replacingOccurrences(of: "seconds = 20", with: "secs = 20"),
+                "unknown key 'playlist[1].items[1].secs'"
+            ),
+            (Self.config.replacingOccurrences(of: "\nplaylist = \"menu\"", with: ""), "missing key 'rule[1].playlist'"),
+            (
+                Self.config + "\n[[playlist]]\nname = \"menu\"\nitems = [{ source = \"/a.png\", seconds = 1 }]\n",
+                "'playlist[2].name' = \"menu\": a second playlist of that name"
+            ),
+        ]
+        for (text, expected) in cases {
+            do {
+                _ = try RoleConfig.parse(text)
+                Issue.record("accepted: \(expected)")
+            } catch {
+                #expect(error.description.contains(expected), "\(error.description)")
+            }
+        }
+    }
+}
