@@ -41,10 +41,11 @@ public struct Playlist: Codable, Equatable, Hashable, Sendable {
     /// One cycle through every item, in seconds.
     public var cycle: Double { items.reduce(0) { $0 + $1.seconds } }
 
-    /// The item playing at `time` (seconds since 1970), when it started, and when the next one starts.
+    /// The item playing at `time` (seconds since 1970), when it started, and when the next one starts (never, for a
+    /// list of one: nothing switches, so nothing wakes).
     public func position(at time: Double) -> (index: Int, started: Double, next: Double) {
         let cycle = self.cycle
-        guard !items.isEmpty, cycle > 0 else { return (0, time, .infinity) }
+        guard items.count > 1, cycle > 0 else { return (0, epoch, .infinity) }
         let elapsed = time - epoch
         let cycles = (elapsed / cycle).rounded(.down)
         var start = epoch + cycles * cycle

@@ -429,7 +429,9 @@ public struct ProductController {
         var outcome = Outcome()
         let time = now.timeIntervalSince1970
         for (screen, index) in model.advancePlaylists(now: time) {
-            guard let playlist = model.playlists[screen] else { continue }
+            guard let output = outputs.first(where: { $0.displayName == screen }),
+                let (playlist, _) = model.playlistItem(of: output.registryName)
+            else { continue }
             outcome.events.append(
                 .playlistItem(
                     screen: screen, index: index, source: playlist.items[index].source,

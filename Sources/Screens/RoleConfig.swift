@@ -54,10 +54,12 @@ public struct RoleConfig: Equatable, Sendable {
         public var media: MediaItem?
         /// The name of the `[[playlist]]` a matched output plays: with `content = "playlist"` only.
         public var playlist: String?
+        /// Or the name of the `[[schedule]]` that says which playlist it plays when.
+        public var schedule: String?
 
         public init(
             match: OutputMatch, role: ScreenRole, content: ContentMode? = nil, url: String? = nil,
-            media: MediaItem? = nil, playlist: String? = nil
+            media: MediaItem? = nil, playlist: String? = nil, schedule: String? = nil
         ) {
             self.match = match
             self.role = role
@@ -65,6 +67,7 @@ public struct RoleConfig: Equatable, Sendable {
             self.url = url
             self.media = media
             self.playlist = playlist
+            self.schedule = schedule
         }
     }
 
@@ -77,6 +80,8 @@ public struct RoleConfig: Equatable, Sendable {
     public var theme: ScreenTheme
     /// The `[[playlist]]` sections, by name.
     public var playlists: [String: Playlist] = [:]
+    /// The `[[schedule]]` sections, by name.
+    public var schedules: [String: Schedule] = [:]
 
     public init(
         fallback: Fallback = .first, returnsToPreferred: Bool = true, rules: [Rule] = [],
@@ -133,7 +138,8 @@ public struct RoleConfig: Equatable, Sendable {
         // `[fleet]` belongs to the fleet link (the Fleet module's `FleetConfig` reads it from the same file),
         // `[remote]` to the phone remote (PhoneRemote's `RemoteConfig`), `[web]` to the pages (WebContent's
         // `WebConfig`).
-        try checkKeys(root, path: nil, allowed: ["controller", "rule", "theme", "playlist", "fleet", "remote", "web"])
+        try checkKeys(
+            root, path: nil, allowed: ["controller", "rule", "theme", "playlist", "schedule", "fleet", "remote", "web"])
         if let controller = root["controller"] {
             guard let table = controller.table else {
                 throw .wrongType(file: nil, key: "controller", expected: "a table")
@@ -168,6 +174,21 @@ public struct RoleConfig: Equatable, Sendable {
                 config.playlists[name] = playlist
             }
         }
+        if let schedules = root["schedule"] {
+            guard let array = schedules.array, array.allSatisfy({ $0.table != nil }) else {
+                throw .wrongType(file: nil, key: "schedule", expected: "an array of tables ([[schedule]] sections)")
+            }
+            for index in 0..<array.count {
+                let path = "schedule[\(index + 1)]"
+                let (name, schedule) = try ScheduleSection.parse(
+                    array[index].table!, path: path, playlists: config.playlists)
+                guard config.schedules[name] == nil else {
+                    throw .invalidValue(
+                        file: nil, key: "\(path).name", value: name, reason: "a second schedule of that name")
+                }
+                config.schedules[name] = schedule
+            }
+        }
         if let rules = root["rule"] {
             guard let array = rules.array, array.allSatisfy({ $0.table != nil }) else {
                 throw .wrongType(file: nil, key: "rule", expected: "an array of tables ([[rule]] sections)")
@@ -179,6 +200,12 @@ public struct RoleConfig: Equatable, Sendable {
                     throw .invalidValue(
                         file: nil, key: "rule[\(index + 1)].playlist", value: name,
                         reason: "no [[playlist]] has that name (known: \(known.isEmpty ? "none" : known))")
+                }
+                if let name = rule.schedule, config.schedules[name] == nil {
+                    let known = config.schedules.keys.sorted().joined(separator: ", ")
+                    throw .invalidValue(
+                        file: nil, key: "rule[\(index + 1)].schedule", value: name,
+                        reason: "no [[schedule]] has that name (known: \(known.isEmpty ? "none" : known))")
                 }
                 config.rules.append(rule)
             }
@@ -193,7 +220,7 @@ public struct RoleConfig: Equatable, Sendable {
     private static func rule(_ table: TOMLTable, path: String) throws(RoleConfigError) -> Rule {
         try checkKeys(
             table, path: path,
-            allowed: ["match", "role", "content", "url", "path", "fit", "rotate", "loop", "playlist"])
+            allowed: ["match", "role", "content", "url", "path", "fit", "rotate", "loop", "playlist", "schedule"])
         guard let matchValue = table["match"] else { throw .missingKey(file: nil, key: "\(path).match") }
         guard let matchTable = matchValue.table else {
             throw .wrongType(file: nil, key: "\(path).match", expected: "a table such as { name = \"HDMI-A-1\" }")
@@ -243,18 +270,24 @@ public struct RoleConfig: Equatable, Sendable {
             throw .missingKey(file: nil, key: "\(path).url")
         }
         let media = try mediaItem(table, path: path, content: content)
-        var playlist: String?
-        if let value = table["playlist"] {
+        var named: [String: String] = [:]
+        for key in ["playlist", "schedule"] {
+            guard let value = table[key] else { continue }
             guard content == .playlist else {
                 throw .invalidValue(
                     file: nil, key: "\(path).content", value: content?.rawValue ?? "messages",
-                    reason: "playlist needs content = \"playlist\" in the same rule")
+                    reason: "\(key) needs content = \"playlist\" in the same rule")
             }
-            playlist = try string(value, key: "\(path).playlist")
-        } else if content == .playlist {
-            throw .missingKey(file: nil, key: "\(path).playlist")
+            named[key] = try string(value, key: "\(path).\(key)")
         }
-        return Rule(match: match, role: role, content: content, url: url, media: media, playlist: playlist)
+        if content == .playlist && named.count != 1 {
+            throw .invalidValue(
+                file: nil, key: "\(path).content", value: "playlist",
+                reason: "give either playlist = NAME or schedule = NAME (one of them)")
+        }
+        return Rule(
+            match: match, role: role, content: content, url: url, media: media, playlist: named["playlist"],
+            schedule: named["schedule"])
     }
 
     /// One `[[playlist]]`: its `name`, `items` (`{ source = PATH_OR_URL, seconds = N }`), optional `fit` and `epoch`.

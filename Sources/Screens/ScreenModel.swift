@@ -25,6 +25,10 @@ public struct ScreenModel: Sendable {
     /// Playlists set at run time, by screen name (saved), and the item each plays now (``advancePlaylists(now:)``).
     public private(set) var playlists: [String: Playlist] = [:]
     public private(set) var playing: [String: Int] = [:]
+    /// The playlist each screen whose rule names a `[[schedule]]` plays now, by name.
+    public private(set) var scheduled: [String: String] = [:]
+    /// The kiosk's time zone, in which schedules are read.
+    public var timeZone = TimeZone.current
 
     /// - Parameters:
     ///   - config: the parsed config file (``RoleConfig/load(path:)``; the defaults when it was missing or bad).
@@ -197,11 +201,22 @@ public struct ScreenModel: Sendable {
     public mutating func advancePlaylists(now: Double) -> [(screen: String, index: Int)] {
         var changed: [(String, Int)] = []
         var current: [String: Int] = [:]
+        let previouslyScheduled = scheduled
+        scheduled = [:]
+        for output in roles.outputs {
+            if let name = roles.config.rule(for: output)?.schedule, let schedule = roles.config.schedules[name] {
+                scheduled[output.displayName] = schedule.playlist(at: Date(timeIntervalSince1970: now), in: timeZone)
+            }
+        }
         for output in roles.outputs {
             guard let playlist = playlist(of: output) else { continue }
             let index = playlist.position(at: now).index
             current[output.displayName] = index
-            if playing[output.displayName] != index { changed.append((output.displayName, index)) }
+            if playing[output.displayName] != index
+                || previouslyScheduled[output.displayName] != scheduled[output.displayName]
+            {
+                changed.append((output.displayName, index))
+            }
         }
         // Playlists set at run time on screens not connected now keep their place for when they return.
         for (screen, playlist) in playlists where current[screen] == nil {
@@ -213,15 +228,25 @@ public struct ScreenModel: Sendable {
 
     /// When the next playlist item starts on any screen (seconds since 1970), nil with no playlist.
     public func nextPlaylistSwitch(after now: Double) -> Double? {
-        roles.outputs.compactMap { playlist(of: $0)?.position(at: now).next }.filter(\.isFinite).min()
+        let items = roles.outputs.compactMap { playlist(of: $0)?.position(at: now).next }
+        let schedules = roles.outputs.compactMap { output -> Double? in
+            guard assignment.kind(of: output.registryName) == .external(.playlist),
+                playlists[output.displayName] == nil, let name = roles.config.rule(for: output)?.schedule
+            else { return nil }
+            return roles.config.schedules[name]?.nextChange(after: Date(timeIntervalSince1970: now), in: timeZone)?
+                .timeIntervalSince1970
+        }
+        return (items + schedules).filter(\.isFinite).min()
     }
 
     /// The playlist the output plays while its mode is `playlist`: the one set at run time, else its rule's.
     public func playlist(of output: OutputInfo) -> Playlist? {
         guard assignment.kind(of: output.registryName) == .external(.playlist) else { return nil }
         if let set = playlists[output.displayName] { return set }
-        guard let name = roles.config.rule(for: output)?.playlist else { return nil }
-        return roles.config.playlists[name]
+        guard let rule = roles.config.rule(for: output) else { return nil }
+        if let name = rule.playlist { return roles.config.playlists[name] }
+        if rule.schedule != nil, let name = scheduled[output.displayName] { return roles.config.playlists[name] }
+        return nil
     }
 
     /// The playlist item the output shows now, if its mode is `playlist` and it has one.
