@@ -162,7 +162,10 @@ import Testing
                 Self.config.replacingOccurrences(of: "seconds = 20", with: "secs = 20"),
                 "unknown key 'playlist[1].items[1].secs'"
             ),
-            (Self.config.replacingOccurrences(of: "\nplaylist = \"menu\"", with: ""), "give either playlist = NAME or schedule = NAME"),
+            (
+                Self.config.replacingOccurrences(of: "\nplaylist = \"menu\"", with: ""),
+                "give either playlist = NAME or schedule = NAME"
+            ),
             (
                 Self.config + "\n[[playlist]]\nname = \"menu\"\nitems = [{ source = \"/a.png\", seconds = 1 }]\n",
                 "'playlist[2].name' = \"menu\": a second playlist of that name"
