@@ -80,13 +80,15 @@ public struct Schedule: Codable, Equatable, Hashable, Sendable {
             guard let date = calendar.date(byAdding: .day, value: day, to: today) else { continue }
             candidates.append(date)
             for period in periods {
+                // Both times a local time happens on the day the clocks fall back.
                 for minute in [period.from, period.until] where minute > 0 && minute < 1440 {
-                    let parts = DateComponents(hour: minute / 60, minute: minute % 60)
-                    if let moment = calendar.date(
-                        bySettingHour: parts.hour!, minute: parts.minute!, second: 0, of: date,
-                        matchingPolicy: .nextTime, repeatedTimePolicy: .first, direction: .forward)
-                    {
-                        candidates.append(moment)
+                    for repeated in [Calendar.RepeatedTimePolicy.first, .last] {
+                        if let moment = calendar.date(
+                            bySettingHour: minute / 60, minute: minute % 60, second: 0, of: date,
+                            matchingPolicy: .nextTime, repeatedTimePolicy: repeated, direction: .forward)
+                        {
+                            candidates.append(moment)
+                        }
                     }
                 }
             }

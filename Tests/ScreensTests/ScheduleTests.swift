@@ -81,7 +81,7 @@ import Testing
         var random = SystemRandomNumberGenerator()
         let zone = TimeZone(identifier: "America/New_York")!
         let start = Self.time("2026-10-28 00:00", zone.identifier)
-        for _ in 0..<20 {
+        for _ in 0..<40 {
             let periods = (0..<Int.random(in: 1...4, using: &random)).map { index in
                 Schedule.Period(
                     playlist: "p\(index)",
