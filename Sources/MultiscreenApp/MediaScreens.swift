@@ -120,7 +120,11 @@ final class MediaScreens {
             }
             guard let shown = layers[name] else { continue }
             layers[name]?.item = item
-            shown.layer.show(frame, placement: placement(of: frame, item: item, on: screen), rotation: item.rotation)
+            // A new or moved subsurface shows with its window's next commit: this render pass draws the window.
+            if shown.layer.show(frame, placement: placement(of: frame, item: item, on: screen), rotation: item.rotation)
+            {
+                screen.invalidate()
+            }
         }
         for (key, asset) in assets where asset.waiting.isEmpty && !layers.values.contains(where: { $0.key == key }) {
             if !wanted.values.contains(where: { MediaAsset.Key($0.item) == key }) { destroy(asset) }
@@ -275,8 +279,11 @@ final class MediaScreens {
         video.show(frame, shm: shm)
         for (name, shown) in layers where shown.key == asset.key {
             guard let screen = screenOf[name], let current = video.current else { continue }
-            shown.layer.show(
+            if shown.layer.show(
                 current, placement: placement(of: current, item: shown.item, on: screen), rotation: shown.item.rotation)
+            {
+                screen.invalidate()
+            }
         }
         video.returnReleasedFrames()
     }

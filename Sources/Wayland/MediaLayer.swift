@@ -44,16 +44,23 @@ public final class MediaLayer {
     /// Shows `frame` placed by `placement` (computed for the frame's size turned by `rotation`) and commits it. A frame
     /// already shown is not attached again. The frame shown before stays alive while the compositor holds it: its
     /// owner retires this surface from it when it is no longer shown anywhere.
-    public func show(_ frame: ShmFrame, placement: MediaPlacement, rotation: MediaRotation) {
-        guard let surface else { return }
-        if shown === frame, let placed, placed.placement == placement, placed.rotation == rotation { return }
+    /// - Returns: whether the window's own surface must commit for this to show: a new subsurface joins its parent, and
+    ///   a subsurface moves, with the parent's next commit (wayland.xml, `wl_subsurface`), desynchronized or not.
+    @discardableResult
+    public func show(_ frame: ShmFrame, placement: MediaPlacement, rotation: MediaRotation) -> Bool {
+        guard let surface else { return false }
+        if shown === frame, let placed, placed.placement == placement, placed.rotation == rotation { return false }
+        var parentMustCommit = false
         if placed == nil || placed!.placement != placement || placed!.rotation != rotation
             || placed!.width != frame.width || placed!.height != frame.height
         {
             wl_surface_set_buffer_transform(surface, Self.transform(rotation))
             let destination = placement.destination
             wp_viewport_set_destination(viewport, Int32(destination.width), Int32(destination.height))
-            wl_subsurface_set_position(subsurface, Int32(destination.x), Int32(destination.y))
+            if placed?.placement.destination.x != destination.x || placed?.placement.destination.y != destination.y {
+                wl_subsurface_set_position(subsurface, Int32(destination.x), Int32(destination.y))
+                parentMustCommit = true
+            }
             placed = (placement, rotation, frame.width, frame.height)
         }
         // A desynchronized subsurface's position applies with the parent's next commit; its buffer, viewport and
@@ -62,6 +69,7 @@ public final class MediaLayer {
         frame.attach(to: surface, crop: PixelCrop(x: crop.x, y: crop.y, width: crop.width, height: crop.height))
         wl_surface_commit(surface)
         shown = frame
+        return parentMustCommit
     }
 
     /// Shows nothing (a null buffer unmaps the subsurface): the window's own surface shows through.

@@ -77,6 +77,19 @@ import Testing
         #expect(app.process.isRunning)
     }
 
+    /// A video alone on the only external screen shows: its subsurface joins the window with the window's next commit,
+    /// which nothing else would have made (bench media found the screen black while `status` said playing).
+    @Test func aVideoAloneOnOneScreenShows() throws {
+        let directory = try MediaFixtures.directory()
+        let video = try Self.makeVideo(in: directory)
+        let sway = try HeadlessSway(outputs: 2, width: 640, height: 480)
+        let app = try MultiscreenProcess(environment: sway.environment)
+        try app.waitForLogCount("first frame committed on", count: 2)
+        #expect(try app.command(["media", "show", "--screen", "HEADLESS-2", "--loop", video]).status == 0)
+        let first = try sway.waitForScreenshot("HEADLESS-2", "the video") { $0.fraction(of: RGBColor(hex: 0)) < 0.5 }
+        try sway.waitForScreenshot("HEADLESS-2", "the video advancing") { $0.fraction(differingFrom: first) > 0.01 }
+    }
+
     /// A screen whose output goes away while it plays gives its buffers back; the other screen plays on.
     @Test func aScreenRemovedWhilePlayingReleasesItsBuffers() throws {
         let directory = try MediaFixtures.directory()
