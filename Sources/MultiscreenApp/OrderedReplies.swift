@@ -22,7 +22,7 @@ final class OrderedReplies {
 
     private var queues: [Int: Queue] = [:]
 
-    /// Replies on hold now, all producers together (for `status`).
+    /// Replies on hold now, all producers together.
     var held: Int { queues.values.reduce(0) { $0 + $1.entries.count { $0.reply == nil } } }
 
     /// Delivers `reply` now, or after the replies this producer has on hold.

@@ -315,14 +315,7 @@ public struct RoleConfig: Equatable, Sendable {
             throw .invalidValue(file: nil, key: "\(path).items", value: "…", reason: problem)
         }
         var playlist = Playlist(items: items)
-        if let fitValue = table["fit"] {
-            let fitName = try string(fitValue, key: "\(path).fit")
-            guard let fit = MediaFit(rawValue: fitName) else {
-                let fits = MediaFit.allCases.map(\.rawValue).joined(separator: ", ")
-                throw .invalidValue(file: nil, key: "\(path).fit", value: fitName, reason: "expected one of: \(fits)")
-            }
-            playlist.fit = fit
-        }
+        if let fitValue = table["fit"] { playlist.fit = try fit(fitValue, key: "\(path).fit") }
         if let epochValue = table["epoch"] {
             guard let epoch = epochValue.double ?? epochValue.int.map(Double.init) else {
                 throw .wrongType(file: nil, key: "\(path).epoch", expected: "seconds since 1970")
@@ -350,14 +343,7 @@ public struct RoleConfig: Equatable, Sendable {
         if item.path.isEmpty || item.path.utf8.contains(0) {
             throw .invalidValue(file: nil, key: "\(path).path", value: item.path, reason: "a file's path")
         }
-        if let fitValue = table["fit"] {
-            let name = try string(fitValue, key: "\(path).fit")
-            guard let fit = MediaFit(rawValue: name) else {
-                let fits = MediaFit.allCases.map(\.rawValue).joined(separator: ", ")
-                throw .invalidValue(file: nil, key: "\(path).fit", value: name, reason: "expected one of: \(fits)")
-            }
-            item.fit = fit
-        }
+        if let fitValue = table["fit"] { item.fit = try fit(fitValue, key: "\(path).fit") }
         if let rotateValue = table["rotate"] {
             guard let degrees = rotateValue.int else {
                 throw .wrongType(file: nil, key: "\(path).rotate", expected: "0, 90, 180 or 270")
@@ -377,13 +363,23 @@ public struct RoleConfig: Equatable, Sendable {
         return item
     }
 
-    private static func checkKeys(_ table: TOMLTable, path: String?, allowed: [String]) throws(RoleConfigError) {
+    static func checkKeys(_ table: TOMLTable, path: String?, allowed: [String]) throws(RoleConfigError) {
         for key in table.keys.sorted() where !allowed.contains(key) {
             throw .unknownKey(file: nil, key: path.map { "\($0).\(key)" } ?? key, expected: allowed)
         }
     }
 
-    private static func string(_ value: TOMLValueConvertible, key: String) throws(RoleConfigError) -> String {
+    /// `fit`: one of ``MediaFit``'s names.
+    private static func fit(_ value: TOMLValueConvertible, key: String) throws(RoleConfigError) -> MediaFit {
+        let name = try string(value, key: key)
+        guard let fit = MediaFit(rawValue: name) else {
+            let fits = MediaFit.allCases.map(\.rawValue).joined(separator: ", ")
+            throw .invalidValue(file: nil, key: key, value: name, reason: "expected one of: \(fits)")
+        }
+        return fit
+    }
+
+    static func string(_ value: TOMLValueConvertible, key: String) throws(RoleConfigError) -> String {
         guard let text = value.string else { throw .wrongType(file: nil, key: key, expected: "a string") }
         return text
     }

@@ -20,7 +20,7 @@ enum ScheduleSection {
     static func parse(_ table: TOMLTable, path: String, playlists: [String: Playlist]) throws(RoleConfigError)
         -> (String, Schedule)
     {
-        try check(table, path, allowed: ["name", "fallback", "periods"])
+        try RoleConfig.checkKeys(table, path: path, allowed: ["name", "fallback", "periods"])
         let name = try text(table, "name", path)
         let fallback = try table["fallback"] == nil ? nil : text(table, "fallback", path)
         if let fallback { try known(fallback, "\(path).fallback", playlists) }
@@ -39,7 +39,8 @@ enum ScheduleSection {
     private static func period(_ table: TOMLTable, path: String, _ playlists: [String: Playlist])
         throws(RoleConfigError) -> Schedule.Period
     {
-        try check(table, path, allowed: ["playlist", "days", "from", "until", "first_day", "last_day", "priority"])
+        try RoleConfig.checkKeys(
+            table, path: path, allowed: ["playlist", "days", "from", "until", "first_day", "last_day", "priority"])
         var period = Schedule.Period(playlist: try text(table, "playlist", path))
         try known(period.playlist, "\(path).playlist", playlists)
         if let days = table["days"] {
@@ -92,8 +93,7 @@ enum ScheduleSection {
 
     private static func text(_ table: TOMLTable, _ key: String, _ path: String) throws(RoleConfigError) -> String {
         guard let value = table[key] else { throw .missingKey(file: nil, key: "\(path).\(key)") }
-        guard let text = value.string else { throw .wrongType(file: nil, key: "\(path).\(key)", expected: "a string") }
-        return text
+        return try RoleConfig.string(value, key: "\(path).\(key)")
     }
 
     private static func known(_ name: String, _ key: String, _ playlists: [String: Playlist]) throws(RoleConfigError) {
@@ -106,9 +106,4 @@ enum ScheduleSection {
         )
     }
 
-    private static func check(_ table: TOMLTable, _ path: String, allowed: [String]) throws(RoleConfigError) {
-        for key in table.keys.sorted() where !allowed.contains(key) {
-            throw .unknownKey(file: nil, key: "\(path).\(key)", expected: allowed)
-        }
-    }
 }
