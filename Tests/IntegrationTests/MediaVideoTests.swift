@@ -101,9 +101,10 @@ import Testing
         for screen in ["WL-2", "WL-3"] {
             #expect(try app.command(["media", "show", "--screen", screen, "--loop", video]).status == 0)
         }
-        Thread.sleep(forTimeInterval: 1)
-        let both = try Self.media(app, "WL-2")["buffers"] as? Int ?? 0
-        #expect(both > 4, "two screens' buffers over the 4 frames: \(both)")
+        // Two screens' buffers over the 4 frames, once both have shown more than one frame.
+        try waitUntil(timeout: 5, "buffers for both screens") {
+            (try Self.media(app, "WL-2")["buffers"] as? Int ?? 0) > 4
+        }
         try nested.removeOutput("WL-3")
         try app.waitForLog("screen closed: WL-3")
         try waitUntil(timeout: 5, "WL-3's buffers given back") {
@@ -129,8 +130,12 @@ import Testing
         let app = try MultiscreenProcess(environment: sway.environment)
         try app.waitForLogCount("first frame committed on", count: 2)
         _ = try app.request(#"{"method": "send", "params": {"text": "still here"}}"#)
-        let before = try sway.waitForScreenshot("HEADLESS-2", "the message") {
-            $0.fraction(of: RGBColor(hex: 0)) < 0.99
+        // The message drawn and the screen settled: two screenshots in a row alike.
+        var previous: Screenshot?
+        let before = try sway.waitForScreenshot("HEADLESS-2", "the message, settled") { shot in
+            defer { previous = shot }
+            return shot.fraction(of: RGBColor(hex: 0)) < 0.99
+                && previous.map { shot.fraction(differingFrom: $0) == 0 } == true
         }
         let result = try app.command(["media", "show", "--screen", "HEADLESS-2", broken])
         #expect(result.status == 2, "\(result.output)")
