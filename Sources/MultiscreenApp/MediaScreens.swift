@@ -46,8 +46,10 @@ final class MediaScreens {
     /// may be copied in later, a stalled stream may play again. Doubles to ``longestRetry``.
     static let firstRetry = 2.0
     static let longestRetry = 300.0
-    /// How long a file may take to read before it fails: a video's first frame, an image's decode.
-    static let readTimeout = 15.0
+    /// How long a file may take to read before it fails: a video's first frame, an image's decode. Under the CLI's
+    /// default reply timeout (5 s), so that `media show` on a file whose pipeline neither plays nor fails (an MP4 cut
+    /// short can leave GStreamer waiting) is answered with a refusal rather than no reply.
+    static let readTimeout = 4.0
 
     init(globals: WaylandGlobals, logger: Logger) throws {
         self.globals = globals
