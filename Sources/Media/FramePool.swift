@@ -30,6 +30,8 @@ final class FramePool: @unchecked Sendable {
     let decoded = Atomic<Int>(0)
     let dropped = Atomic<Int>(0)
     private let retiring = Atomic<Bool>(false)
+    /// The number of the last frame ``take()`` handed out; touched only by the display thread.
+    private var lastTaken: UInt64 = 0
     /// The streaming thread's sequence (one streaming thread at a time calls ``publish``).
     private var sequence: UInt64 = 0
 
@@ -77,6 +79,16 @@ final class FramePool: @unchecked Sendable {
             for (index, slot) in slots.enumerated()
             where slot.state.load(ordering: .acquiring) == State.ready.rawValue {
                 let number = slot.number.load(ordering: .relaxed)
+                // Older than a frame already taken (the streaming thread published a newer one and had not yet sent
+                // this one back to free when that was taken): never shown, so a video never steps back.
+                if number <= lastTaken {
+                    if slot.state.compareExchange(
+                        expected: State.ready.rawValue, desired: State.free.rawValue, ordering: .acquiringAndReleasing
+                    ).exchanged {
+                        dropped.add(1, ordering: .relaxed)
+                    }
+                    continue
+                }
                 if number > newest?.number ?? 0 { newest = (index, number) }
             }
             guard let newest else { return nil }
@@ -84,6 +96,7 @@ final class FramePool: @unchecked Sendable {
             if slot.state.compareExchange(
                 expected: State.ready.rawValue, desired: State.taken.rawValue, ordering: .acquiringAndReleasing
             ).exchanged, let pixels = slot.pixels {
+                lastTaken = newest.number
                 return VideoFrame(
                     slot: newest.index, pixels: pixels, number: slot.number.load(ordering: .relaxed),
                     presentationTime: slot.presentationTime.load(ordering: .relaxed))

@@ -212,7 +212,13 @@ import Testing
         let app = try MultiscreenProcess(environment: sway.environment)
         try app.waitForLogCount("first frame committed on", count: 2)
         #expect(try Self.show(app, picture, on: "HEADLESS-2", ["--fit", "stretch"]).status == 0)
-        let shown = try sway.waitForScreenshot("HEADLESS-2", "the picture") { $0.fraction(of: Self.black) < 0.01 }
+        // The picture shown and the screen settled: two screenshots in a row alike.
+        var previous: Screenshot?
+        let shown = try sway.waitForScreenshot("HEADLESS-2", "the picture, settled") { shot in
+            defer { previous = shot }
+            return shot.fraction(of: Self.black) < 0.01
+                && previous.map { shot.fraction(differingFrom: $0) == 0 } == true
+        }
 
         let refusals: [(file: String, says: String)] = [
             (directory + "/missing.png", "no such file: \(directory)/missing.png"),
