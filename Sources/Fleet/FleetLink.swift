@@ -49,8 +49,9 @@ public final class FleetLink: ReplySink, MessageSource {
 
     public let name = "fleet"
     public let config: FleetConfig
-    private let mailbox: FleetMailbox
-    private let producer = Mutex<MessageProducer?>(nil)
+    private let mailbox: Mailbox<FleetMail>
+    private let shared = FleetShared()
+    private let intake: RequestIntake<FleetRequestTag>
     private let thread = LoopThread()
     private let logger: Logger
 
@@ -61,20 +62,29 @@ public final class FleetLink: ReplySink, MessageSource {
         self.config = config
         logger = options.logger
         try config.validate()
-        mailbox = try FleetMailbox()
-        let producer = bus.makeProducer(capacity: options.producerCapacity, sink: self)
+        do {
+            mailbox = try Mailbox()
+        } catch {
+            throw FleetConfigError("eventfd failed: \(error)")
+        }
+        let mailbox = mailbox
+        intake = RequestIntake(
+            bus: bus, capacity: options.producerCapacity,
+            outlet: .init(
+                reply: { tag, reply in mailbox.post(.reply(tag, reply)) }, wantsEvents: { true },
+                publish: { event in mailbox.post(.event(event)) }))
         let loop: FleetLoop
         do {
-            loop = try FleetLoop(config: config, options: options, producer: producer, mailbox: mailbox, logger: logger)
+            loop = try FleetLoop(
+                config: config, options: options, intake: intake, mailbox: mailbox, shared: shared, logger: logger)
         } catch {
-            producer.close()  // the display thread forgets an empty closed ring
+            _ = intake.close()  // the display thread forgets an empty closed ring
             throw error
         }
-        self.producer.withLock { $0 = producer }
         do {
             try thread.start(name: "ms-fleet", niceness: ClientThreads.niceness) { loop.run() }
         } catch {
-            producer.close()
+            _ = intake.close()
             throw FleetConfigError("cannot start the fleet thread: \(String(cString: strerror(error.errno)))")
         }
         logger.info(
@@ -87,77 +97,44 @@ public final class FleetLink: ReplySink, MessageSource {
     // MARK: ReplySink
 
     /// The display thread's reply to the oldest request from this link: queued for the fleet thread.
-    public func deliver(_ reply: Reply) { mailbox.post(reply: reply) }
+    public func deliver(_ reply: Reply) { intake.deliver(reply) }
 
     /// Events become `…/events` messages and a status refresh.
     public var wantsEvents: Bool { true }
 
-    public func publish(_ event: Event) { mailbox.post(event: event) }
+    public func publish(_ event: Event) { intake.publish(event) }
 
     // MARK: MessageSource
 
-    public var counters: [String: Int] { mailbox.counters.withLock { $0 } }
+    public var counters: [String: Int] { shared.counters.withLock { $0 } }
 
     /// `broker`, `state` (connecting, connected, retrying, refused, stopped) and `lastError` (the broker's refusal
     /// or why the connection failed), in words.
-    public var notes: [String: String] { mailbox.notes.withLock { $0 } }
+    public var notes: [String: String] { shared.notes.withLock { $0 } }
 
     /// Publishes `online = false` (retained), disconnects cleanly, joins the thread and closes the producer.
     public func stop() {
         guard thread.stop(asking: mailbox.requestStop) else { return }
-        producer.withLock { producer in
-            producer?.close()
-            producer = nil
-        }
+        _ = intake.close()
         logger.info("fleet link closed", metadata: ["counters": "\(counters)"])
     }
 }
 
-/// What the display thread hands the fleet thread: replies, events, and the request to stop. A lock and an
-/// eventfd, written only when the inbox goes from empty to not empty.
-final class FleetMailbox: Sendable {
-    struct Inbox {
-        var replies: [Reply] = []
-        var events: [Event] = []
-        var stopping = false
-        var signalled = false
-    }
+/// What the display thread hands the fleet thread: a reply with what it answers, or an event.
+enum FleetMail: Sendable {
+    case reply(FleetRequestTag, Reply)
+    case event(Event)
+}
 
-    let wakeDescriptor: Int32
-    private let inbox = Mutex(Inbox())
-    /// Published by the fleet thread once per wakeup, read by `status`.
+/// What a request in the link's ring belongs to: an operator's request (answered in its envelope on the reply
+/// topic), or the link's own `status` read that refreshes the retained status.
+enum FleetRequestTag: Sendable {
+    case request(Envelope)
+    case statusRefresh
+}
+
+/// What the fleet thread publishes for `status`, once per wakeup.
+final class FleetShared: Sendable {
     let counters = Mutex<[String: Int]>([:])
     let notes = Mutex<[String: String]>([:])
-
-    init() throws(FleetConfigError) {
-        wakeDescriptor = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
-        if wakeDescriptor < 0 { throw FleetConfigError("eventfd failed: \(String(cString: strerror(errno)))") }
-    }
-
-    deinit { close(wakeDescriptor) }
-
-    func post(reply: Reply) { post { $0.replies.append(reply) } }
-    func post(event: Event) { post { $0.events.append(event) } }
-    func requestStop() { post { $0.stopping = true } }
-
-    private func post(_ change: (inout Inbox) -> Void) {
-        let wake = inbox.withLock { inbox in
-            change(&inbox)
-            defer { inbox.signalled = true }
-            return !inbox.signalled
-        }
-        if wake {
-            var one: UInt64 = 1
-            _ = write(wakeDescriptor, &one, 8)
-        }
-    }
-
-    func take() -> Inbox {
-        var counter: UInt64 = 0
-        _ = read(wakeDescriptor, &counter, 8)
-        return inbox.withLock { inbox in
-            defer { inbox = Inbox(stopping: inbox.stopping) }
-            return inbox
-        }
-    }
 }

@@ -7,7 +7,7 @@ import Messaging
 #endif
 
 /// The fleet thread: the MQTT connection, requests in, replies and events out. Everything here belongs to that
-/// thread; the display thread reaches it only through the ``FleetMailbox``.
+/// thread; requests go through the ``RequestIntake``, replies and events come back through the ``Mailbox``.
 final class FleetLoop {
     private enum Connection {
         case idle(retryAt: Double)
@@ -15,17 +15,14 @@ final class FleetLoop {
         case connected(since: Double)
     }
 
-    /// What a reply from the display thread belongs to, oldest first (the ring is FIFO).
-    private enum Awaiting {
-        case request(id: JSONValue, jsonRPC: Bool)
-        case statusRefresh
-    }
-
     private let config: FleetConfig
     private let options: FleetLink.Options
     private let topics: FleetTopics
-    private let producer: MessageProducer
-    private let mailbox: FleetMailbox
+    private let intake: RequestIntake<FleetRequestTag>
+    private let mailbox: Mailbox<FleetMail>
+    private let shared: FleetShared
+    /// The config's allow-list; events are published, never subscribed to; replies share a topic, so ids are needed.
+    private let gate: RequestGate
     private let logger: Logger
     private let client: Mosquitto
     private let startedAt = Date()
@@ -36,8 +33,6 @@ final class FleetLoop {
         initial: options.reconnectInitial, maximum: options.reconnectMaximum, jitter: 0.5...1.0,
         stable: Self.stableConnection)
     private var stopping = false
-    private var awaiting: [Awaiting] = []
-    private var awaitingHead = 0
     private var seenIDs: Set<String> = []
     private var seenOrder: [String] = []
     private var seenHead = 0
@@ -54,14 +49,17 @@ final class FleetLoop {
     ]
 
     init(
-        config: FleetConfig, options: FleetLink.Options, producer: MessageProducer, mailbox: FleetMailbox,
-        logger: Logger
+        config: FleetConfig, options: FleetLink.Options, intake: RequestIntake<FleetRequestTag>,
+        mailbox: Mailbox<FleetMail>, shared: FleetShared, logger: Logger
     ) throws {
         self.config = config
         self.options = options
         topics = config.topics
-        self.producer = producer
+        gate = RequestGate(
+            methods: config.gate, events: .elsewhere("are published on \(topics.events)"), requiresID: true)
+        self.intake = intake
         self.mailbox = mailbox
+        self.shared = shared
         self.logger = logger
         client = try Mosquitto(clientID: config.kiosk, cleanSession: false)
         try client.setWill(topic: topics.online, payload: "false", qos: 1, retain: true)
@@ -103,8 +101,14 @@ final class FleetLoop {
             }
             if descriptors[0].revents != 0 {
                 let inbox = mailbox.take()
-                for reply in inbox.replies { answer(reply) }
-                publish(inbox.events)
+                var events: [Event] = []
+                for item in inbox.items {
+                    switch item {
+                    case .reply(let tag, let reply): answer(reply, to: tag)
+                    case .event(let event): events.append(event)
+                    }
+                }
+                publish(events)
                 if inbox.stopping {
                     shutDown()
                     return
@@ -270,109 +274,52 @@ final class FleetLoop {
             return
         }
         stats["requests", default: 0] += 1
+        let admission = gate.admit(message.payload)
+        // Replies share one topic: one without an id still says so (`"id": null`), so no operator takes it for theirs.
+        let envelope =
+            admission.envelope.id == nil && admission.envelope == .plain ? .tagged(id: .null) : admission.envelope
         if message.retained {
             // A retained command would be applied again by every kiosk at every start: refuse it (the broker keeps
             // it until someone publishes an empty retained message on the topic).
             refuse(
                 MessageError(
                     .invalidRequest, "retained commands are refused (they would be applied again at every start)"),
-                id: .null, topic: message.topic, payload: message.payload)
+                in: envelope, topic: message.topic, payload: message.payload)
             return
         }
-        let request: [String: JSONValue]
-        do throws(MessageError) {
-            if message.payload.count > MessageCodec.maximumRequestBytes {
-                throw MessageError(
-                    .requestTooLarge,
-                    "request is \(message.payload.count) bytes, the limit is \(MessageCodec.maximumRequestBytes)")
+        switch admission {
+        case .refused(let error, _):
+            refuse(error, in: envelope, topic: message.topic, payload: message.payload)
+        case .subscribe:
+            preconditionFailure("the fleet's gate never admits events.subscribe")
+        case .message(let command, _, _):
+            // Admitted with an id, which is the retry key: an operator's resend after a lost reply, or the broker's
+            // redelivery, is answered with the first reply and not applied again.
+            let key = envelope.id?.serialized ?? "null"
+            if seenIDs.contains(key) {
+                stats["duplicates", default: 0] += 1
+                logger.debug("fleet request \(key.logSafe) seen before: answered with its first reply")
             }
-            guard case .object(let object) = try JSONValue.parse(message.payload) else {
-                throw MessageError(.invalidRequest, "a request is a JSON object")
+            if let refusal = intake.submit(command, requestID: Self.requestID(for: key), tag: .request(envelope)) {
+                refuse(refusal, in: envelope, topic: message.topic, payload: message.payload)
+            } else {
+                remember(key)
             }
-            request = object
-        } catch {
-            refuse(error, id: .null, topic: message.topic, payload: message.payload)
-            return
-        }
-        let id = request["id"] ?? .null
-        // `{"jsonrpc": "2.0", "id", "method", "params"}` is answered in JSON-RPC form, like the local socket does.
-        let jsonRPC = request["jsonrpc"] == .string("2.0")
-        switch id {
-        case .string(let text) where !text.isEmpty: break
-        case .integer: break
-        default:
-            refuse(
-                MessageError(.invalidRequest, "a fleet request needs an \"id\" (a non-empty string or an integer)"),
-                id: id, jsonRPC: jsonRPC, topic: message.topic, payload: message.payload)
-            return
-        }
-        let key = id.serialized
-        if seenIDs.contains(key) {
-            // A redelivery, or an operator's resend after a lost reply: sent on with its id as the request id, so
-            // the display thread answers it with the first reply and does not apply it again.
-            stats["duplicates", default: 0] += 1
-            logger.debug("fleet request \(key.logSafe) seen before: answered with its first reply")
-        }
-        var withoutID = request
-        withoutID["id"] = nil
-        let decoded: Request
-        do throws(MessageCodec.DecodeError) {
-            decoded = try MessageCodec.decode(object: withoutID).request
-        } catch {
-            refuse(error.error, id: id, jsonRPC: jsonRPC, topic: message.topic, payload: message.payload)
-            return
-        }
-        let method: MessageMethod
-        switch decoded {
-        case .message(let command): method = command.method
-        case .subscribeEvents: method = .subscribeEvents  // events are published on their topic, never subscribed to
-        }
-        do throws(MessageError) {
-            try config.gate.check(method)
-        } catch {
-            stats["notAllowed", default: 0] += 1
-            logger.notice("fleet request \(key.logSafe) refused: \(method.rawValue) is not permitted")
-            reply(.error(error), id: id, jsonRPC: jsonRPC)
-            return
-        }
-        guard case .message(let command) = decoded else {
-            stats["notAllowed", default: 0] += 1
-            reply(
-                .error(
-                    MessageError(
-                        .notPermitted,
-                        "\(MessageMethod.subscribeEvents.rawValue) is not available over the fleet link; events are "
-                            + "published on \(topics.events)")), id: id, jsonRPC: jsonRPC)
-            return
-        }
-        switch producer.trySend(command, requestID: Self.requestID(for: key)) {
-        case .enqueued:
-            remember(key)
-            awaiting.append(.request(id: id, jsonRPC: jsonRPC))
-        case .full:
-            stats["rejectedBusy", default: 0] += 1
-            reply(
-                .error(
-                    MessageError(
-                        .busy, "the queue to the display thread is full (\(options.producerCapacity)); try again")),
-                id: id, jsonRPC: jsonRPC)
-        case .rejected(let error):
-            refuse(error, id: id, jsonRPC: jsonRPC, topic: message.topic, payload: message.payload)
         }
     }
 
-    private func refuse(
-        _ error: MessageError, id: JSONValue, jsonRPC: Bool = false, topic: String, payload: [UInt8]
-    ) {
-        stats["malformed", default: 0] += 1
-        let count = stats["malformed", default: 0]
-        if count <= 5 {
+    /// Answers a refusal, counted by reason; the first few of each reason are logged (a flood cannot fill the log).
+    private func refuse(_ error: MessageError, in envelope: Envelope, topic: String, payload: [UInt8]) {
+        let counter = RequestGate.counter(for: error)
+        stats[counter, default: 0] += 1
+        if stats[counter, default: 0] <= 5 {
             let start = String(decoding: payload.prefix(80), as: UTF8.self)
+            let what = counter == "malformed" ? "malformed fleet request" : "fleet request refused"
             logger.notice(
-                "malformed fleet request on \(topic.logSafe): \(String(describing: error).logSafe)",
+                "\(what) on \(topic.logSafe): \(String(describing: error).logSafe)",
                 metadata: ["start": "\(start.logSafe)"])
         }
-        reply(.error(error), id: id, jsonRPC: jsonRPC)
+        reply(.error(error), in: envelope)
     }
 
     /// The request id a fleet request's `id` (any JSON string or integer) becomes on the way to the display thread.
@@ -391,20 +338,10 @@ final class FleetLoop {
 
     // MARK: Replies, status, events
 
-    private func answer(_ reply: Reply) {
-        guard awaitingHead < awaiting.count else {
-            logger.error("the display thread replied with no fleet request awaiting a reply; ignored")
-            return
-        }
-        let owner = awaiting[awaitingHead]
-        awaitingHead += 1
-        if awaitingHead > 1024 && awaitingHead * 2 > awaiting.count {
-            awaiting.removeFirst(awaitingHead)
-            awaitingHead = 0
-        }
-        switch owner {
-        case .request(let id, let jsonRPC):
-            self.reply(reply, id: id, jsonRPC: jsonRPC)
+    private func answer(_ reply: Reply, to tag: FleetRequestTag) {
+        switch tag {
+        case .request(let envelope):
+            self.reply(reply, in: envelope)
             statusDirty = true
         case .statusRefresh:
             statusInFlight = false
@@ -412,25 +349,15 @@ final class FleetLoop {
         }
     }
 
-    /// `{"id", "method", "result"}` or `{"id", "error"}`; in JSON-RPC form `{"jsonrpc": "2.0", "id", "result"}`
-    /// or `{"jsonrpc": "2.0", "id", "error"}`.
-    private func reply(_ reply: Reply, id: JSONValue, jsonRPC: Bool = false) {
-        var line: [String: JSONValue] = ["id": id]
-        if jsonRPC { line["jsonrpc"] = .string("2.0") }
-        switch reply {
-        case .result(let method, let result):
-            if !jsonRPC { line["method"] = .string(method.rawValue) }
-            line["result"] = .object(result)
-        case .error(let error):
-            line["error"] = .object(["code": .integer(error.code.rawValue), "message": .string(error.message)])
-        }
+    /// In the request's form: `{"id", "method", "result"}` or `{"id", "error"}`, or JSON-RPC's.
+    private func reply(_ reply: Reply, in envelope: Envelope) {
+        guard let line = MessageCodec.encode(reply, in: envelope) else { return }
         stats["replies", default: 0] += 1
-        send(topic: topics.reply, payload: Array(JSONValue.object(line).serialized.utf8), retain: false)
+        send(topic: topics.reply, payload: Array(line.utf8), retain: false)
     }
 
     private func requestStatus() {
-        guard producer.trySend(.status) == .enqueued else { return }
-        awaiting.append(.statusRefresh)
+        guard intake.submit(.status, requestID: nil, tag: .statusRefresh) == nil else { return }
         statusInFlight = true
         statusDirty = false
         lastStatusAt = now
@@ -508,8 +435,8 @@ final class FleetLoop {
     private func publishCounters() {
         stats["outbox"] = outbox.count
         let snapshot = stats
-        mailbox.counters.withLock { $0 = snapshot }
+        shared.counters.withLock { $0 = snapshot }
         let words = notes
-        mailbox.notes.withLock { $0 = words }
+        shared.notes.withLock { $0 = words }
     }
 }

@@ -212,12 +212,25 @@ public enum Request: Equatable, Sendable {
 }
 
 /// The form a request came in, which its reply must take: Multiscreen's own `{"method", "params"}` →
-/// `{"method", "result"}`, or JSON-RPC 2.0, `{"jsonrpc": "2.0", "id", "method", "params"}` →
-/// `{"jsonrpc": "2.0", "id", "result"}`. A JSON-RPC request without an `id` is a notification: carried out, never
-/// answered (JSON-RPC 2.0, section 4.1).
+/// `{"method", "result"}`; the same with the client's `id`, `{"id", "method", "params"}` → `{"id", "method",
+/// "result"}` (a client that pipelines, or shares a reply channel as the fleet's reply topic is shared, pairs replies
+/// by it); or JSON-RPC 2.0, `{"jsonrpc": "2.0", "id", "method", "params"}` → `{"jsonrpc": "2.0", "id", "result"}`. A
+/// JSON-RPC request without an `id` is a notification: carried out, never answered (JSON-RPC 2.0, section 4.1).
+///
+/// The id travels as the parsed value it came in as, so a transport answers with it without writing JSON itself.
 public enum Envelope: Equatable, Sendable {
     case plain
+    case tagged(id: JSONValue)
     case jsonRPC(id: JSONValue?)
+
+    /// The client's id, if the request carried one (a JSON-RPC notification's is nil).
+    public var id: JSONValue? {
+        switch self {
+        case .plain: nil
+        case .tagged(let id): id
+        case .jsonRPC(let id): id.flatMap { $0 == .null ? nil : $0 }
+        }
+    }
 }
 
 /// A message as the display thread receives it.

@@ -126,6 +126,13 @@ public enum MessageCodec {
         var envelope = Envelope.plain
         var request = object
         do throws(MessageError) {
+            if request["jsonrpc"] == nil, let id = request.removeValue(forKey: "id") {
+                switch id {
+                case .string(let text) where !text.isEmpty: envelope = .tagged(id: id)
+                case .integer: envelope = .tagged(id: id)
+                default: throw MessageError(.invalidRequest, "\"id\" must be a non-empty string or an integer")
+                }
+            }
             if let version = request.removeValue(forKey: "jsonrpc") {
                 let id = request.removeValue(forKey: "id")
                 envelope = .jsonRPC(id: id)
@@ -155,7 +162,8 @@ public enum MessageCodec {
     private static func decode(_ request: [String: JSONValue]) throws(MessageError) -> Request {
         if let unknown = request.keys.sorted().first(where: { $0 != "method" && $0 != "params" }) {
             throw MessageError(
-                .invalidRequest, "unknown key \"\(unknown)\" (a request has \"method\", \"params\" and \"requestId\")")
+                .invalidRequest,
+                "unknown key \"\(unknown)\" (a request has \"method\", \"params\", \"id\" and \"requestId\")")
         }
         guard case .string(let name) = request["method"] else {
             throw MessageError(.invalidRequest, "\"method\" must be a string")
@@ -284,17 +292,25 @@ public enum MessageCodec {
 
     /// One reply line in the form of the request; nil for a JSON-RPC notification, which gets no reply.
     public static func encode(_ reply: Reply, in envelope: Envelope) -> String? {
+        value(of: reply, in: envelope)?.serialized
+    }
+
+    /// A reply in the form of the request, as a JSON value (for a transport that embeds it in a larger document, as
+    /// a page's packets do); nil for a JSON-RPC notification.
+    public static func value(of reply: Reply, in envelope: Envelope) -> JSONValue? {
         var line: [String: JSONValue]
         switch reply {
         case .result(let method, let result):
             line = ["result": .object(result)]
-            if envelope == .plain { line["method"] = .string(method.rawValue) }
+            if case .jsonRPC = envelope {} else { line["method"] = .string(method.rawValue) }
         case .error(let error):
             line = ["error": .object(["code": .integer(error.code.rawValue), "message": .string(error.message)])]
         }
         switch envelope {
         case .plain:
             break
+        case .tagged(let id):
+            line["id"] = id
         case .jsonRPC(nil):
             // A notification is answered only when it could not be read as one (JSON-RPC 2.0, section 5).
             guard case .error = reply else { return nil }
@@ -304,7 +320,7 @@ public enum MessageCodec {
             line["jsonrpc"] = .string("2.0")
             line["id"] = id
         }
-        return JSONValue.object(line).serialized
+        return .object(line)
     }
 
     public static func encodeError(_ error: MessageError) -> String { encode(.error(error)) }

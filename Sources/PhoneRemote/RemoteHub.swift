@@ -44,6 +44,8 @@ public final class RemoteHub: Sendable {
     private let state: Mutex<State>
     /// What a phone may call (``Options/methods``, never `events.subscribe`), and the refusal of anything else.
     let gate: MethodGate
+    /// The one gate every transport's requests pass: a phone hears of its messages through receipts, not events.
+    private let requestGate: RequestGate
     /// 8 random hex digits: this remote's part of its phones' request ids (``retryKey(_:session:)``), as session ids
     /// start at 1 again in a remote started anew while the display thread still remembers the ids of the last one.
     private let instance: String
@@ -75,6 +77,7 @@ public final class RemoteHub: Sendable {
         self.onChange = onChange
         state = Mutex(State(gate: AccessGate(policy: options.policy, randomBytes: randomBytes)))
         gate = MethodGate(caller: "a phone", permitted: options.methods.subtracting([.subscribeEvents]))
+        requestGate = RequestGate(methods: gate, events: .elsewhere("reach a phone as receipts of what it sent"))
         instance = randomBytes(4).map { String($0, radix: 16) }.map { $0.count == 1 ? "0" + $0 : $0 }.joined()
         tick()
     }
@@ -309,31 +312,21 @@ public final class RemoteHub: Sendable {
     /// One WebSocket text message: decoded with the socket's codec, answered in its envelope (nil for a JSON-RPC
     /// notification), and the id of the message it sent when it sent one (its receipts are owed).
     public func handle(json bytes: [UInt8], token: String) async -> (line: String?, sent: UInt64?) {
-        let decoded: (request: Request, envelope: Envelope, requestID: String?)
-        do {
-            decoded = try MessageCodec.decode(bytes: bytes)
-        } catch {
-            count("malformed")
-            return (MessageCodec.encode(.error(error.error), in: error.envelope), nil)
-        }
+        let admission = requestGate.admit(bytes)
         let reply: Reply
-        switch decoded.request {
-        case .subscribeEvents:
-            // Never granted (``gate``): a phone hears of its messages through receipts.
-            count("refused.not_permitted")
-            do throws(MessageError) {
-                try gate.check(.subscribeEvents)
-                reply = .error(MessageError(.notPermitted, "events.subscribe is not permitted to a phone"))
-            } catch {
-                reply = .error(error)
-            }
-        case .message(let message):
-            reply = await perform(message, token: token, requestID: decoded.requestID)
+        switch admission {
+        case .refused(let error, _):
+            count(error.code == .notPermitted ? "refused.not_permitted" : "malformed")
+            reply = .error(error)
+        case .subscribe:
+            preconditionFailure("a phone's gate never admits events.subscribe")
+        case .message(let message, _, let requestID):
+            reply = await perform(message, token: token, requestID: requestID)
         }
         var sent: UInt64?
         if case .result(.send, let result) = reply, case .integer(let id)? = result["id"], id >= 0 {
             sent = UInt64(id)
         }
-        return (MessageCodec.encode(reply, in: decoded.envelope), sent)
+        return (MessageCodec.encode(reply, in: admission.envelope), sent)
     }
 }

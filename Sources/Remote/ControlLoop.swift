@@ -6,14 +6,15 @@ import SystemCalls
     import Glibc
 #endif
 
-/// The server thread's state and loop. Everything here belongs to that thread; the rest of the process reaches it
-/// only through the ``ControlMailbox``.
+/// The server thread's state and loop: the socket's I/O. Everything here belongs to that thread; requests go through
+/// the ``RequestIntake`` and replies and events come back through the ``Mailbox``.
 final class ControlLoop {
     private let path: String
     private let listener: Int32
     private let socketIdentity: ControlServer.SocketIdentity
-    private let producer: MessageProducer
-    private let mailbox: ControlMailbox
+    private let intake: RequestIntake<ControlRequestTag>
+    private let mailbox: Mailbox<ControlMail>
+    private let shared: ControlShared
     private let options: ControlServer.Options
     private let logger: Logger
 
@@ -25,9 +26,6 @@ final class ControlLoop {
     /// Held requests of a closed connection handled per turn of the loop (each is decoded, tens of microseconds).
     private static let leavingRequestsPerTurn = 64
     private var nextConnectionID = 0
-    /// Requests sent to the display thread, oldest first: (connection, place in its reply order). The display
-    /// thread answers in ring order, which is this order, so the front is always the one a reply belongs to.
-    private var awaitingDisplay = FIFO<(connection: Int, sequence: Int, envelope: Envelope)>()
     private var statistics = ControlStatistics()
     /// Connections with ``ControlConnection/subscribed`` set, mirrored in ``ControlMailbox/subscribers``.
     private var subscriberCount = 0
@@ -44,14 +42,16 @@ final class ControlLoop {
     private static let acceptPauseRange: ClosedRange<UInt64> = 50_000_000...1_000_000_000
 
     init(
-        path: String, listener: Int32, socketIdentity: ControlServer.SocketIdentity, producer: MessageProducer,
-        mailbox: ControlMailbox, options: ControlServer.Options, logger: Logger
+        path: String, listener: Int32, socketIdentity: ControlServer.SocketIdentity,
+        intake: RequestIntake<ControlRequestTag>, mailbox: Mailbox<ControlMail>, shared: ControlShared,
+        options: ControlServer.Options, logger: Logger
     ) {
         self.path = path
         self.listener = listener
         self.socketIdentity = socketIdentity
-        self.producer = producer
+        self.intake = intake
         self.mailbox = mailbox
+        self.shared = shared
         self.options = options
         self.logger = logger
     }
@@ -95,8 +95,7 @@ final class ControlLoop {
             if descriptors[0].revents != 0 {
                 let inbox = mailbox.take()
                 if inbox.stopping { return }
-                deliver(inbox.replies)
-                broadcast(inbox.events)
+                deliver(inbox.items)
             }
             if descriptors[1].revents != 0 { acceptAll() }
             for (index, connection) in polled.enumerated() where connections[connection.id] != nil {
@@ -104,10 +103,10 @@ final class ControlLoop {
             }
             closeIdleConnections()
             handleLeavingRequests()
-            statistics.awaitingDisplay = awaitingDisplay.count
+            statistics.awaitingDisplay = intake.waiting
             statistics.subscribers = subscriberCount
             let snapshot = statistics
-            mailbox.statistics.withLock { $0 = snapshot }
+            shared.statistics.withLock { $0 = snapshot }
         }
     }
 
@@ -116,7 +115,7 @@ final class ControlLoop {
         for connection in connections.values { drop(connection) }
         while !leaving.isEmpty { handleLeavingRequests() }
         subscriberCount = 0
-        mailbox.subscribers.store(0, ordering: .releasing)
+        shared.subscribers.store(0, ordering: .releasing)
         statistics.subscribers = 0
         close(listener)
         if reserve >= 0 { close(reserve) }
@@ -129,31 +128,32 @@ final class ControlLoop {
             unlink(path)
         }
         let snapshot = statistics
-        mailbox.statistics.withLock { $0 = snapshot }
+        shared.statistics.withLock { $0 = snapshot }
     }
 
-    // MARK: Replies from the display thread
+    // MARK: Replies and events from the display thread
 
-    private func deliver(_ replies: [Reply]) {
+    /// Replies go to their connections; the events between them to every subscriber, in the order they came.
+    private func deliver(_ mail: [ControlMail]) {
         var touched: [ControlConnection] = []
-        for reply in replies {
-            guard let (connectionID, sequence, envelope) = awaitingDisplay.popFirst() else {
-                statistics.repliesUnmatched += 1
-                logger.error("the display thread replied with no control request awaiting a reply; ignored")
-                continue
+        var events: [String] = []
+        for item in mail {
+            switch item {
+            case .reply(let tag, let reply):
+                guard let connection = connections[tag.connection] else {
+                    statistics.repliesDroppedClosedConnection += 1
+                    continue
+                }
+                connection.fill(tag.sequence, line: MessageCodec.encode(reply, in: tag.envelope))
+                connection.inFlight -= 1
+                touched.append(connection)
+            case .event(let line):
+                events.append(line)
             }
-            guard let connection = connections[connectionID] else {
-                statistics.repliesDroppedClosedConnection += 1
-                continue
-            }
-            connection.fill(sequence, line: MessageCodec.encode(reply, in: envelope))
-            connection.inFlight -= 1
-            touched.append(connection)
         }
         for connection in touched where connections[connection.id] != nil { pushReplies(connection) }
+        broadcast(events)
     }
-
-    // MARK: Events from the display thread
 
     /// Queues each event on every subscriber whose output is under the limit; for the others, counts it.
     private func broadcast(_ events: [String]) {
@@ -385,44 +385,26 @@ final class ControlLoop {
                     line: MessageCodec.encodeError(MessageError(.invalidRequest, "the request line is blank")))
                 return
             }
-            let message: Message
-            let envelope: Envelope
-            let requestID: String?
-            do throws(MessageCodec.DecodeError) {
-                let decoded = try MessageCodec.decode(bytes: bytes)
-                envelope = decoded.envelope
-                requestID = decoded.requestID
-                switch decoded.request {
-                case .message(let decodedMessage) where peerGone && decodedMessage.isQuery:
-                    statistics.repliesDroppedClosedConnection += 1
-                    return
-                case .message(let decodedMessage):
-                    message = decodedMessage
-                case .subscribeEvents:
-                    // Answered even as a JSON-RPC notification: the reply marks where the event stream begins.
-                    connection.appendSubscribeReply(
-                        line: MessageCodec.encode(Reply.subscribed, in: envelope)
-                            ?? MessageCodec.encode(Reply.subscribed))
-                    return
-                }
-            } catch {
+            switch Self.gate.admit(bytes) {
+            case .refused(let error, let envelope):
                 statistics.malformed += 1
-                logMalformed("malformed control request: \(error.error)", on: connection, bytes: bytes)
-                connection.append(line: MessageCodec.encode(.error(error.error), in: error.envelope)!)
-                return
-            }
-            switch producer.trySend(message, requestID: requestID) {
-            case .enqueued:
-                awaitingDisplay.push((connection.id, connection.reserve(), envelope))
-                connection.inFlight += 1
-            case .full:
-                statistics.rejectedBusy += 1
-                let capacity = options.producerCapacity
-                let busy = MessageError(.busy, "the queue to the display thread is full (\(capacity)); try again")
-                connection.append(line: MessageCodec.encode(.error(busy), in: envelope)!)
-            case .rejected(let error):
-                statistics.malformed += 1
+                logMalformed("malformed control request: \(error)", on: connection, bytes: bytes)
                 connection.append(line: MessageCodec.encode(.error(error), in: envelope)!)
+            case .subscribe(let envelope):
+                // Answered even as a JSON-RPC notification: the reply marks where the event stream begins.
+                connection.appendSubscribeReply(
+                    line: MessageCodec.encode(Reply.subscribed, in: envelope) ?? MessageCodec.encode(Reply.subscribed))
+            case .message(let message, _, _) where peerGone && message.isQuery:
+                statistics.repliesDroppedClosedConnection += 1
+            case .message(let message, let envelope, let requestID):
+                let tag = ControlRequestTag(
+                    connection: connection.id, sequence: connection.reserve(), envelope: envelope)
+                if let refusal = intake.submit(message, requestID: requestID, tag: tag) {
+                    if refusal.code == .busy { statistics.rejectedBusy += 1 } else { statistics.malformed += 1 }
+                    connection.fill(tag.sequence, line: MessageCodec.encode(.error(refusal), in: envelope))
+                } else {
+                    connection.inFlight += 1
+                }
             }
         }
     }
@@ -439,7 +421,7 @@ final class ControlLoop {
         if connection.subscribed && !wasSubscribed {
             subscriberCount += 1
             // Stored before the reply is written, so a publish after the client read it finds the subscriber.
-            mailbox.subscribers.store(subscriberCount, ordering: .releasing)
+            shared.subscribers.store(subscriberCount, ordering: .releasing)
             logger.debug("control connection \(connection.id) subscribed to events")
         }
         if connection.hasUnsentOutput, case .failed = connection.flush() {
@@ -469,7 +451,7 @@ final class ControlLoop {
         statistics.repliesDroppedClosedConnection += connection.answeredButQueued
         if connection.subscribed {
             subscriberCount -= 1
-            mailbox.subscribers.store(subscriberCount, ordering: .releasing)
+            shared.subscribers.store(subscriberCount, ordering: .releasing)
             logger.debug("control connection \(connection.id) unsubscribed (closed)")
         }
         close(connection.descriptor)
@@ -506,6 +488,9 @@ final class ControlLoop {
     }
 
     private static let malformedLoggedPerConnection = 5
+
+    /// Every method, and events as a stream: the peer is the kiosk's own user (checked at accept).
+    private static let gate = RequestGate(methods: nil, events: .subscribe)
 
     /// The first bytes of a bad request, printable, for the log: enough to recognise it, never a 400 KB dump.
     private func excerpt(_ bytes: [UInt8]) -> String {

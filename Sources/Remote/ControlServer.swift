@@ -54,8 +54,10 @@ public final class ControlServer: ReplySink, MessageSource {
     /// The socket's path.
     public let path: String
     public let name = "control"
-    let mailbox: ControlMailbox
-    private let producer = Mutex<MessageProducer?>(nil)
+    /// Replies and events for the server thread.
+    let mailbox: Mailbox<ControlMail>
+    let shared = ControlShared()
+    private let intake: RequestIntake<ControlRequestTag>
     private let thread = LoopThread()
     private let logger = Logger(label: "multiscreen.control")
 
@@ -64,21 +66,37 @@ public final class ControlServer: ReplySink, MessageSource {
     ///   of ``ControlError`` for a path that cannot be used.
     public init(path: String, bus: MessageBus, options: Options = Options()) throws(ControlError) {
         self.path = path
-        mailbox = try ControlMailbox()
+        do {
+            mailbox = try Mailbox()
+        } catch {
+            throw .system(operation: "eventfd for", path: "the control server", errno: error.errno)
+        }
         let listener = try Self.listen(at: path)
-        let producer = bus.makeProducer(capacity: options.producerCapacity, sink: self)
-        self.producer.withLock { $0 = producer }
+        let (mailbox, shared) = (mailbox, shared)
+        intake = RequestIntake(
+            bus: bus, capacity: options.producerCapacity,
+            outlet: .init(
+                reply: { tag, reply in mailbox.post(.reply(tag, reply)) },
+                wantsEvents: { shared.subscribers.load(ordering: .relaxed) > 0 },
+                publish: { event in
+                    shared.eventsPublished.add(1, ordering: .relaxed)
+                    // A subscriber whose subscription reply has been written is counted already (the server thread
+                    // stores the count before writing the reply), so an event published after a client saw that
+                    // reply is delivered to it.
+                    guard shared.subscribers.load(ordering: .acquiring) > 0 else { return }
+                    mailbox.post(.event(MessageCodec.encode(event)))
+                }))
         let loop = ControlLoop(
-            path: path, listener: listener.descriptor, socketIdentity: listener.identity, producer: producer,
-            mailbox: mailbox, options: options, logger: logger)
+            path: path, listener: listener.descriptor, socketIdentity: listener.identity, intake: intake,
+            mailbox: mailbox, shared: shared, options: options, logger: logger)
         do {
             try thread.start(name: "ms-control", niceness: ClientThreads.niceness) { loop.run() }
         } catch {
             loop.closeEverything()
-            producer.close()
+            _ = intake.close()
             throw .system(operation: "pthread_create for", path: path, errno: error.errno)
         }
-        logger.info("control socket listening at \(path)", metadata: ["producer": "\(producer.id)"])
+        logger.info("control socket listening at \(path)")
     }
 
     deinit { stop() }
@@ -90,9 +108,7 @@ public final class ControlServer: ReplySink, MessageSource {
     /// The server pairs replies with requests by order alone (the ring is FIFO): exactly one per message drained
     /// from this server's producer, in drain order. Thread-safe and cheap (a lock and an eventfd write); after
     /// ``stop()`` it does nothing.
-    public func deliver(_ reply: Reply) {
-        _ = mailbox.post(reply: reply)
-    }
+    public func deliver(_ reply: Reply) { intake.deliver(reply) }
 
     /// An event for every connection subscribed to events (``ControlEvents``). The server thread writes it to each
     /// subscriber after what is already queued for it, never blocking: a subscriber that does not read has its
@@ -101,18 +117,12 @@ public final class ControlServer: ReplySink, MessageSource {
     /// Thread-safe. With nobody subscribed it is two atomic operations and no syscall; otherwise a lock and at
     /// most one eventfd write per server wakeup. Events published from one thread reach each subscriber in
     /// publish order. After ``stop()`` it does nothing.
-    public func publish(_ event: Event) {
-        guard hasSubscribers else {
-            mailbox.eventsPublished.add(1, ordering: .relaxed)
-            return
-        }
-        _ = mailbox.post(event: MessageCodec.encode(event))
-    }
+    public func publish(_ event: Event) { intake.publish(event) }
 
-    public var wantsEvents: Bool { hasSubscribers }
+    public var wantsEvents: Bool { intake.wantsEvents }
 
     /// Whether any connection is subscribed to events now. One atomic load.
-    public var hasSubscribers: Bool { mailbox.subscribers.load(ordering: .relaxed) > 0 }
+    public var hasSubscribers: Bool { shared.subscribers.load(ordering: .relaxed) > 0 }
 
     // MARK: MessageSource
 
@@ -131,9 +141,9 @@ public final class ControlServer: ReplySink, MessageSource {
 
     /// The counters so far (updated once per server wakeup; `subscribers` and `eventsPublished` at once).
     public var statistics: ControlStatistics {
-        var statistics = mailbox.statistics.withLock { $0 }
-        statistics.subscribers = mailbox.subscribers.load(ordering: .relaxed)
-        statistics.eventsPublished = mailbox.eventsPublished.load(ordering: .relaxed)
+        var statistics = shared.statistics.withLock { $0 }
+        statistics.subscribers = shared.subscribers.load(ordering: .relaxed)
+        statistics.eventsPublished = shared.eventsPublished.load(ordering: .relaxed)
         return statistics
     }
 
@@ -141,11 +151,8 @@ public final class ControlServer: ReplySink, MessageSource {
     /// (the display thread still drains what is in the ring; its replies are ignored). Idempotent.
     public func stop() {
         guard thread.stop(asking: mailbox.requestStop) else { return }
-        // The producer holds this server as its sink: let go of it, so the server can be freed.
-        producer.withLock { producer in
-            producer?.close()
-            producer = nil
-        }
+        // Requests still in the ring are answered to nobody: their connections are closed.
+        _ = intake.close()
         let statistics = self.statistics
         logger.info(
             "control socket closed at \(path)",

@@ -18,8 +18,6 @@ public struct ControlStatistics: Equatable, Sendable {
     public var peerRejected = 0
     /// Replies (the display thread's or local errors) whose connection closed before they could be written.
     public var repliesDroppedClosedConnection = 0
-    /// Replies from the display thread with no request awaiting one: a display-thread bug, logged.
-    public var repliesUnmatched = 0
     /// Connections closed at accept with `busy` because ``ControlServer/Options/maximumConnections`` were open.
     public var connectionsRefusedBusy = 0
     /// Times `accept` failed for want of descriptors (`EMFILE`/`ENFILE`) and the listener was paused.

@@ -1,22 +1,20 @@
 import Logging
 import Messaging
 
-/// One page's link to the bus: the page is a producer like the control socket, with its own ring and its own
-/// reply sink. What the page posts (`window.webkit.messageHandlers.multiscreen.postMessage`) is decoded with the
-/// same codec and, if the page may call that method, enqueued; the reply comes back through this sink and goes to
-/// the page with the id the page gave it.
+/// One page's link to the bus: the page is a transport like the control socket, with its own ``RequestIntake``.
+/// What the page posts (`window.webkit.messageHandlers.multiscreen.postMessage`) passes the same ``RequestGate``
+/// (with the allow-list of the origin it shows) and, if admitted, is enqueued; the reply goes to the page with the
+/// id the page gave it.
 ///
 /// Display thread only: WebKit calls the script message handler from GLib's main context, which the display
-/// thread's loop dispatches, and the display thread delivers replies and events. `@unchecked Sendable` because
-/// ``ReplySink`` requires it; no other thread ever sees a bridge.
-public final class PageBridge: MessageSource, ReplySink, @unchecked Sendable {
+/// thread's loop dispatches, and the display thread delivers replies and events. `@unchecked Sendable` because the
+/// intake's outlet must be; no other thread ever sees a bridge.
+public final class PageBridge: MessageSource, @unchecked Sendable {
     public let name: String
-    /// Its ring into the bus; nil once stopped (the producer holds this sink, so the bridge lets go of it).
-    private var producer: MessageProducer?
+    /// Its way into the bus; nil once stopped. A request's tag is its envelope, which holds the page's id.
+    private var intake: RequestIntake<Envelope>?
     private let permissions: PagePermissions
     private let logger: Logger
-    /// Ids of requests in the ring, oldest first: replies come back in request order.
-    private var waitingIDs: [JSONValue?] = []
     /// Runs a delivery script in the page (the ``WebView`` sets it).
     var run: (String) -> Void = { _ in }
     /// The URL the page's view shows now (the ``WebView`` sets it): its origin decides what the page may call, so a
@@ -35,8 +33,13 @@ public final class PageBridge: MessageSource, ReplySink, @unchecked Sendable {
         name = "web:\(screen)"
         self.permissions = permissions
         self.logger = logger
-        // A page is one producer among many: a small ring is plenty for a person pressing buttons.
-        producer = bus.makeProducer(capacity: 64, textCapacity: 256 * 1024, sink: self)
+        // A page is one producer among many: a small ring is plenty for a person pressing buttons. The outlet holds
+        // the bridge weakly: the producer holds the intake until the display thread retires it.
+        intake = RequestIntake(
+            bus: bus, capacity: 64, textCapacity: 256 * 1024,
+            outlet: .init(
+                reply: { [weak self] envelope, reply in self?.deliverNow(.reply(id: envelope.id, reply)) },
+                wantsEvents: { true }, publish: { [weak self] event in self?.publish(event) }))
     }
 
     public var counters: [String: Int] {
@@ -48,48 +51,29 @@ public final class PageBridge: MessageSource, ReplySink, @unchecked Sendable {
 
     /// Closes the page's ring (the display thread drains what is left and retires it).
     public func stop() {
-        producer?.close()
-        producer = nil
+        _ = intake?.close()
+        intake = nil
         held = nil
     }
 
     // MARK: Page → bus
 
-    /// What the `multiscreen` handler received: a JSON object `{method, params, id?}`, as an object or as JSON text.
+    /// What the `multiscreen` handler received: a JSON request `{id, method, params}`, passed through the gate of the
+    /// origin the page shows now (a page that navigated elsewhere gets that origin's permissions).
     func received(multiscreen text: String) {
         statistics.requests += 1
-        var id: JSONValue?
-        let message: Message
-        let requestID: String?
-        do throws(MessageError) {
-            guard text.utf8.count <= MessageCodec.maximumRequestBytes else {
-                throw MessageError(
-                    .requestTooLarge,
-                    "request is \(text.utf8.count) bytes, the limit is \(MessageCodec.maximumRequestBytes)")
-            }
-            guard case .object(var object) = try JSONValue.parse(Array(text.utf8)) else {
-                throw MessageError(.invalidRequest, "a page's request is an object {method, params}")
-            }
-            id = object.removeValue(forKey: "id")
-            let decoded: (request: Request, envelope: Envelope, requestID: String?)
-            do throws(MessageCodec.DecodeError) {
-                decoded = try MessageCodec.decode(object: object)
-            } catch {
-                throw error.error
-            }
-            guard case .message(let decodedMessage) = decoded.request else {
-                throw MessageError(.invalidRequest, "events.subscribe is not available to a page")
-            }
-            message = decodedMessage
-            requestID = decoded.requestID
-            try check(message.method)
-        } catch {
-            if error.code != .notPermitted { statistics.malformed += 1 }
-            logger.notice("\(name): refused a page's request: \(error.message.prefix(200).logSafe)")
-            deliverNow(.reply(id: id, .error(error)))
-            return
+        guard let intake else { return }
+        let gate = RequestGate(
+            methods: permissions.gate(forPageAt: pageURL()), events: .elsewhere("are handed to every page already"))
+        switch intake.take(Array(text.utf8), through: gate, tag: { $0 }) {
+        case .enqueued:
+            statistics.enqueued += 1
+        case .subscribe:
+            preconditionFailure("a page's gate never admits events.subscribe")
+        case .answer(let reply, let envelope):
+            if case .error(let error) = reply { refused(error, what: "request") }
+            deliverNow(.reply(id: envelope.id, reply))
         }
-        enqueue(message, id: id, requestID: requestID)
     }
 
     /// The starter kit's `sendMessage` handler: its body is the text to send to every external screen.
@@ -97,53 +81,42 @@ public final class PageBridge: MessageSource, ReplySink, @unchecked Sendable {
         statistics.requests += 1
         let message = Message.send(text: text, screen: nil)
         do throws(MessageError) {
+            try permissions.gate(forPageAt: pageURL()).check(.send)
             try message.validate()
-            try check(.send)
             guard text.contains(where: { !$0.isWhitespace }) else {
                 throw MessageError(.invalidParams, "the message is empty")
             }
         } catch {
-            if error.code != .notPermitted { statistics.malformed += 1 }
-            logger.notice("\(name): refused a page's sendMessage: \(error.message.prefix(200).logSafe)")
+            refused(error, what: "sendMessage")
             deliverNow(.reply(id: nil, .error(error)))
             return
         }
-        enqueue(message, id: nil)
+        enqueue(message)
     }
 
-    /// Whether the page, from the origin it shows now, may call `method`.
-    private func check(_ method: MessageMethod) throws(MessageError) {
-        do {
-            try permissions.gate(forPageAt: pageURL()).check(method)
-        } catch {
-            statistics.notAllowed += 1
-            throw error
+    /// Counted by reason and logged (a page looping on a bug logs its first few refusals of each reason).
+    private func refused(_ error: MessageError, what: String) {
+        switch RequestGate.counter(for: error) {
+        case "notAllowed": statistics.notAllowed += 1
+        case "rejectedBusy": statistics.busy += 1
+        default: statistics.malformed += 1
+        }
+        if statistics.notAllowed + statistics.busy + statistics.malformed <= 5 {
+            logger.notice("\(name): refused a page's \(what): \(error.message.prefix(200).logSafe)")
         }
     }
 
-    private func enqueue(_ message: Message, id: JSONValue?, requestID: String? = nil) {
-        guard let producer else { return }
-        switch producer.trySend(message, requestID: requestID) {
-        case .enqueued:
+    private func enqueue(_ message: Message) {
+        guard let intake else { return }
+        if let refusal = intake.submit(message, requestID: nil, tag: .plain) {
+            refused(refusal, what: "sendMessage")
+            deliverNow(.reply(id: nil, .error(refusal)))
+        } else {
             statistics.enqueued += 1
-            waitingIDs.append(id)
-        case .full:
-            statistics.busy += 1
-            deliverNow(.reply(id: id, .error(MessageError(.busy, "the bus is full; try again"))))
-        case .rejected(let error):
-            statistics.malformed += 1
-            deliverNow(.reply(id: id, .error(error)))
         }
     }
 
     // MARK: Bus → page
-
-    public func deliver(_ reply: Reply) {
-        let id = waitingIDs.isEmpty ? nil : waitingIDs.removeFirst()
-        deliverNow(.reply(id: id, reply))
-    }
-
-    public var wantsEvents: Bool { true }
 
     /// Every event but `frame.shown` (one per frame of every screen: latency tooling's business, not a page's).
     public func publish(_ event: Event) {

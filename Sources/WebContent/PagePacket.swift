@@ -21,7 +21,7 @@ public enum PagePacket: Equatable, Sendable {
         case .reply(let id, let reply):
             return .object([
                 "kind": .string("reply"), "id": id ?? .null,
-                "reply": (try? JSONValue.parse(Array(MessageCodec.encode(reply).utf8))) ?? .null,
+                "reply": MessageCodec.value(of: reply, in: .plain) ?? .null,
             ])
         case .event(let event):
             return .object([

@@ -112,6 +112,22 @@ struct MessageCodecTests {
         #expect(throws: MessageError.self) { try MessageCodec.decodeRequest(#"{"method":"events.subscribe"}"#) }
     }
 
+    /// A request in Multiscreen's own form may carry an `id` (a non-empty string or an integer), echoed in its reply
+    /// as the value it came in as, error or result.
+    @Test func taggedRequestsEchoTheirID() throws {
+        let decoded = try Self.decode(#"{"id":"op-7","method":"send","params":{"text":"hi"}}"#)
+        #expect(decoded.request == .message(.send(text: "hi", screen: nil)))
+        #expect(decoded.envelope == .tagged(id: .string("op-7")) && decoded.envelope.id == .string("op-7"))
+        #expect(
+            MessageCodec.encode(.sent(id: 3, screen: nil), in: decoded.envelope)
+                == #"{"id":"op-7","method":"send","result":{"id":3,"screen":null}}"#)
+        #expect(
+            MessageCodec.encode(.error(MessageError(.busy, "full")), in: .tagged(id: .integer(9)))
+                == #"{"error":{"code":-32003,"message":"full"},"id":9}"#)
+        #expect(try Self.decode(#"{"method":"status"}"#).envelope.id == nil)
+        #expect(try Self.decode(#"{"jsonrpc":"2.0","method":"status"}"#).envelope.id == nil)
+    }
+
     /// JSON-RPC 2.0 requests are accepted and answered in kind; the envelope survives an error.
     @Test func jsonRPCRequestsAreAnsweredInKind() throws {
         let decoded = try Self.decode(#"{"jsonrpc":"2.0","id":7,"method":"send","params":{"text":"hi"}}"#)
@@ -213,7 +229,9 @@ struct MessageCodecTests {
         (#"{"params":{}}"#, .invalidRequest),
         (#"{"method":3}"#, .invalidRequest),
         (#"{"method":"status","params":[]}"#, .invalidRequest),
-        (#"{"method":"status","id":1}"#, .invalidRequest),
+        (#"{"method":"status","id":[1]}"#, .invalidRequest),
+        (#"{"method":"status","id":""}"#, .invalidRequest),
+        (#"{"method":"status","id":1.5}"#, .invalidRequest),
         // A request for something that does not exist.
         (#"{"method":"card.flip","params":{}}"#, .methodNotFound),
         (#"{"method":"Send"}"#, .methodNotFound),
