@@ -204,6 +204,10 @@ let package = Package(
             ]),
         .testTarget(name: "OutputsTests", dependencies: ["Outputs"]),
         .testTarget(name: "WebContentTests", dependencies: ["WebContent", "Messaging"]),
+        // The same requests through every transport (socket, fleet, phone, page), answered alike.
+        .testTarget(
+            name: "TransportTests",
+            dependencies: ["Remote", "Fleet", "PhoneRemote", "WebContent", "Messaging", "CompositorHarness"]),
         .testTarget(name: "ScreensTests", dependencies: ["Screens", "Outputs", "TOMLPrecheck"]),
         .testTarget(
             name: "ProductTests",

@@ -64,7 +64,8 @@ public final class PageBridge: MessageSource, @unchecked Sendable {
         statistics.requests += 1
         guard let intake else { return }
         let gate = RequestGate(
-            methods: permissions.gate(forPageAt: pageURL()), events: .elsewhere("are handed to every page already"))
+            methods: permissions.gate(forPageAt: pageURL()), events: .elsewhere("are handed to every page already"),
+            retryPrefix: "\(name):")
         switch intake.take(Array(text.utf8), through: gate, tag: { $0 }) {
         case .enqueued:
             statistics.enqueued += 1
