@@ -364,34 +364,12 @@ final class FleetLoop {
     }
 
     private func publishStatus(_ result: [String: JSONValue]) {
-        var document = result
-        // Retained for every kiosk of a fleet and sent to every watcher: keep it to a few KB whatever was shown
-        // (a message or card may be 64 KiB). The full texts are one `status` request away.
-        func trimmed(_ list: JSONValue?, keep: Int) -> JSONValue? {
-            guard case .array(let entries)? = list else { return list }
-            return .array(
-                entries.prefix(keep).map { entry in
-                    var fields = entry.objectValue
-                    if case .string(let text)? = fields["text"], text.count > Self.statusTextLimit {
-                        fields["text"] = .string(String(text.prefix(Self.statusTextLimit)) + "…")
-                    }
-                    return .object(fields)
-                })
-        }
-        document["messages"] = trimmed(document["messages"], keep: 5)
-        document["cards"] = trimmed(document["cards"], keep: 16)
-        document["site"] = .string(config.site)
-        document["kiosk"] = .string(config.kiosk)
-        document["groups"] = .array(config.groups.map { .string($0) })
-        document["version"] = .string(options.version)
-        document["uptimeSeconds"] = .integer(Int(Date().timeIntervalSince(startedAt)))
-        document["updatedAt"] = .number(Date().timeIntervalSince1970)
+        let document = RetainedStatus.document(
+            from: result, config: config, version: options.version,
+            uptimeSeconds: Int(Date().timeIntervalSince(startedAt)), now: Date())
         stats["statusPublished", default: 0] += 1
-        send(topic: topics.status, payload: Array(JSONValue.object(document).serialized.utf8), retain: true)
+        send(topic: topics.status, payload: Array(document.serialized.utf8), retain: true)
     }
-
-    /// Characters of a message or card text kept in the retained status.
-    static let statusTextLimit = 200
 
     private func publish(_ events: [Event]) {
         guard !events.isEmpty else { return }

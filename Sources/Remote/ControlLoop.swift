@@ -10,13 +10,13 @@ import SystemCalls
 /// the ``RequestIntake`` and replies and events come back through the ``Mailbox``.
 final class ControlLoop {
     private let path: String
-    private let listener: Int32
+    private let listener: ControlListener
     private let socketIdentity: ControlServer.SocketIdentity
-    private let intake: RequestIntake<ControlRequestTag>
+    let intake: RequestIntake<ControlRequestTag>
     private let mailbox: Mailbox<ControlMail>
     private let shared: ControlShared
     private let options: ControlServer.Options
-    private let logger: Logger
+    let logger: Logger
 
     private var connections: [Int: ControlConnection] = [:]
     /// Closed connections whose held requests are still to be handled, a few per turn of the loop: a client that
@@ -26,20 +26,10 @@ final class ControlLoop {
     /// Held requests of a closed connection handled per turn of the loop (each is decoded, tens of microseconds).
     private static let leavingRequestsPerTurn = 64
     private var nextConnectionID = 0
-    private var statistics = ControlStatistics()
-    /// Connections with ``ControlConnection/subscribed`` set, mirrored in ``ControlMailbox/subscribers``.
+    var statistics = ControlStatistics()
+    /// Connections with ``ControlConnection/subscribed`` set, mirrored in ``ControlShared/subscribers``.
     private var subscriberCount = 0
     private let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
-    /// While descriptors ran out (`accept` failed with `EMFILE`/`ENFILE`), the listener is left out of `poll` until
-    /// this time (monotonic ns): polling it would report the waiting connection at once, again and again, a busy
-    /// loop that also flooded the log. The pause doubles from 50 ms to 1 s while the failures go on.
-    private var acceptPausedUntil: UInt64?
-    /// A descriptor held in reserve (`/dev/null`) for the operator: when `accept` fails with `EMFILE` it is closed
-    /// and the connection accepted in its place, so a command still gets through while something else (a flood of
-    /// connections elsewhere in the process) holds every other descriptor. Opened again once descriptors are free.
-    private var reserve: Int32 = -1
-    private var acceptPause: UInt64 = 0
-    private static let acceptPauseRange: ClosedRange<UInt64> = 50_000_000...1_000_000_000
 
     init(
         path: String, listener: Int32, socketIdentity: ControlServer.SocketIdentity,
@@ -47,7 +37,7 @@ final class ControlLoop {
         options: ControlServer.Options, logger: Logger
     ) {
         self.path = path
-        self.listener = listener
+        self.listener = ControlListener(descriptor: listener)
         self.socketIdentity = socketIdentity
         self.intake = intake
         self.mailbox = mailbox
@@ -60,17 +50,14 @@ final class ControlLoop {
 
     func run() {
         defer { closeEverything() }
-        reserve = open("/dev/null", O_RDONLY | O_CLOEXEC)
         var descriptors: [pollfd] = []
         var polled: [ControlConnection] = []
         while true {
             descriptors.removeAll(keepingCapacity: true)
             polled.removeAll(keepingCapacity: true)
             descriptors.append(pollfd(fd: mailbox.wakeDescriptor, events: Int16(POLLIN), revents: 0))
-            if reserve < 0 { reserve = open("/dev/null", O_RDONLY | O_CLOEXEC) }
-            if let until = acceptPausedUntil, MonotonicClock.nanoseconds() >= until { acceptPausedUntil = nil }
             // Left out while paused: -1 is skipped by poll, and keeps the connections' indices where they are.
-            descriptors.append(pollfd(fd: acceptPausedUntil == nil ? listener : -1, events: Int16(POLLIN), revents: 0))
+            descriptors.append(pollfd(fd: listener.pollDescriptor(), events: Int16(POLLIN), revents: 0))
             for connection in connections.values {
                 var events: Int32 = 0
                 if !connection.readClosed && connection.held.isEmpty
@@ -85,7 +72,7 @@ final class ControlLoop {
             }
             do {
                 // poll's timeout: the sooner of the idle deadline and the end of an accept pause (-1: neither).
-                let deadlines = [idleTimeoutMilliseconds(), acceptPauseMilliseconds()].filter { $0 >= 0 }
+                let deadlines = [idleTimeoutMilliseconds(), listener.pauseMilliseconds()].filter { $0 >= 0 }
                 let timeout = leaving.isEmpty ? deadlines.min() ?? -1 : 0
                 try systemCall("poll") { poll(&descriptors, nfds_t(descriptors.count), timeout) }
             } catch {
@@ -117,9 +104,7 @@ final class ControlLoop {
         subscriberCount = 0
         shared.subscribers.store(0, ordering: .releasing)
         statistics.subscribers = 0
-        close(listener)
-        if reserve >= 0 { close(reserve) }
-        reserve = -1
+        listener.close()
         var status = stat()
         if lstat(path, &status) == 0
             && ControlServer.SocketIdentity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
@@ -161,6 +146,14 @@ final class ControlLoop {
         let lines = events.map(ControlConnection.bytes(of:))
         for connection in connections.values where connection.subscribed {
             for line in lines {
+                // At the limit, hand the socket what it takes before deciding: a subscriber that reads is not
+                // dropped because many events came in one wakeup.
+                if connection.eventsDropped == 0 && connection.unsentBytes >= options.outputBufferLimit,
+                    case .failed = connection.flush()
+                {
+                    drop(connection)
+                    break
+                }
                 // Once over the limit, drop until caught up (``pushReplies``), not whenever a flush makes room
                 // for one more line: the subscriber gets one `events.dropped` line per episode, not one per event.
                 if connection.eventsDropped > 0 || connection.unsentBytes >= options.outputBufferLimit {
@@ -175,47 +168,21 @@ final class ControlLoop {
                     connection.appendEvent(line)
                 }
             }
-            pushReplies(connection)
+            if connections[connection.id] != nil { pushReplies(connection) }
         }
     }
 
     // MARK: Connections
 
     private func acceptAll() {
-        var onReserve = false
-        while true {
-            let descriptor: Int32
-            do {
-                descriptor = try systemCall("accept") { accept(listener, nil, nil) }
-            } catch {
-                switch error.errno {
-                case EAGAIN, EWOULDBLOCK: return
-                case ECONNABORTED, EPROTO: continue
-                case EMFILE where reserve >= 0:
-                    // Best effort: another thread of the process (the phone remote's) may take the freed descriptor
-                    // first; then the next accept fails again and the listener pauses.
-                    close(reserve)
-                    reserve = -1
-                    onReserve = true
-                    continue
-                default:
-                    // EMFILE and friends: leave the connection in the backlog and stop polling the listener for a
-                    // while (the log's rate limit bounds this line too; every pause is counted).
-                    acceptPause = min(
-                        max(acceptPause * 2, Self.acceptPauseRange.lowerBound), Self.acceptPauseRange.upperBound)
-                    acceptPausedUntil = MonotonicClock.nanoseconds() &+ acceptPause
-                    statistics.acceptPaused += 1
-                    logger.error("control socket \(error); not accepting for \(acceptPause / 1_000_000) ms")
-                    return
-                }
-            }
-            acceptPause = 0
-            if onReserve { statistics.acceptedOnReserve += 1 }
-            onReserve = false
-            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-            ControlSocket.setNonBlocking(descriptor)
-            admit(descriptor)
+        let accepted = listener.acceptAll()
+        statistics.acceptedOnReserve += accepted.onReserve
+        if let (error, milliseconds) = accepted.paused {
+            // The log's rate limit bounds this line too; every pause is counted.
+            statistics.acceptPaused += 1
+            logger.error("control socket \(error); not accepting for \(milliseconds) ms")
         }
+        for descriptor in accepted.descriptors { admit(descriptor) }
     }
 
     private func admit(_ descriptor: Int32) {
@@ -294,13 +261,6 @@ final class ControlLoop {
         return deadline <= now ? 0 : Int32(min((deadline - now + 999_999) / 1_000_000, UInt64(Int32.max)))
     }
 
-    /// Until the listener is polled again (-1: it is not paused).
-    private func acceptPauseMilliseconds() -> Int32 {
-        guard let until = acceptPausedUntil else { return -1 }
-        let now = MonotonicClock.nanoseconds()
-        return until <= now ? 0 : Int32((until - now + 999_999) / 1_000_000)
-    }
-
     /// Nothing to do: no request in flight, nothing unsent, not subscribed (a subscriber waits for events).
     private func isIdle(_ connection: ControlConnection) -> Bool {
         connection.isFinished && !connection.subscribed
@@ -356,56 +316,6 @@ final class ControlLoop {
             && connection.unsentBytes < options.outputBufferLimit, let event = connection.held.popFirst()
         {
             handle(event, on: connection)
-        }
-    }
-
-    /// Handles one request line. `peerGone`: the connection is being closed, so a query (whose only effect would be
-    /// its reply) is counted as a dropped reply instead of costing the display thread its work; everything else a
-    /// vanished peer sent is still applied (`echo … | socat` is a normal client).
-    private func handle(_ event: LineFramer.Event, on connection: ControlConnection, peerGone: Bool = false) {
-        switch event {
-        case .tooLong:
-            statistics.requests += 1
-            statistics.malformed += 1
-            logMalformed("control request too large", on: connection, bytes: nil)
-            connection.append(
-                line: MessageCodec.encodeError(
-                    MessageError(
-                        .requestTooLarge,
-                        "request line exceeds \(MessageCodec.maximumRequestBytes) bytes; the rest of the line "
-                            + "was discarded")))
-        case .line(let bytes):
-            // An empty line is no request; one of only blanks is a request with nothing in it, and is answered.
-            if bytes.isEmpty { return }
-            statistics.requests += 1
-            if bytes.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) {
-                statistics.malformed += 1
-                logMalformed("blank control request", on: connection, bytes: bytes)
-                connection.append(
-                    line: MessageCodec.encodeError(MessageError(.invalidRequest, "the request line is blank")))
-                return
-            }
-            switch Self.gate.admit(bytes) {
-            case .refused(let error, let envelope):
-                statistics.malformed += 1
-                logMalformed("malformed control request: \(error)", on: connection, bytes: bytes)
-                connection.append(line: MessageCodec.encode(.error(error), in: envelope)!)
-            case .subscribe(let envelope):
-                // Answered even as a JSON-RPC notification: the reply marks where the event stream begins.
-                connection.appendSubscribeReply(
-                    line: MessageCodec.encode(Reply.subscribed, in: envelope) ?? MessageCodec.encode(Reply.subscribed))
-            case .message(let message, _, _) where peerGone && message.isQuery:
-                statistics.repliesDroppedClosedConnection += 1
-            case .message(let message, let envelope, let requestID):
-                let tag = ControlRequestTag(
-                    connection: connection.id, sequence: connection.reserve(), envelope: envelope)
-                if let refusal = intake.submit(message, requestID: requestID, tag: tag) {
-                    if refusal.code == .busy { statistics.rejectedBusy += 1 } else { statistics.malformed += 1 }
-                    connection.fill(tag.sequence, line: MessageCodec.encode(.error(refusal), in: envelope))
-                } else {
-                    connection.inFlight += 1
-                }
-            }
         }
     }
 
@@ -467,40 +377,5 @@ final class ControlLoop {
             handle(event, on: connection, peerGone: true)
         }
         if connection.held.isEmpty { _ = leaving.popFirst() }
-    }
-
-    /// Logs a bad request: the first few of a connection at notice, the rest at debug, so a client looping on a
-    /// bug (or a flood) cannot fill the journal; the counters still count every one.
-    private func logMalformed(_ text: String, on connection: ControlConnection, bytes: [UInt8]?) {
-        connection.malformedRequests += 1
-        let level: Logger.Level = connection.malformedRequests <= Self.malformedLoggedPerConnection ? .notice : .debug
-        var metadata: Logger.Metadata = ["connection": "\(connection.id)"]
-        if let bytes {
-            metadata["bytes"] = "\(bytes.count)"
-            metadata["start"] = "\(excerpt(bytes))"
-        }
-        logger.log(level: level, "\(text)", metadata: metadata)
-        if connection.malformedRequests == Self.malformedLoggedPerConnection {
-            logger.notice(
-                "further malformed requests on this connection are logged at debug level",
-                metadata: ["connection": "\(connection.id)"])
-        }
-    }
-
-    private static let malformedLoggedPerConnection = 5
-
-    /// Every method, and events as a stream: the peer is the kiosk's own user (checked at accept).
-    private static let gate = RequestGate(methods: nil, events: .subscribe)
-
-    /// The first bytes of a bad request, printable, for the log: enough to recognise it, never a 400 KB dump.
-    private func excerpt(_ bytes: [UInt8]) -> String {
-        let head = bytes.prefix(80).map { $0 >= 0x20 && $0 < 0x7F ? Character(UnicodeScalar($0)) : "." }
-        return String(head) + (bytes.count > 80 ? "…" : "")
-    }
-
-    static func isPowerOfTen(_ value: Int) -> Bool {
-        var value = value
-        while value >= 10 && value % 10 == 0 { value /= 10 }
-        return value == 1
     }
 }

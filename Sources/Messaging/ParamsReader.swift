@@ -1,0 +1,101 @@
+import Outputs
+
+/// Takes typed params out of a request's `params`, remembering which were read so the rest can be rejected.
+struct ParamsReader {
+    let method: MessageMethod
+    var params: [String: JSONValue]
+
+    mutating func optionalString(_ name: String) throws(MessageError) -> String? {
+        switch params.removeValue(forKey: name) {
+        case nil: return nil
+        case .string(let value)?: return value
+        default: throw MessageError(.invalidParams, "\"\(name)\" of \(method.rawValue) must be a string")
+        }
+    }
+
+    mutating func optionalNumber(_ name: String) throws(MessageError) -> Double? {
+        switch params.removeValue(forKey: name) {
+        case nil: return nil
+        case .integer(let value)?: return Double(value)
+        case .number(let value)?: return value
+        default: throw MessageError(.invalidParams, "\"\(name)\" of \(method.rawValue) must be a number")
+        }
+    }
+
+    /// A card's `id`: a positive integer (card ids start at 1).
+    mutating func cardID() throws(MessageError) -> UInt32 {
+        switch params.removeValue(forKey: "id") {
+        case nil: throw MessageError(.invalidParams, "\(method.rawValue) needs \"id\"")
+        case .integer(let value)? where value > 0 && value <= Int(UInt32.max): return UInt32(value)
+        default:
+            throw MessageError(.invalidParams, "\"id\" of \(method.rawValue) must be a card id (a positive integer)")
+        }
+    }
+
+    mutating func optionalBool(_ name: String) throws(MessageError) -> Bool? {
+        switch params.removeValue(forKey: name) {
+        case nil: return nil
+        case .bool(let value)?: return value
+        default: throw MessageError(.invalidParams, "\"\(name)\" of \(method.rawValue) must be true or false")
+        }
+    }
+
+    /// One of an enumeration's names (`fit`: `contain`, `cover`…), nil when absent.
+    mutating func optionalEnum<Value: RawRepresentable & CaseIterable>(_ name: String, _: Value.Type)
+        throws(MessageError) -> Value? where Value.RawValue == String
+    {
+        guard let text = try optionalString(name) else { return nil }
+        guard let value = Value(rawValue: text) else {
+            let known = Value.allCases.map(\.rawValue).joined(separator: ", ")
+            throw MessageError(.invalidParams, "\"\(name)\" of \(method.rawValue) must be one of \(known)")
+        }
+        return value
+    }
+
+    /// `items`: an array of `{"source": PATH_OR_URL, "seconds": N}`.
+    mutating func playlistItems() throws(MessageError) -> [Playlist.Item] {
+        guard case .array(let values)? = params.removeValue(forKey: "items") else {
+            throw MessageError(.invalidParams, "\(method.rawValue) needs \"items\", an array")
+        }
+        var items: [Playlist.Item] = []
+        for (index, value) in values.enumerated() {
+            let place = "item \(index + 1) of \(method.rawValue)"
+            guard case .object(let fields) = value, fields.keys.allSatisfy({ $0 == "source" || $0 == "seconds" }),
+                case .string(let source)? = fields["source"]
+            else {
+                throw MessageError(.invalidParams, "\(place) must be {\"source\": PATH_OR_URL, \"seconds\": N}")
+            }
+            let seconds: Double
+            switch fields["seconds"] {
+            case .integer(let value)?: seconds = Double(value)
+            case .number(let value)?: seconds = value
+            default: throw MessageError(.invalidParams, "\(place) needs \"seconds\", a number")
+            }
+            items.append(Playlist.Item(source: source, seconds: seconds))
+        }
+        return items
+    }
+
+    /// `rotate`: 0, 90, 180 or 270 (degrees clockwise), nil when absent.
+    mutating func rotation() throws(MessageError) -> MediaRotation? {
+        switch params.removeValue(forKey: "rotate") {
+        case nil: return nil
+        case .integer(let degrees)?: if let rotation = MediaRotation(rawValue: degrees) { return rotation }
+        default: break
+        }
+        throw MessageError(.invalidParams, "\"rotate\" of \(method.rawValue) must be 0, 90, 180 or 270")
+    }
+
+    mutating func string(_ name: String) throws(MessageError) -> String {
+        guard let value = try optionalString(name) else {
+            throw MessageError(.invalidParams, "\(method.rawValue) needs \"\(name)\"")
+        }
+        return value
+    }
+
+    func rejectUnread() throws(MessageError) {
+        if let unknown = params.keys.sorted().first {
+            throw MessageError(.invalidParams, "\(method.rawValue) has no parameter \"\(unknown)\"")
+        }
+    }
+}
