@@ -6,38 +6,10 @@ import TextRendering
 
 /// Draws rectangles and text in buffer pixels (origin top-left) with the programs from `shaders/`.
 ///
-/// Text is laid out and rasterised once per distinct (string, style, box) and kept as a GL texture; a screen that
-/// redraws the same labels costs no Pango work. Every text has a box (``TextBox``) and no texture side exceeds
-/// `GL_MAX_TEXTURE_SIZE`. The cache is bounded, so a long-running signage wall with ever-changing messages does not
-/// grow without limit: small texts share the pages of an atlas (``textAtlasPageWidth``), larger ones have a texture
-/// of their own within ``textCacheBudget`` (least recently used deleted first).
-///
-/// Why an atlas: Mesa's llvmpipe keeps each texture's storage in a `malloc`ed block. A texture of its own per small
-/// text made every new message allocate, and every eviction free, blocks of many sizes in the main heap, and the
-/// holes were not all reused: the heap crept by megabytes an hour (reliability R6). The atlas's pages are allocated
-/// once and refilled with `glTexSubImage2D`, so a new small text allocates no texture storage at all. Texts of more
-/// than ``textAtlasItemLimit`` bytes are above glibc's mmap threshold (fixed by ``Application``), so each has its own
-/// mapping, which goes back to the system whole when the texture is deleted.
+/// Text is laid out and rasterised once per distinct (string, style, box) and kept as a GL texture by
+/// ``TextTextureCache``: a screen that redraws the same labels costs no Pango work. Every text has a box
+/// (``TextBox``) and no texture side exceeds `GL_MAX_TEXTURE_SIZE`.
 public final class Canvas {
-    private struct TextKey: Hashable {
-        var text: String
-        var style: TextStyle
-        var box: TextBox
-    }
-
-    /// Where a text's pixels are.
-    private enum TextStorage {
-        /// In a page of the atlas, at this place.
-        case atlas(ShelfPacker<TextKey>.Placement)
-        /// A texture of its own: the text is too large for the atlas.
-        case own(GLuint)
-    }
-
-    private struct TextTexture {
-        var storage: TextStorage
-        var extent: TextExtent
-    }
-
     /// What a text covers, relative to the point it was drawn at.
     public struct TextExtent: Sendable, Equatable {
         /// Offset of the ink's box from the x it was drawn at (right-aligned or centred lines).
@@ -53,60 +25,20 @@ public final class Canvas {
             originX: 0, width: 0, height: 0, baseline: 0, lineCount: 0, isEllipsized: false)
     }
 
-    /// Text texture counters, for diagnostics.
-    public struct TextCacheStatistics: Sendable, Equatable {
-        public var textures: Int
-        public var bytes: Int
-        public var peakBytes: Int
-        public var evicted: Int
-        /// Atlas pages made (each made once and kept, ``textAtlasPageBytes`` each).
-        public var atlasPages: Int
-        /// `glTexImage2D` reported an error (out of memory): the text was not drawn.
-        public var uploadFailures: Int
-    }
-
-    public var textCache: TextCacheStatistics {
-        TextCacheStatistics(
-            textures: budget.count + atlas.count, bytes: budget.bytes + atlasPages.count * Self.textAtlasPageBytes,
-            peakBytes: budget.peakBytes + atlasPages.count * Self.textAtlasPageBytes,
-            evicted: budget.evicted + atlas.evicted, atlasPages: atlasPages.count, uploadFailures: uploadFailures)
-    }
+    public var textCache: TextCacheStatistics { textTextures.statistics }
 
     private let solid: ShaderProgram
     private let textProgram: ShaderProgram
     private let textureProgram: ShaderProgram
     private let webProgram: ShaderProgram
     private let rasterizer: TextRasterizer
-    private var textures: [TextKey: TextTexture] = [:]
-    private var budget = ByteBudgetCache<TextKey>(budget: Canvas.textCacheBudget)
-    private var atlas: ShelfPacker<TextKey>
-    /// The atlas's page textures, by the packer's page index.
-    private var atlasPages: [GLuint] = []
-    /// When a text of the atlas was last drawn (``releaseUnusedTexts()``).
-    private var atlasLastUsedAt: UInt64 = 0
+    private let textTextures: TextTextureCache
     private var viewportWidth: Float = 1
     private var viewportHeight: Float = 1
-    private var uploadFailures = 0
     /// The last QR code drawn and its texture (one at a time: every screen shows the same code).
     private var qrTexture: (code: QRCode, texture: GLuint)?
     /// `GL_MAX_TEXTURE_SIZE` of the context the canvas was made in.
     public let maxTextureSize: Int
-
-    /// Bytes of the textures of large texts kept (4 per pixel): 32 MiB is four full 1920×1080 screens of text.
-    public static let textCacheBudget = 32 << 20
-    /// The atlas: up to four pages of 2048 × 512 (4 MiB each), enough for a few hundred labels and messages at once.
-    public static let textAtlasPageWidth = 2048
-    public static let textAtlasPageHeight = 512
-    public static let textAtlasPages = 4
-    public static var textAtlasPageBytes: Int { textAtlasPageWidth * textAtlasPageHeight * 4 }
-    /// A large text not drawn for this long is deleted when the next large text is made, or by
-    /// ``releaseUnusedTexts()`` (nanoseconds): the mappings of texts shown once (a screen that came and went, a
-    /// message long gone) go back to the system in a minute, not after the budget has slowly filled (R6's soak saw
-    /// the textures of each hotplugged screen's texts pile up by 300 KiB a minute).
-    public static let largeTextExpiry: UInt64 = 30_000_000_000
-    /// Texts of more bytes than this get a texture of their own: twice glibc's fixed mmap threshold (128 KiB), so
-    /// that Mesa's block for one (the pixels plus a little alignment) is surely mapped on its own, not in the heap.
-    public static let textAtlasItemLimit = 256 << 10
 
     /// Where the next ``begin(width:height:background:)`` draws: the whole framebuffer (nil), or a region of it
     /// whose top-left corner is at (x, y) in a framebuffer `framebufferHeight` pixels high. Scenes keep drawing in
@@ -128,9 +60,7 @@ public final class Canvas {
         glGetIntegerv(GLenum(GL_MAX_TEXTURE_SIZE), &size)
         // GLES2 guarantees at least 64; a context that reports nothing is treated as the minimum.
         maxTextureSize = Int(max(size, 64))
-        atlas = ShelfPacker(
-            pageWidth: min(Self.textAtlasPageWidth, maxTextureSize),
-            pageHeight: min(Self.textAtlasPageHeight, maxTextureSize), maxPages: Self.textAtlasPages)
+        textTextures = TextTextureCache(rasterizer: rasterizer, maxTextureSize: maxTextureSize)
     }
 
     /// Copies what was just drawn since ``begin(width:height:background:)`` into `target` (see ``MirrorTexture``).
@@ -176,7 +106,9 @@ public final class Canvas {
     /// Draws `text` in `box` with the box's top-left corner at (x, y). Returns what it covers.
     @discardableResult
     public func text(_ text: String, x: Float, y: Float, style: TextStyle, box: TextBox) -> TextExtent {
-        guard let entry = texture(for: TextKey(text: text, style: style, box: box)) else { return .zero }
+        guard let entry = textTextures.texture(for: TextTextureCache.TextKey(text: text, style: style, box: box)) else {
+            return .zero
+        }
         let extent = entry.extent
         let texture: GLuint
         var region = TextureRegion.whole
@@ -184,9 +116,9 @@ public final class Canvas {
         case .own(let own):
             texture = own
         case .atlas(let place):
-            texture = atlasPages[place.page]
-            let width = Float(atlas.pageWidth)
-            let height = Float(atlas.pageHeight)
+            texture = textTextures.atlasPages[place.page]
+            let width = Float(textTextures.atlas.pageWidth)
+            let height = Float(textTextures.atlas.pageHeight)
             region = TextureRegion(
                 left: Float(place.x) / width, top: Float(place.y) / height,
                 right: Float(place.x + extent.width) / width, bottom: Float(place.y + extent.height) / height)
@@ -207,7 +139,7 @@ public final class Canvas {
 
     /// What `text` in `box` will cover when drawn (rasterised and cached now, so drawing it next costs nothing).
     public func extent(of text: String, style: TextStyle, box: TextBox) -> TextExtent {
-        texture(for: TextKey(text: text, style: style, box: box))?.extent ?? .zero
+        textTextures.texture(for: TextTextureCache.TextKey(text: text, style: style, box: box))?.extent ?? .zero
     }
 
     /// Draws one line of `text` (line breaks shown as spaces), ellipsised at `maxWidth`.
@@ -224,8 +156,8 @@ public final class Canvas {
     /// The size one line of `text` would cover, without drawing it.
     public func measure(_ text: String, pixelSize: Int) -> (width: Int, height: Int) {
         let style = TextStyle(pixelSize: pixelSize)
-        let key = TextKey(text: text, style: style, box: .singleLine(maxWidth: nil))
-        if let entry = textures[key] { return (entry.extent.width, entry.extent.height) }
+        let key = TextTextureCache.TextKey(text: text, style: style, box: .singleLine(maxWidth: nil))
+        if let entry = textTextures.cached(key) { return (entry.extent.width, entry.extent.height) }
         return rasterizer.measure(text, style: style, box: key.box, maxTextureSize: maxTextureSize)
     }
 
@@ -295,14 +227,7 @@ public final class Canvas {
     public func delete() {
         if let qr = qrTexture { deleteTexture(qr.texture) }
         qrTexture = nil
-        for entry in textures.values {
-            if case .own(let texture) = entry.storage { deleteTexture(texture) }
-        }
-        textures.removeAll()
-        budget.removeAll()
-        for page in atlasPages { deleteTexture(page) }
-        atlasPages.removeAll()
-        atlas.removeAll()
+        textTextures.deleteAll()
         webProgram.delete()
         textureProgram.delete()
         textProgram.delete()
@@ -314,129 +239,11 @@ public final class Canvas {
     /// (4 MiB, what the controller's labels and a few messages need) is kept, so the first draw after a quiet spell
     /// does not lay every label out again. Nothing else frees them when nothing draws (after `messages clear`, a
     /// screen that went away). The context must be current.
-    public func releaseUnusedTexts() {
-        let now = Self.now
-        let cutoff = now > Self.largeTextExpiry ? now - Self.largeTextExpiry : 0
-        for victim in budget.expirations(usedBefore: cutoff) {
-            if case .own(let texture) = textures.removeValue(forKey: victim)?.storage { deleteTexture(texture) }
-        }
-        if atlasPages.count > 1 && atlasLastUsedAt < cutoff {
-            textures = textures.filter { if case .atlas = $0.value.storage { false } else { true } }
-            atlas.removeAll()
-            for page in atlasPages { deleteTexture(page) }
-            atlasPages.removeAll()
-        }
-    }
+    public func releaseUnusedTexts() { textTextures.releaseUnused() }
 
     /// When ``releaseUnusedTexts()`` will next have something to give back (CLOCK_MONOTONIC ns), nil while no text
     /// is held.
-    public var nextTextRelease: UInt64? {
-        let due = [budget.oldestUse, atlasPages.count > 1 ? atlasLastUsedAt : nil].compactMap { $0 }.min()
-        return due.map { $0 + Self.largeTextExpiry }
-    }
-
-    private func texture(for key: TextKey) -> TextTexture? {
-        if let entry = textures[key] {
-            if case .atlas = entry.storage {
-                atlas.touch(key)
-                atlasLastUsedAt = Self.now
-            } else {
-                budget.touch(key, at: Self.now)
-            }
-            return entry
-        }
-        let bitmap = rasterizer.render(key.text, style: key.style, box: key.box, maxTextureSize: maxTextureSize)
-        guard bitmap.width > 0, bitmap.height > 0 else { return nil }
-        precondition(bitmap.width <= maxTextureSize && bitmap.height <= maxTextureSize)
-        _ = glGetError()  // Clear an earlier error so the checks below are about this upload.
-        let storage: TextStorage
-        if bitmap.byteCount <= Self.textAtlasItemLimit, atlas.fits(width: bitmap.width, height: bitmap.height) {
-            guard let place = placeInAtlas(key, bitmap) else { return nil }
-            storage = .atlas(place)
-            atlasLastUsedAt = Self.now
-        } else {
-            guard let texture = uploadOwnTexture(key, bitmap) else { return nil }
-            storage = .own(texture)
-        }
-        let extent = TextExtent(
-            originX: bitmap.originX, width: bitmap.width, height: bitmap.height, baseline: bitmap.baseline,
-            lineCount: bitmap.lineCount, isEllipsized: bitmap.isEllipsized)
-        let entry = TextTexture(storage: storage, extent: extent)
-        textures[key] = entry
-        return entry
-    }
-
-    /// Copies `bitmap` into a free place of the atlas (a page emptied to make room drops its texts from the cache;
-    /// a page is made the first time the packer asks for it).
-    private func placeInAtlas(_ key: TextKey, _ bitmap: TextBitmap) -> ShelfPacker<TextKey>.Placement? {
-        let (place, victims) = atlas.place(key, width: bitmap.width, height: bitmap.height)
-        for victim in victims { textures[victim] = nil }
-        if place.page == atlasPages.count {
-            var page: GLuint = 0
-            glGenTextures(1, &page)
-            glBindTexture(GLenum(GL_TEXTURE_2D), page)
-            // Storage only: every text is copied in with glTexSubImage2D.
-            glTexImage2D(
-                GLenum(GL_TEXTURE_2D), 0, GL_RGBA, GLsizei(atlas.pageWidth), GLsizei(atlas.pageHeight), 0,
-                GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), nil)
-            setNearestClamped()
-            atlasPages.append(page)
-        }
-        glBindTexture(GLenum(GL_TEXTURE_2D), atlasPages[place.page])
-        glPixelStorei(GLenum(GL_UNPACK_ALIGNMENT), 4)
-        bitmap.pixels.withUnsafeBytes { bytes in
-            glTexSubImage2D(
-                GLenum(GL_TEXTURE_2D), 0, GLint(place.x), GLint(place.y), GLsizei(bitmap.width),
-                GLsizei(bitmap.height), GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), bytes.baseAddress)
-        }
-        guard glGetError() == GLenum(GL_NO_ERROR) else {
-            atlas.remove(key)
-            uploadFailures += 1
-            return nil
-        }
-        return place
-    }
-
-    /// A texture of its own for a text too large for the atlas, within the byte budget.
-    private func uploadOwnTexture(_ key: TextKey, _ bitmap: TextBitmap) -> GLuint? {
-        let now = Self.now
-        let expired = budget.expirations(usedBefore: now > Self.largeTextExpiry ? now - Self.largeTextExpiry : 0)
-        for victim in expired + budget.evictions(toFit: bitmap.byteCount) {
-            if case .own(let texture) = textures.removeValue(forKey: victim)?.storage { deleteTexture(texture) }
-        }
-        var texture: GLuint = 0
-        glGenTextures(1, &texture)
-        glBindTexture(GLenum(GL_TEXTURE_2D), texture)
-        glPixelStorei(GLenum(GL_UNPACK_ALIGNMENT), 4)
-        // cairo's ARGB32 is B, G, R, A in memory on little-endian machines; text.frag swizzles it back.
-        bitmap.pixels.withUnsafeBytes { bytes in
-            glTexImage2D(
-                GLenum(GL_TEXTURE_2D), 0, GL_RGBA, GLsizei(bitmap.width), GLsizei(bitmap.height), 0,
-                GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), bytes.baseAddress)
-        }
-        guard glGetError() == GLenum(GL_NO_ERROR) else {
-            deleteTexture(texture)
-            uploadFailures += 1
-            return nil
-        }
-        setNearestClamped()
-        budget.insert(key, bytes: bitmap.byteCount, at: now)
-        return texture
-    }
-
-    /// CLOCK_MONOTONIC in nanoseconds, for ``largeTextExpiry``.
-    private static var now: UInt64 { MonotonicClock.nanoseconds() }
-
-    /// Text is drawn at integer positions, 1:1: nearest sampling keeps glyph edges exactly as cairo made them (and
-    /// never reaches into a neighbour in the atlas).
-    private func setNearestClamped() {
-        for (parameter, value) in [
-            (GL_TEXTURE_MIN_FILTER, GL_NEAREST), (GL_TEXTURE_MAG_FILTER, GL_NEAREST),
-            (GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE), (GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE),
-        ] {
-            glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(parameter), value)
-        }
-    }
+    public var nextTextRelease: UInt64? { textTextures.nextRelease }
 
     private func deleteTexture(_ texture: GLuint) {
         var t = texture
