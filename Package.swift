@@ -188,7 +188,7 @@ let package = Package(
         // A regular target (test targets cannot be dependencies); it lives under Tests/ because only tests use it.
         .target(name: "CVirtualPointer", dependencies: ["CWaylandClient"], path: "Tests/CVirtualPointer"),
 
-        .testTarget(name: "MessagingTests", dependencies: ["Messaging", "SystemCalls"]),
+        .testTarget(name: "MessagingTests", dependencies: ["Messaging", "SystemCalls", "Outputs", atomics]),
         .testTarget(name: "LogsTests", dependencies: ["Logs", logging]),
         .testTarget(name: "RemoteTests", dependencies: ["Remote", "Messaging", "CompositorHarness"]),
         .testTarget(name: "FleetTests", dependencies: ["Fleet", "Messaging", "CompositorHarness"]),
@@ -203,7 +203,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]),
         .testTarget(name: "OutputsTests", dependencies: ["Outputs"]),
-        .testTarget(name: "WebContentTests", dependencies: ["WebContent", "Messaging"]),
+        .testTarget(name: "WebContentTests", dependencies: ["WebContent", "Messaging", logging]),
         // The same requests through every transport (socket, fleet, phone, page), answered alike.
         .testTarget(
             name: "TransportTests",
@@ -215,7 +215,13 @@ let package = Package(
         .testTarget(name: "BenchmarksTests", dependencies: ["Benchmarks"]),
         .testTarget(name: "LatencyReportTests", dependencies: ["LatencyReport", "Messaging"]),
         .testTarget(
-            name: "WaylandTests", dependencies: ["Wayland", "MultiscreenApp", "CompositorHarness", "CVirtualPointer"]),
+            name: "WaylandTests",
+            dependencies: [
+                "Wayland", "CompositorHarness", "CVirtualPointer", "CWaylandClient", "CWaylandProtocols", "CXKBCommon",
+                "Messaging",
+            ]),
+        .testTarget(
+            name: "MultiscreenAppTests", dependencies: ["MultiscreenApp", "Wayland", "Messaging", "CompositorHarness"]),
         .testTarget(name: "TextRenderingTests", dependencies: ["TextRendering"]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "SystemCalls", "CompositorHarness"]),
@@ -223,6 +229,7 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "CompositorHarness", "Screens", "Outputs", "Remote", "Messaging", "Wayland", "CVirtualPointer", "Fleet",
+                "CWaylandClient",
             ]),
     ]
 )

@@ -4,8 +4,8 @@ import MultiscreenApp
 import Testing
 import Wayland
 
-/// The Wayland layer's fault reporting, against a real compositor.
-@Suite(.serialized) struct WaylandErrorTests {
+/// How a Wayland fault becomes the process's exit status, against a real compositor.
+@Suite(.serialized) struct ExitStatusTests {
     /// Connects the test process itself as a client of `sway`.
     private func connect(_ sway: HeadlessSway) throws -> (WaylandDisplay, Registry, WaylandGlobals) {
         let display = try WaylandDisplay(name: sway.waylandSocketPath)
