@@ -22,14 +22,15 @@ final class Graphics {
     /// texture copy.
     private(set) var mirrorPath = MirrorPath.textureCopy(reason: "not chosen yet")
     /// Armed for when the canvas next has unused texts to give back: nothing else frees them once nothing draws.
-    let textReleaseTimer: OneShotTimer
+    private let textReleaseTimer: OneShotTimer
     private let logger: Logger
 
-    init(display: WaylandDisplay, fonts: BackgroundLoad<TextRasterizer>, logger: Logger) throws {
-        textReleaseTimer = try OneShotTimer()
+    init(display: WaylandDisplay, loop: EventLoop, fonts: BackgroundLoad<TextRasterizer>, logger: Logger) throws {
+        textReleaseTimer = try OneShotTimer(on: loop)
         context = try GraphicsContext(waylandDisplay: display.pointer)
         self.fonts = fonts
         self.logger = logger
+        textReleaseTimer.fired = { [unowned self] in releaseUnusedTexts() }
     }
 
     /// Compiles the shaders now, while the compositor prepares the first configures (Mesa supports
@@ -99,8 +100,7 @@ final class Graphics {
 
     /// The timer fired: the texts no draw used for a while are given back (the context made current without a
     /// surface).
-    func releaseUnusedTexts() {
-        textReleaseTimer.acknowledge()
+    private func releaseUnusedTexts() {
         guard let canvas, context.makeCurrent(nil) else { return }
         canvas.releaseUnusedTexts()
         scheduleTextRelease()

@@ -27,6 +27,9 @@ final class MediaScreens {
     private let globals: WaylandGlobals
     private let reader: MediaReader
     private let timer: OneShotTimer
+    /// The display thread's loop: the reader's news, the timer and each video's frames are watched there, by this
+    /// owner of them, from when each is made to when it goes.
+    private unowned let loop: EventLoop
     private let logger: Logger
     private var assets: [MediaAsset.Key: MediaAsset] = [:]
     private var layers: [UInt32: Shown] = [:]
@@ -35,9 +38,6 @@ final class MediaScreens {
     var onSettled: (MediaRequest, MediaReading, OrderedReplies.Ticket?) -> Void = { _, _, _ in }
     /// Something the subscribers are told that no request asked: a video ended, a shown file failed.
     var onEvent: (Event) -> Void = { _ in }
-    /// Starts and stops watching a descriptor in the display thread's poll (a video's frames).
-    var watch: (Int32, @escaping () -> Void) -> Void = { _, _ in }
-    var unwatch: (Int32) -> Void = { _ in }
     /// The file each screen showing an image or a video wants, as of the last ``sync(_:kind:)`` (what `status`
     /// reports, whether its layer exists yet or not).
     private var wantedKeys: [UInt32: MediaAsset.Key] = [:]
@@ -51,15 +51,15 @@ final class MediaScreens {
     /// short can leave GStreamer waiting) is answered with a refusal rather than no reply.
     static let readTimeout = 4.0
 
-    init(globals: WaylandGlobals, logger: Logger) throws {
+    init(globals: WaylandGlobals, loop: EventLoop, logger: Logger) throws {
         self.globals = globals
+        self.loop = loop
         self.logger = logger
         reader = try MediaReader(logger: logger)
-        timer = try OneShotTimer()
+        timer = try OneShotTimer(on: loop)
+        timer.fired = { [unowned self] in timerFired() }
+        loop.watch(reader.newsFileDescriptor) { [unowned self] in takeNews() }
     }
-
-    /// The reader's news and the frame timer, for the caller to watch once.
-    var fileDescriptors: (news: Int32, timer: Int32) { (reader.newsFileDescriptor, timer.fd) }
 
     // MARK: - Requests
 
@@ -187,7 +187,7 @@ final class MediaScreens {
     }
 
     /// Takes the reader's news: decoded images, started pipelines, a video's events.
-    func takeNews() {
+    private func takeNews() {
         for news in reader.takeNews() {
             switch news {
             case .image(let id, let image):
@@ -203,7 +203,7 @@ final class MediaScreens {
                     continue
                 }
                 asset.state = .video(MediaAsset.Video(pipeline))
-                watch(pipeline.frameReadyFileDescriptor) { [unowned self] in newFrame(of: asset) }
+                loop.watch(pipeline.frameReadyFileDescriptor) { [unowned self] in newFrame(of: asset) }
             case .videoEvent(let id, let event):
                 guard let asset = asset(id), case .video(let video) = asset.state else { continue }
                 handle(event, of: video, in: asset)
@@ -241,7 +241,7 @@ final class MediaScreens {
     private func fail(_ asset: MediaAsset, reason: String) {
         let wasShown = asset.canShow
         if case .video(let video) = asset.state {
-            unwatch(video.pipeline.frameReadyFileDescriptor)
+            loop.unwatch(video.pipeline.frameReadyFileDescriptor)
             reader.read(.stop(video.pipeline))
             asset.leftovers += video.slotFrames.values
         }
@@ -297,8 +297,7 @@ final class MediaScreens {
 
     /// The timer fired: an animated image's next frame is due, or a failed file's retry (which the render pass after
     /// this wakeup starts, in ``sync(_:kind:)``, if a screen still shows the file).
-    func timerFired() {
-        timer.acknowledge()
+    private func timerFired() {
         let now = MonotonicClock.nanoseconds()
         for asset in assets.values {
             if case .image(let picture) = asset.state, picture.advance(now: now) { invalidateShowing(asset) }
@@ -334,7 +333,7 @@ final class MediaScreens {
     private func destroy(_ asset: MediaAsset) {
         for (name, shown) in layers where shown.key == asset.key { removeLayer(name) }
         if case .video(let video) = asset.state {
-            unwatch(video.pipeline.frameReadyFileDescriptor)
+            loop.unwatch(video.pipeline.frameReadyFileDescriptor)
             reader.read(.stop(video.pipeline))
         }
         asset.destroyFrames()
@@ -351,6 +350,7 @@ final class MediaScreens {
     func tearDownAll() {
         for name in Array(layers.keys) { removeLayer(name) }
         for asset in Array(assets.values) { destroy(asset) }
+        loop.unwatch(reader.newsFileDescriptor)
         reader.stop()
     }
 }

@@ -1,16 +1,28 @@
 import SystemCalls
+import Wayland
 
-/// A ``TimerDescriptor`` armed for one deadline at a time (a save, a message's expiry, a health check).
-/// Disarmed, it never wakes the loop (an idle Multiscreen makes no wakeups).
+/// A ``TimerDescriptor`` armed for one deadline at a time (a save, a message's expiry, a health check), on the
+/// display thread's loop for its whole life: it registers itself when made and unregisters when it goes (foot's
+/// `fdm_add`/`fdm_del`), so its owner only arms it and says what happens when it fires. Disarmed, it never wakes
+/// the loop (an idle Multiscreen makes no wakeups).
 final class OneShotTimer {
     private let timer: TimerDescriptor
-    var fd: Int32 { timer.fd }
+    private weak var loop: EventLoop?
+    /// Called on the display thread when the deadline has come, the expiry already consumed.
+    var fired: () -> Void = {}
 
-    init() throws {
+    init(on loop: EventLoop) throws {
         timer = try TimerDescriptor()
+        self.loop = loop
+        loop.watch(timer.fd) { [unowned self] in
+            acknowledge()
+            fired()
+        }
     }
 
-    /// Armed and not yet acknowledged.
+    deinit { loop?.unwatch(timer.fd) }
+
+    /// Armed and not yet fired.
     private(set) var isPending = false
     /// What the pending expiry was armed for (``arm(for:after:)``).
     private var armedFor: AnyHashable?
@@ -46,7 +58,7 @@ final class OneShotTimer {
     }
 
     /// Consumes the expiry so poll stops reporting it.
-    func acknowledge() {
+    private func acknowledge() {
         isPending = false
         armedFor = nil
         _ = timer.readExpirations()

@@ -6,12 +6,13 @@ import Rendering
 import Screens
 import Wayland
 
-/// One output's fullscreen window and everything needed to draw it. What it shows (its ``ScreenKind``) is not
-/// stored here: it is derived from the product's role assignment whenever it is needed.
+/// One output's fullscreen window and how it draws into it. What it shows (its ``ScreenKind``) is not stored here:
+/// it is derived from the product's role assignment whenever it is needed. When it may draw, and what became of the
+/// frames it committed, is its ``timeline``.
 ///
-/// Owns, in order of creation: the ``ToplevelWindow``, the ``WindowSurface`` (after the first configure),
-/// the outstanding frame callback and presentation feedbacks. ``tearDown(context:)`` destroys them in reverse.
-/// Only ``ScreenSet`` opens and tears down screens.
+/// Owns, in order of creation: the ``ToplevelWindow``, the ``WindowSurface`` (after the first configure) or the
+/// mirror's subsurface, and the ``FrameTimeline``'s outstanding requests. ``tearDown(context:)`` destroys them in
+/// reverse. Only ``ScreenSet`` opens and tears down screens.
 final class Screen {
     private(set) var output: OutputInfo
     private(set) var summary: ScreenSummary
@@ -25,15 +26,6 @@ final class Screen {
     private var sharedPool: SharedFramePool?
     /// The geometry the surface's buffer scale, viewport and opaque region are set for (nil: set them again).
     private var appliedGeometry: SurfaceGeometry?
-    /// Outstanding frame callbacks by frame number: under `immediate` and `deadline` pacing a frame may be
-    /// committed before the previous one's callback came, and each callback still says when its frame was taken.
-    private var frameCallbacks: [UInt64: FrameCallback] = [:]
-    private var feedbacks: [ObjectIdentifier: PresentationFeedback] = [:]
-    /// The `wl_display.sync` sent after the last commit: until it comes back nothing more is drawn (see
-    /// ``FrameScheduler``), so a hung compositor can neither block us in `eglSwapBuffers` nor get a pile of commits.
-    private var compositorSync: FrameCallback?
-    private(set) var scheduler = FrameScheduler()
-    private(set) var statistics = FrameStatistics()
     private(set) var geometry: SurfaceGeometry?
     /// The size of the latest `xdg_toplevel.configure` (0 = "you decide"); nil until the first one.
     /// xdg-shell: "the client must not attach a buffer before the first configure" (xdg_surface error
@@ -44,27 +36,9 @@ final class Screen {
     /// The geometry of the last committed frame: what the surface's buffer scale, viewport and opaque region
     /// were set for.
     private var committedGeometry: SurfaceGeometry?
-    private var compositorSendsPresented = false
     private let logger: Logger
-    /// Message → shown, per message: which frame first shows each message and when it was shown.
-    private var latencyTracker = MessageLatencyTracker()
-    /// The last minute's message latency and the totals, for `status` and the controller UI.
-    private(set) var latency = ScreenLatency()
-    /// Counts commits, so feedback and frame callbacks name the frame they belong to.
-    private var frameNumber: UInt64 = 0
-    /// Photodiode mode: the patch, its colour now, and the colour each frame carrying messages gave it.
-    private let flash: FlashPatch?
-    private let pacing: FramePacing
-    /// `deadline` pacing: when the pending change is to be drawn (`CLOCK_MONOTONIC`), and what predicts it.
-    private(set) var drawAt: UInt64?
-    private var predictor = DeadlinePredictor()
-    /// Commit times (`CLOCK_MONOTONIC`) of recent frames, for the predictor's commit → presented.
-    private var commitTimes: [UInt64: UInt64] = [:]
-    private var patchWhite = false
-    private var patchByFrame: [UInt64: Bool] = [:]
-
-    /// A frame that carried messages was shown (presented, or the frame-done fallback), or messages were lost.
-    var onLatencyReport: (FrameLatencyReport) -> Void = { _ in }
+    /// When this screen may draw, and what became of its frames.
+    let timeline: FrameTimeline
 
     /// Asked to close by the compositor; the application reopens it later.
     var onClose: () -> Void = {}
@@ -72,84 +46,24 @@ final class Screen {
     /// that shows one window across all outputs (cage).
     var onConfigureSize: (Int32, Int32) -> Void = { _, _ in }
 
-    /// More feedback objects than this in flight means the compositor is not answering them (sway 1.7 headless
-    /// never sends `presented` for some frames): stop asking rather than pile them up.
-    static let maximumOutstandingFeedbacks = 4
-    /// Frame callbacks kept outstanding at most (more only pile up where the compositor sends none).
-    static let maximumOutstandingCallbacks = 8
-
     init(
         output: OutputInfo, summary: ScreenSummary, background: RGBColor, flash: FlashPatch? = nil,
         pacing: FramePacing = .frame, logger: Logger
     ) {
-        self.flash = flash
-        self.pacing = pacing
         self.output = output
         self.summary = summary
         self.background = background
         self.logger = logger
+        timeline = FrameTimeline(flash: flash, pacing: pacing, logger: logger)
     }
 
     var isOpen: Bool { window != nil }
 
-    /// Since when (``MonotonicClock`` ns) this screen has had content the compositor has not shown yet: set when
-    /// content changes, cleared when a frame callback says the compositor showed what was committed. What
-    /// ``ScreenSet`` judges staleness by.
-    private(set) var unshownSince: UInt64?
-    /// When the compositor last showed a frame of this screen (frame callback; ``MonotonicClock`` ns).
-    private(set) var lastShownAt: UInt64?
-    /// When this screen's newest frame was committed (``MonotonicClock``): where a web page's frame leaves us.
-    private(set) var lastCommittedAt: UInt64?
     /// Whether the compositor shows this screen's frames (``ScreenSet`` sets it).
     var health = ScreenHealth.ok
-    /// The compositor showed a frame (a frame callback arrived).
-    var onShown: () -> Void = {}
 
     /// Something this screen shows changed.
-    func invalidate() {
-        scheduler.invalidate()
-        if unshownSince == nil { unshownSince = MonotonicClock.nanoseconds() }
-    }
-
-    var needsDrawing: Bool { scheduler.isDirty }
-
-    /// Drawn inside the spanning window instead of a window of its own (which answers for its showing).
-    func drawnElsewhere() {
-        scheduler.drawnElsewhere()
-        // The spanning window's own screen follows these messages to its frames.
-        latencyTracker.forgetWaiting()
-        unshownSince = nil
-    }
-
-    /// A new message arrived: redraw unless this screen is blank. Every other kind shows it somehow: the controller
-    /// in its log, `messages` as the newest message, `card` without a card as messages, `mirror` through the
-    /// controller it mirrors.
-    /// - Parameter message: the message's id and its enqueue and drain times (``MonotonicClock``), so the frame that
-    ///   first shows it can report message-to-commit latency.
-    func messageArrived(_ message: (id: UInt64, enqueuedAt: UInt64, drainedAt: UInt64), kind: ScreenKind) {
-        // A blank screen shows no message, but its flash patch does.
-        guard kind != .external(.blank) || flash != nil else { return }
-        invalidate()
-        report(
-            latencyTracker.messageArrived(
-                PendingMessage(id: message.id, enqueuedAt: message.enqueuedAt, drainedAt: message.drainedAt)))
-        // Keep the oldest message waiting for a frame: a burst reports its worst latency, not its best.
-        if pendingMessage == nil {
-            pendingMessage = message
-            arrivedBehindFrame = scheduler.awaitsFrameCallback || scheduler.awaitsCompositor
-            frameReadyAt = nil
-        }
-    }
-
-    private var pendingMessage: (id: UInt64, enqueuedAt: UInt64, drainedAt: UInt64)?
-    /// Whether the pending message found this screen's previous frame still in flight (its frame callback or the
-    /// compositor's sync not back yet), and when this screen became free to draw again: where the message's wait
-    /// went, for the latency log line.
-    private var arrivedBehindFrame = false
-    private var frameReadyAt: UInt64?
-
-    /// A message arrived that this screen's next frame shows.
-    var waitsToShowMessage: Bool { pendingMessage != nil }
+    func invalidate() { timeline.invalidate() }
 
     /// Whether the current window has committed a frame yet.
     var hasCommitted: Bool { committedGeometry != nil }
@@ -168,7 +82,7 @@ final class Screen {
             resolveGeometry()
         }
         self.window = window
-        scheduler.reset()
+        timeline.reset()
         invalidate()
     }
 
@@ -197,7 +111,7 @@ final class Screen {
         // Answer every configure with a commit right away: sway applies a configure in a transaction that waits for
         // every affected client's commit, up to 200 ms, so an ack without a commit stalls the whole output for that
         // long. Drawing now, ignoring a pending frame callback, is that commit.
-        scheduler.reset()
+        timeline.reset()
     }
 
     private func resolveGeometry() {
@@ -212,25 +126,13 @@ final class Screen {
         }
     }
 
-    /// Draws and commits a frame if the scheduler says so (or a configure waits for its commit).
+    /// Draws and commits a frame if the timeline says so (or a configure waits for its commit).
     @discardableResult
     func renderIfNeeded(
         context: GraphicsContext, canvas: () throws -> Canvas, globals: WaylandGlobals,
         route: FrameRoute = .window, shared: SharedFrames? = nil, draw: (Canvas, SurfaceGeometry) -> Void
     ) -> Bool {
-        guard let window, let geometry, scheduler.mayCommit else { return false }
-        // A configure is answered at once, whatever the pacing.
-        if pendingSerial == nil {
-            guard scheduler.shouldRender(pacing) else { return false }
-            if pacing == .deadline {
-                let now = MonotonicClock.nanoseconds()
-                let start = drawAt ?? predictor.drawStart(now: now)
-                if start > now {
-                    drawAt = start
-                    return false
-                }
-            }
-        }
+        guard let window, let geometry, timeline.mayDraw(answeringConfigure: pendingSerial != nil) else { return false }
         // Shared frames: the controller waits while the compositor holds every frame (a `release` wakes the loop),
         // unless a configure waits for its answer.
         var frame: ShmFrame?
@@ -238,8 +140,7 @@ final class Screen {
             frame = shared.pool.acquire(width: geometry.bufferWidth, height: geometry.bufferHeight)
             if frame == nil && pendingSerial == nil { return false }
         }
-        drawAt = nil
-        let drawStarted = MonotonicClock.nanoseconds()
+        let drawStarted = timeline.drawStarts()
         if let serial = pendingSerial {
             window.acknowledge(serial: serial)
             pendingSerial = nil
@@ -263,37 +164,14 @@ final class Screen {
                     frame, shared: shared, window: window, geometry: geometry, context: context, canvas: canvas,
                     globals: globals, draw: draw)
             case .sharedMirror:
-                carriesMessages = latencyTracker.waitingCount > 0
+                carriesMessages = timeline.carriesMessages
                 if let shared { showSharedFrame(shared.pool, window: window, geometry: geometry, globals: globals) }
-                withFeedback = requestFrameAndFeedback(window: window, globals: globals)
+                withFeedback = timeline.requestFrameAndFeedback(window: window, globals: globals)
                 window.commit()
             }
-            // The frame is committed.
-            awaitCompositor(globals: globals)
-            let committedAt = MonotonicClock.nanoseconds()
-            lastCommittedAt = committedAt
-            predictor.drew(committedAt - drawStarted)
-            commitTimes[frameNumber] = committedAt
-            commitTimes = commitTimes.filter { $0.key + 16 > frameNumber }
-            if flash != nil && carriesMessages { patchByFrame[frameNumber] = patchWhite }
-            report(
-                latencyTracker.committed(
-                    frame: frameNumber, at: committedAt,
-                    presentationClock: MonotonicClock.nanoseconds(clock: globals.presentationClock),
-                    withFeedback: withFeedback))
-            scheduler.didRender()
-            if let message = pendingMessage {
-                pendingMessage = nil
-                let now = MonotonicClock.nanoseconds()
-                // The drain → commit time split: waiting for the previous frame's callback (or sync), waiting for
-                // the display thread (other screens drawn first, other work), and drawing this frame.
-                let ready =
-                    arrivedBehindFrame
-                    ? min(max(frameReadyAt ?? drawStarted, message.drainedAt), drawStarted) : message.drainedAt
-                logger.debug(
-                    "latency: message #\(message.id) on \(output.displayName) committed at \(now) ns, enqueue→commit \(Self.milliseconds(between: message.enqueuedAt, now)) ms, drain→commit \(Self.milliseconds(between: message.drainedAt, now)) ms, queued \(Self.milliseconds(between: message.enqueuedAt, message.drainedAt)) ms, behind frame \(Self.milliseconds(between: message.drainedAt, ready)) ms, behind thread \(Self.milliseconds(between: ready, drawStarted)) ms, drawn \(Self.milliseconds(between: drawStarted, now)) ms"
-                )
-            }
+            timeline.committed(
+                on: output.displayName, drawStarted: drawStarted, carriesMessages: carriesMessages,
+                withFeedback: withFeedback, globals: globals)
             if geometry != committedGeometry {
                 let first = committedGeometry == nil ? "first frame " : ""
                 logger.info(
@@ -309,31 +187,6 @@ final class Screen {
         }
         return true
     }
-
-    /// Sends a sync after the commit just made; drawing waits until it comes back. Sent after `eglSwapBuffers`, so
-    /// its answer also means Mesa's own sync of that swap was answered and the buffers the compositor is done with
-    /// were released (the answers come in order): the next swap finds what it waits for already read.
-    private func awaitCompositor(globals: WaylandGlobals) {
-        compositorSync?.cancel()
-        let sentAt = MonotonicClock.nanoseconds()
-        compositorSync = globals.requestSync { [unowned self] in
-            compositorSync = nil
-            scheduler.compositorCaughtUp()
-            if !scheduler.awaitsFrameCallback { frameReadyAt = MonotonicClock.nanoseconds() }
-            // A compositor that took this long to process a sync was not running (stopped, or stalled as a whole):
-            // the time it lost is not this screen's staleness, which starts again now.
-            let now = MonotonicClock.nanoseconds()
-            if unshownSince != nil && now &- sentAt > Self.unresponsiveAfter { unshownSince = now }
-        }
-        if compositorSync != nil { scheduler.awaitCompositor() }
-    }
-
-    /// A sync not answered within this long (ns) means the compositor was not running meanwhile.
-    static let unresponsiveAfter: UInt64 = 1_000_000_000
-
-    /// The compositor has not yet processed this screen's last commit: it is not answering at all just now, which
-    /// recreating the window would not help.
-    var awaitsCompositor: Bool { scheduler.awaitsCompositor }
 
     /// Draws with EGL into the window's own surface and swaps (which commits).
     /// - Returns: whether the frame carries messages, and whether feedback was requested for it.
@@ -354,8 +207,8 @@ final class Screen {
         }
         let canvas = try canvas()
         draw(canvas, geometry)
-        let carriesMessages = drawFlashPatch(on: canvas, geometry: geometry)
-        let withFeedback = requestFrameAndFeedback(window: window, globals: globals)
+        let carriesMessages = timeline.drawFlashPatch(on: canvas, geometry: geometry)
+        let withFeedback = timeline.requestFrameAndFeedback(window: window, globals: globals)
         if !surface.swap(context: context) {
             logger.error("eglSwapBuffers failed for \(output.displayName)")
         }
@@ -384,12 +237,12 @@ final class Screen {
         canvas.flipsVertically = true
         defer { canvas.flipsVertically = false }
         draw(canvas, geometry)
-        let carriesMessages = drawFlashPatch(on: canvas, geometry: geometry)
+        let carriesMessages = timeline.drawFlashPatch(on: canvas, geometry: geometry)
         shared.offscreen.read(into: frame.pixelsForWriting())
         shared.pool.publish(frame)
         sharedPool = shared.pool
         frame.attach(to: surface)
-        let withFeedback = requestFrameAndFeedback(window: window, globals: globals)
+        let withFeedback = timeline.requestFrameAndFeedback(window: window, globals: globals)
         window.commit()
         return (carriesMessages, withFeedback)
     }
@@ -421,20 +274,6 @@ final class Screen {
         appliedGeometry = geometry
     }
 
-    /// Photodiode mode: the patch, flipped when this frame carries messages. - Returns: whether it does.
-    private func drawFlashPatch(on canvas: Canvas, geometry: SurfaceGeometry) -> Bool {
-        let carriesMessages = latencyTracker.waitingCount > 0
-        guard let flash else { return carriesMessages }
-        if carriesMessages { patchWhite.toggle() }
-        let scale = Double(geometry.bufferWidth) / Double(max(geometry.logicalWidth, 1))
-        let r = flash.rect(
-            bufferWidth: Int(geometry.bufferWidth), bufferHeight: Int(geometry.bufferHeight), scale: scale)
-        let white = RGBColor(red: 255, green: 255, blue: 255)
-        let colour = patchWhite ? white : RGBColor(red: 0, green: 0, blue: 0)
-        canvas.fill(x: r.x, y: r.y, width: r.width, height: r.height, color: colour)
-        return carriesMessages
-    }
-
     /// Leaves the current route: what the old one attached goes (the EGL surface, or this window's shared buffers
     /// and the mirror's subsurface), and the surface state is set again by the next route.
     private func switchRoute(to route: FrameRoute, context: GraphicsContext, shared: SharedFrames?) {
@@ -454,109 +293,9 @@ final class Screen {
         self.route = route
     }
 
-    /// Requests the frame callback and, if not too many are outstanding, presentation feedback for the next commit
-    /// (frame ``frameNumber`` + 1, which this makes current). - Returns: whether feedback was requested.
-    private func requestFrameAndFeedback(window: ToplevelWindow, globals: WaylandGlobals) -> Bool {
-        let committedAt = MonotonicClock.nanoseconds(clock: globals.presentationClock)
-        let committedMonotonic = MonotonicClock.nanoseconds()
-        frameNumber += 1
-        let number = frameNumber
-        let clock = PresentationClock(clockID: globals.presentationClock) { MonotonicClock.nanoseconds(clock: $0) }
-        // A hidden surface gets no callbacks; under `immediate` and `deadline` pacing it still commits: keep the
-        // newest few.
-        while frameCallbacks.count >= Self.maximumOutstandingCallbacks, let oldest = frameCallbacks.keys.min() {
-            frameCallbacks.removeValue(forKey: oldest)?.cancel()
-        }
-        frameCallbacks[number] = window.requestFrame { [unowned self] _ in
-            frameCallbacks[number] = nil
-            let now = MonotonicClock.nanoseconds()
-            lastShownAt = now
-            // The latest frame's callback is the one frame pacing waits for; only then is everything committed on
-            // screen, and whatever changed since waits from now.
-            if number == frameNumber {
-                scheduler.frameDone()
-                if !scheduler.awaitsCompositor { frameReadyAt = now }
-                unshownSince = scheduler.isDirty ? now : nil
-            }
-            onShown()
-            if !compositorSendsPresented {
-                statistics.recordFrameDone(latencyNanoseconds: now - committedMonotonic)
-            }
-            report(latencyTracker.frameDone(frame: number, at: now))
-        }
-        var withFeedback = false
-        if feedbacks.count < Self.maximumOutstandingFeedbacks {
-            var created: PresentationFeedback?
-            created = PresentationFeedback(presentation: globals.presentation, surface: window.surface) {
-                [unowned self] outcome in
-                if let created { feedbacks[ObjectIdentifier(created)] = nil }
-                switch outcome {
-                case .presented(let timing):
-                    compositorSendsPresented = true
-                    let nanoseconds = timing.timestampNanoseconds
-                    statistics.recordPresented(
-                        latencyNanoseconds: nanoseconds > committedAt ? nanoseconds - committedAt : 0)
-                    latency.clock = PresentationClock.name(of: clock.clockID)
-                    let presentedAt = clock.monotonic(fromPresentationClock: nanoseconds)
-                    if let committed = commitTimes.removeValue(forKey: number) {
-                        predictor.presented(
-                            at: presentedAt, committedAt: committed,
-                            refreshNanoseconds: UInt64(timing.refreshNanoseconds))
-                    }
-                    report(latencyTracker.presented(frame: number, presentedAt: presentedAt, timing: timing))
-                case .discarded:
-                    statistics.recordDiscarded()
-                    let (discarded, redraw) = latencyTracker.discarded(frame: number)
-                    report(discarded)
-                    // Its messages lost their frame and no later one is committed yet: draw one.
-                    if redraw { invalidate() }
-                }
-            }
-            if let created {
-                feedbacks[ObjectIdentifier(created)] = created
-                withFeedback = true
-            }
-        }
-        statistics.recordCommit(withFeedback: withFeedback && globals.presentation != nil)
-        return withFeedback
-    }
-
-    private func report(_ report: FrameLatencyReport?) {
-        guard var report else { return }
-        if flash != nil {
-            report.patchWhite = patchByFrame[report.frame]
-            patchByFrame = patchByFrame.filter { $0.key > report.frame }
-        }
-        latency.record(report, missedVblanks: latencyTracker.vblanks.missed)
-        onLatencyReport(report)
-    }
-
-    private func report(_ reports: [FrameLatencyReport]) {
-        for each in reports { report(each) }
-    }
-
-    /// From `start` to `end` (``MonotonicClock`` ns), 0 if `end` is earlier: a message enqueued while the drain
-    /// that takes it already runs is stamped after that drain's start.
-    static func milliseconds(between start: UInt64, _ end: UInt64) -> String {
-        milliseconds(end > start ? end - start : 0)
-    }
-
-    static func milliseconds(_ nanoseconds: UInt64) -> String {
-        let tenths = nanoseconds / 10_000
-        return "\(tenths / 100).\(tenths % 100 < 10 ? "0" : "")\(tenths % 100)"
-    }
-
     /// Destroys everything in reverse order of creation; the screen can be opened again afterwards.
     func tearDown(context: GraphicsContext) {
-        report(latencyTracker.tornDown())
-        for feedback in feedbacks.values { feedback.cancel() }
-        feedbacks.removeAll()
-        for callback in frameCallbacks.values { callback.cancel() }
-        frameCallbacks.removeAll()
-        compositorSync?.cancel()
-        compositorSync = nil
-        scheduler.compositorCaughtUp()
-        drawAt = nil
+        timeline.tearDown()
         surface?.destroy(context: context)
         surface = nil
         // A mirror's subsurface before the window it sits on; the buffers go once the compositor released them.
@@ -571,7 +310,5 @@ final class Screen {
         committedGeometry = nil
         pendingSerial = nil
         configuredSize = nil
-        scheduler.reset()
-        unshownSince = nil
     }
 }

@@ -18,8 +18,6 @@ struct ScreenPainter {
     var now: UInt64 = 0
     /// The web pages, whose newest frames web screens draw.
     let web: WebScreens
-    /// Where the phone remote's QR code goes, and on which screens.
-    let offerPlacement: RemoteOfferPlacement
 
     func draw(_ screen: Screen, on canvas: Canvas, geometry: SurfaceGeometry) {
         switch product.kind(of: screen.output.registryName) {
@@ -57,26 +55,21 @@ struct ScreenPainter {
             if screen.output.registryName == product.model.assignment.controller { showInMirrors(canvas) }
         case .external(.messages):
             guard let offer = product.remoteOffer,
-                Self.showsRemoteOffer(.external(.messages), on: screen.output.displayName, placement: offerPlacement)
+                product.showsRemoteOffer(.external(.messages), onScreenNamed: screen.output.displayName)
             else {
                 drawMessages(screen, on: canvas, geometry: geometry)
                 return
             }
             let code = offer.locked ? nil : graphics.qrCodes.code(for: offer.link)
             let frame = ExternalScene.remoteOfferFrame(
-                geometry: geometry, look: look(screen), offer: offer, code: code, corner: offerPlacement.corner)
+                geometry: geometry, look: look(screen), offer: offer, code: code,
+                corner: product.remoteOfferPlacement.corner)
             drawMessages(screen, on: canvas, geometry: geometry, reserving: frame)
             if let frame {
                 ExternalScene.drawRemoteOffer(
                     on: canvas, geometry: geometry, look: look(screen), offer: offer, code: code, frame: frame)
             }
         }
-    }
-
-    /// Whether a screen of this kind on the output named `name` draws the phone remote's offer: an external screen
-    /// showing messages, where the placement puts it. What an offer change redraws.
-    static func showsRemoteOffer(_ kind: ScreenKind, on name: String, placement: RemoteOfferPlacement) -> Bool {
-        kind == .external(.messages) && placement.shows(onScreenNamed: name)
     }
 
     /// Hands the controller's frame just drawn on `canvas` to the mirrors and marks them for drawing.
@@ -183,7 +176,7 @@ struct ScreenPainter {
             name: info.displayName, detail: "\(role) · \(info.modeWidth)×\(info.modeHeight)\(scale)\(state)",
             // Live latency figures, for installers (`info = true`), as of this frame: the controller redraws for every
             // message, so they follow each one.
-            figures: product.model.roles.config.theme.showsInfo ? screen.latency.panelText(now: now) : nil,
+            figures: product.model.roles.config.theme.showsInfo ? screen.timeline.latency.panelText(now: now) : nil,
             isController: kind == .controller)
     }
 }

@@ -18,11 +18,13 @@ final class ScreenSet {
     private let globals: WaylandGlobals
     private let outputs: OutputSet
     private let appID: String
+    /// The EGL context every window surface is made in (owned by ``Graphics``).
+    private let context: GraphicsContext
     private let logger: Logger
-    /// Fires when windows the compositor closed are due to be opened again: watch ``OneShotTimer/fd``.
-    let reopenTimer: OneShotTimer
+    /// Fires when windows the compositor closed are due to be opened again.
+    private let reopenTimer: OneShotTimer
     private let reopenDelay: Double
-    /// A screen's frame that carried messages was shown, or messages were lost (``Screen/onLatencyReport``).
+    /// A screen's frame that carried messages was shown, or messages were lost (``FrameTimeline/onLatencyReport``).
     var onLatencyReport: (Screen, FrameLatencyReport) -> Void = { _, _ in }
     /// How long content may wait unshown before a screen counts as stale (sway 1.7 has been seen to stop presenting
     /// an output after a storm of mode changes, keeping an old frame, with no error to the client).
@@ -31,36 +33,41 @@ final class ScreenSet {
     var onFrameShown: (Screen) -> Void = { _ in }
     /// A screen's health changed (for the log's sake it is logged here; the caller publishes it).
     var onHealthChange: (Screen) -> Void = { _ in }
-    /// Fires when a screen would become stale unless the compositor shows it before: watch it, call
-    /// ``checkHealth(context:)``.
-    let healthTimer: OneShotTimer
+    /// Fires when a screen would become stale unless the compositor shows it before (``checkHealth()``).
+    private let healthTimer: OneShotTimer
 
     /// Photodiode mode: the patch every screen draws (nil: none).
     let flash: FlashPatch?
     let pacing: FramePacing
     /// `deadline` pacing: wakes the loop when a screen's time to draw has come (the render pass that follows
-    /// draws it); armed only while one waits. Watch it and call ``acknowledgeDrawTime()``.
-    let drawTimer: OneShotTimer
+    /// draws it); armed only while one waits.
+    private let drawTimer: OneShotTimer
     /// The shared frames the controller draws into and its mirrors show, when the run's ``MirrorPath`` has them
     /// (owned by ``Graphics``).
     var sharedFrames: SharedFrames?
     /// Whether the mirrors show the controller's shared frame (no texture copy needed) in this arrangement.
     var mirrorsShareFrames: Bool { sharedFrames != nil && arrangement.canShareFrames }
 
+    /// Its timers go on `loop` at once, for the set's whole life.
     init(
-        globals: WaylandGlobals, outputs: OutputSet, appID: String, reopenDelay: Double, flash: FlashPatch? = nil,
-        pacing: FramePacing = .frame, logger: Logger
+        globals: WaylandGlobals, outputs: OutputSet, context: GraphicsContext, loop: EventLoop, appID: String,
+        reopenDelay: Double, flash: FlashPatch? = nil, pacing: FramePacing = .frame, logger: Logger
     ) throws {
         self.flash = flash
         self.pacing = pacing
-        drawTimer = try OneShotTimer()
+        drawTimer = try OneShotTimer(on: loop)
         self.globals = globals
         self.outputs = outputs
+        self.context = context
         self.appID = appID
         self.reopenDelay = reopenDelay
         self.logger = logger
-        reopenTimer = try OneShotTimer()
-        healthTimer = try OneShotTimer()
+        reopenTimer = try OneShotTimer(on: loop)
+        healthTimer = try OneShotTimer(on: loop)
+        reopenTimer.fired = { [unowned self] in reopenClosed() }
+        healthTimer.fired = { [unowned self] in checkHealth() }
+        // Nothing to do but wake the loop: the render pass that follows every wakeup draws what is due.
+        drawTimer.fired = {}
     }
 
     /// The screens in output order (natural name order).
@@ -68,7 +75,7 @@ final class ScreenSet {
 
     /// Makes the screens match the complete outputs: tears down the screens of outputs that went away, opens
     /// windows for new ones, and refreshes every screen's summary (indices shift when outputs come and go).
-    func sync(context: GraphicsContext) {
+    func sync() {
         let current = outputs.current
         for (name, screen) in screens where outputs[name] == nil {
             screen.tearDown(context: context)
@@ -85,9 +92,11 @@ final class ScreenSet {
             let screen = Screen(
                 output: info, summary: summary, background: background, flash: flash, pacing: pacing,
                 logger: logger)
-            screen.onClose = { [unowned self, unowned screen] in closed(screen, context: context) }
-            screen.onLatencyReport = { [unowned self, unowned screen] report in onLatencyReport(screen, report) }
-            screen.onShown = { [unowned self, unowned screen] in
+            screen.onClose = { [unowned self, unowned screen] in closed(screen) }
+            screen.timeline.onLatencyReport = { [unowned self, unowned screen] report in
+                onLatencyReport(screen, report)
+            }
+            screen.timeline.onShown = { [unowned self, unowned screen] in
                 onFrameShown(screen)
                 guard screen.health != .ok else { return }
                 logger.notice("\(screen.output.displayName): frames are shown again")
@@ -95,7 +104,7 @@ final class ScreenSet {
                 onHealthChange(screen)
             }
             screen.onConfigureSize = { [unowned self, unowned screen] width, height in
-                detectSpanning(screen, width: width, height: height, context: context)
+                detectSpanning(screen, width: width, height: height)
             }
             screens[info.registryName] = screen
         }
@@ -110,11 +119,37 @@ final class ScreenSet {
         return screens.values.first { $0.window?.id == surface }
     }
 
+    // MARK: - Hit-testing
+
     /// The screen shown at a point of `surface`, and where in that screen the point lies (a spanning window holds
     /// every screen).
     func target(of surface: SurfaceID?, x: Double, y: Double) -> (screen: Screen, x: Double, y: Double)? {
         guard let screen = screen(of: surface) else { return nil }
         return arrangement.target(in: screen, x: x, y: y, of: self)
+    }
+
+    /// The screen shown at a point of `surface`, named for ``WebScreens``' input routing.
+    func pageTarget(_ surface: SurfaceID?, _ x: Double, _ y: Double) -> (
+        name: UInt32, displayName: String, x: Double, y: Double
+    )? {
+        target(of: surface, x: x, y: y).map {
+            ($0.screen.output.registryName, $0.screen.output.displayName, $0.x, $0.y)
+        }
+    }
+
+    /// Where a press at surface-local (logical) coordinates lands in the drawing of the screen shown there: the point
+    /// in buffer pixels and the buffer's size, what the controller UI's layout is hit-tested in.
+    func bufferPoint(of surface: SurfaceID?, x: Double, y: Double) -> (
+        screen: Screen, x: Float, y: Float, width: Float, height: Float
+    )? {
+        guard let target = target(of: surface, x: x, y: y), let geometry = drawingGeometry(of: target.screen)
+        else { return nil }
+        let sx = Float(geometry.bufferWidth) / Float(max(geometry.logicalWidth, 1))
+        let sy = Float(geometry.bufferHeight) / Float(max(geometry.logicalHeight, 1))
+        return (
+            target.screen, Float(target.x) * sx, Float(target.y) * sy, Float(geometry.bufferWidth),
+            Float(geometry.bufferHeight)
+        )
     }
 
     /// The geometry `screen`'s content is drawn at: its own window's, or its region of a spanning window.
@@ -123,21 +158,36 @@ final class ScreenSet {
     /// Whether the screen's content has reached the compositor at least once.
     func hasShown(_ screen: Screen) -> Bool { arrangement.hasShown(screen, in: self) }
 
-    /// Draws every screen that needs it. `controller` is the controller's output, `kind` says what each screen
-    /// shows, `showsMessage` whether its next frame shows a message; `draw` draws one screen's content.
+    // MARK: - Drawing
+
+    /// Puts a step's ``ScreenUpdates`` into effect: the screens it names draw again, and those that follow its
+    /// message (`stamp`: its id, enqueue and drain times) to the frame that first shows it start following it.
+    func apply(_ updates: ScreenUpdates, message stamp: (id: UInt64, enqueuedAt: UInt64, drainedAt: UInt64)?) {
+        for name in updates.redraws { screens[name]?.invalidate() }
+        guard let stamp else { return }
+        for (name, kind) in updates.messageFollowers { screens[name]?.timeline.messageArrived(stamp, kind: kind) }
+    }
+
+    /// Draws every screen that needs it, then arms the timers for what the pass left waiting. `controller` is the
+    /// controller's output, `kind` says what each screen shows, `showsMessage` whether its next frame shows a
+    /// message; `draw` draws one screen's content.
     /// - Returns: how many windows were committed.
     func render(
-        context: GraphicsContext, canvas: () throws -> Canvas, controller: UInt32?, kind: (Screen) -> ScreenKind,
-        showsMessage: (Screen) -> Bool = { $0.waitsToShowMessage }, draw: (Screen, Canvas, SurfaceGeometry) -> Void
+        canvas: () throws -> Canvas, controller: UInt32?, kind: (Screen) -> ScreenKind,
+        showsMessage: (Screen) -> Bool = { $0.timeline.waitsToShowMessage },
+        draw: (Screen, Canvas, SurfaceGeometry) -> Void
     ) -> Int {
-        arrangement.render(
+        let drawn = arrangement.render(
             self, context: context, canvas: canvas, globals: globals, controller: controller, kind: kind,
             showsMessage: showsMessage, draw: draw)
+        scheduleHealthCheck()
+        scheduleDraw()
+        return drawn
     }
 
     /// `deadline` pacing: arms ``drawTimer`` for the earliest time a screen waits to draw at (`CLOCK_MONOTONIC`).
-    func scheduleDraw() {
-        guard let at = screens.values.compactMap(\.drawAt).min() else { return }
+    private func scheduleDraw() {
+        guard let at = screens.values.compactMap(\.timeline.drawAt).min() else { return }
         let now = MonotonicClock.nanoseconds()
         drawTimer.arm(for: at, after: Double(at > now ? at - now : 0) / 1e9)
     }
@@ -146,12 +196,12 @@ final class ScreenSet {
     var vitals: Vitals {
         let now = MonotonicClock.nanoseconds()
         var vitals = Vitals(
-            frames: screens.mapValues(\.statistics), latency: screens.mapValues(\.latency), now: now)
+            frames: screens.mapValues(\.timeline.statistics), latency: screens.mapValues(\.timeline.latency), now: now)
         vitals.pacing = pacing.rawValue
         vitals.flash = flash != nil
         vitals.framePaths = screens.filter { $0.value.isOpen }.mapValues(\.route.rawValue)
         vitals.health = screens.mapValues { screen in
-            (screen.health.rawValue, screen.lastShownAt.map { Double(now &- $0) / 1e9 })
+            (screen.health.rawValue, screen.timeline.lastShownAt.map { Double(now &- $0) / 1e9 })
         }
         return vitals
     }
@@ -162,10 +212,10 @@ final class ScreenSet {
     /// shows it before, whatever the compositor does (a stopped compositor answers nothing, and only this timer
     /// notices); disarms it when every screen is shown or already judged, so an idle Multiscreen sleeps without a
     /// wakeup pending.
-    func scheduleHealthCheck() {
+    private func scheduleHealthCheck() {
         guard
             let next = screens.values.filter({ $0.isOpen && ($0.health == .ok || $0.health == .recovering) })
-                .compactMap(\.unshownSince).min()
+                .compactMap(\.timeline.unshownSince).min()
         else {
             healthTimer.disarm()
             return
@@ -176,13 +226,14 @@ final class ScreenSet {
     }
 
     /// Judges every screen whose content has waited unshown past ``staleAfter`` (``ScreenHealth`` says how).
-    func checkHealth(context: GraphicsContext) {
-        healthTimer.acknowledge()
+    private func checkHealth() {
         let now = MonotonicClock.nanoseconds()
         for screen in ordered where screen.isOpen {
-            guard let since = screen.unshownSince, now &- since >= UInt64(Self.staleAfter * 1e9) else { continue }
+            guard let since = screen.timeline.unshownSince, now &- since >= UInt64(Self.staleAfter * 1e9) else {
+                continue
+            }
             switch screen.health {
-            case .ok where screen.awaitsCompositor, .recovering where screen.awaitsCompositor:
+            case .ok where screen.timeline.awaitsCompositor, .recovering where screen.timeline.awaitsCompositor:
                 logger.warning(
                     "\(screen.output.displayName): nothing shown for \(Self.staleAfter) s although content waits: the compositor does not answer (stopped or hung); stale until it does"
                 )
@@ -208,14 +259,13 @@ final class ScreenSet {
     }
 
     /// Destroys every window (reverse order of the outputs); the screens are forgotten.
-    func tearDownAll(context: GraphicsContext) {
+    func tearDownAll() {
         for screen in ordered.reversed() { screen.tearDown(context: context) }
         screens.removeAll()
     }
 
     /// Opens the windows the compositor closed, once the reopen delay has passed.
-    func reopenClosed() {
-        reopenTimer.acknowledge()
+    private func reopenClosed() {
         for screen in ordered where !screen.isOpen && arrangement.hasOwnWindow(screen) {
             open(screen)
             logger.info("screen reopened: \(screen.output.displayName)")
@@ -227,7 +277,7 @@ final class ScreenSet {
         logger.info("screen opened: \(screen.output.displayName)")
     }
 
-    private func closed(_ screen: Screen, context: GraphicsContext) {
+    private func closed(_ screen: Screen) {
         logger.warning(
             "compositor closed the window on \(screen.output.displayName); reopening in \(reopenDelay) s")
         screen.tearDown(context: context)
@@ -237,7 +287,7 @@ final class ScreenSet {
     /// A window asked to be fullscreen on one output was configured to the size of the whole layout instead: the
     /// compositor spans it across every output and shows only one window at a time (cage). From now on that window
     /// draws every screen.
-    private func detectSpanning(_ screen: Screen, width: Int32, height: Int32, context: GraphicsContext) {
+    private func detectSpanning(_ screen: Screen, width: Int32, height: Int32) {
         guard arrangement is SeparateWindows, outputs.current.count > 1 else { return }
         let bounds = LayoutBounds(outputs.current)
         let own = screen.output.logicalSize
@@ -250,21 +300,5 @@ final class ScreenSet {
         arrangement = SpanningWindow(host: screen.output.registryName)
         for other in screens.values where other !== screen && other.isOpen { other.tearDown(context: context) }
         screen.invalidate()
-    }
-}
-
-/// The union of every output's logical rectangle: the area a spanning window covers.
-struct LayoutBounds {
-    var x: Int32 = 0
-    var y: Int32 = 0
-    var width: Int32 = 0
-    var height: Int32 = 0
-
-    init(_ outputs: [OutputInfo]) {
-        guard !outputs.isEmpty else { return }
-        x = outputs.map(\.logicalX).min()!
-        y = outputs.map(\.logicalY).min()!
-        width = outputs.map { $0.logicalX + $0.logicalSize.width }.max()! - x
-        height = outputs.map { $0.logicalY + $0.logicalSize.height }.max()! - y
     }
 }

@@ -1,5 +1,6 @@
 import CSystemd
 import Logging
+import Wayland
 
 /// Tells systemd how the service is doing, when Multiscreen runs as a `Type=notify` unit (`contrib/systemd/`):
 /// `READY=1` once the screens are being opened, `WATCHDOG=1` from the display thread's own loop while
@@ -7,22 +8,23 @@ import Logging
 /// manager (`$NOTIFY_SOCKET` unset) every call is a no-op and no timer exists: an idle Multiscreen still makes
 /// no wakeups. With a watchdog, the pings are its only wakeups, at half the interval systemd asks for.
 final class ServiceManager {
-    /// Fires when the next watchdog ping is due; nil without a watchdog.
-    let watchdogTimer: OneShotTimer?
+    /// Fires when the next watchdog ping is due (on the display thread's loop); nil without a watchdog.
+    private let watchdogTimer: OneShotTimer?
     private let interval: Double
     private let logger: Logger
 
-    init(logger: Logger) throws {
+    init(loop: EventLoop, logger: Logger) throws {
         self.logger = logger
         var microseconds: UInt64 = 0
         if sd_watchdog_enabled(0, &microseconds) > 0, microseconds > 0 {
             interval = Double(microseconds) / 2e6
-            watchdogTimer = try OneShotTimer()
+            watchdogTimer = try OneShotTimer(on: loop)
             logger.info("systemd watchdog: pinging every \(interval) s")
         } else {
             interval = 0
             watchdogTimer = nil
         }
+        watchdogTimer?.fired = { [unowned self] in ping() }
     }
 
     /// The screens are being opened: the service is up.
@@ -31,10 +33,9 @@ final class ServiceManager {
         ping()
     }
 
-    /// The watchdog timer fired: the display thread is alive.
-    func ping() {
+    /// The watchdog timer fired (or the service just started): the display thread is alive.
+    private func ping() {
         guard let watchdogTimer else { return }
-        watchdogTimer.acknowledge()
         notify("WATCHDOG=1")
         watchdogTimer.arm(after: interval)
     }

@@ -1,13 +1,16 @@
 import CLinux
 import Glibc
+import Logging
 import SystemCalls
+import Wayland
 
 /// SIGINT, SIGTERM (stop) and SIGHUP (reload the config) delivered as a readable file descriptor (signalfd), so the
 /// display thread handles them in its poll like any other event, with no async-signal-safety concerns.
 ///
-/// The signals are blocked for the whole process before any thread starts; threads inherit the mask.
+/// The signals are blocked for the whole process before any thread starts; threads inherit the mask. The descriptor
+/// is watched from ``watch(on:logger:reload:stop:)`` (the loop comes later: the connection is made after the threads).
 final class SignalSource {
-    let fd: Int32
+    private let fd: Int32
 
     init(signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]) throws {
         var mask = sigset_t()
@@ -19,8 +22,22 @@ final class SignalSource {
 
     deinit { close(fd) }
 
+    /// Watches the signals on `loop` from now on: SIGHUP calls `reload`, any other `stop`.
+    func watch(on loop: EventLoop, logger: Logger, reload: @escaping () -> Void, stop: @escaping () -> Void) {
+        loop.watch(fd) { [unowned self] in
+            for number in read() {
+                if number == SIGHUP {
+                    reload()
+                } else {
+                    logger.info("received signal \(number), shutting down")
+                    stop()
+                }
+            }
+        }
+    }
+
     /// Reads pending signals; returns their numbers.
-    func read() -> [Int32] {
+    private func read() -> [Int32] {
         var received: [Int32] = []
         var info = signalfd_siginfo()
         while Glibc.read(fd, &info, MemoryLayout<signalfd_siginfo>.size) == MemoryLayout<signalfd_siginfo>.size {

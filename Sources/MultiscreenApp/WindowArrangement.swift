@@ -136,7 +136,9 @@ struct SpanningWindow: WindowArrangement {
         draw: (Screen, Canvas, SurfaceGeometry) -> Void
     ) -> Int {
         guard let hostScreen = screens.screens[host] else { return 0 }
-        if screens.ordered.contains(where: { $0 !== hostScreen && $0.needsDrawing }) { hostScreen.invalidate() }
+        if screens.ordered.contains(where: { $0 !== hostScreen && $0.timeline.needsDrawing }) {
+            hostScreen.invalidate()
+        }
         let rendered = hostScreen.renderIfNeeded(
             context: context, canvas: canvas, globals: globals,
             draw: { canvas, geometry in
@@ -147,7 +149,7 @@ struct SpanningWindow: WindowArrangement {
                     guard let region = region(of: screen, in: screens) else { continue }
                     canvas.region = (region.x, region.y, geometry.bufferHeight)
                     draw(screen, canvas, region.geometry)
-                    if screen !== hostScreen { screen.drawnElsewhere() }
+                    if screen !== hostScreen { screen.timeline.drawnElsewhere() }
                 }
                 canvas.region = nil
             })

@@ -1,7 +1,8 @@
 import Screens
 
-/// What one step of the ``ProductController`` changed, for the display thread to act on: which screens to draw
-/// again and whether the state file must be written. Reported, never set by hand at the call site.
+/// What one step of the ``ProductController`` changed: which screens to draw again (resolved against what each
+/// screen shows by ``ProductController/screenUpdates(for:)``) and whether the state file must be written. Reported,
+/// never set by hand at the call site.
 public struct Changes: Equatable, Sendable {
     /// The role assignment changed: every screen's kind is derived again, and every screen redrawn.
     public var assignment = false
