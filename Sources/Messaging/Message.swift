@@ -52,6 +52,9 @@ public enum Message: Equatable, Hashable, Sendable {
     case setPlaylist(screen: String, playlist: Playlist)
     /// Stop the playlist on `screen`: it shows messages again.
     case clearPlaylist(screen: String)
+    /// Show every screen's name, mode and role over what it shows, for `seconds` (then it goes by itself): which
+    /// connector is which panel, when wiring a wall.
+    case identifyScreens(seconds: Double)
 
     /// The largest text, in UTF-8 bytes, a message may carry (64 KiB): a long card, far below a text slab's size.
     public static let maximumTextBytes = 64 * 1024
@@ -59,6 +62,9 @@ public enum Message: Equatable, Hashable, Sendable {
     public static let maximumNameBytes = 256
     /// The longest a message may be asked to stay, in seconds (30 days): what fits the ring slot in milliseconds.
     public static let maximumTTL: Double = 30 * 24 * 3600
+    /// How long `screen.identify` may show the screens' names, in seconds, and how long when not said.
+    public static let identifySeconds: ClosedRange<Double> = 1...60
+    public static let defaultIdentifySeconds: Double = 5
 
     public var method: MessageMethod {
         switch self {
@@ -82,6 +88,7 @@ public enum Message: Equatable, Hashable, Sendable {
         case .stopMedia: .stopMedia
         case .setPlaylist: .setPlaylist
         case .clearPlaylist: .clearPlaylist
+        case .identifyScreens: .identifyScreens
         }
     }
 
@@ -136,6 +143,10 @@ public enum Message: Equatable, Hashable, Sendable {
             try Self.check(name: mode, field: "mode")
         case .resetRole(let screen), .clearMessages(let screen):
             if let screen { try Self.check(name: screen, field: "screen") }
+        case .identifyScreens(let seconds):
+            guard Self.identifySeconds.contains(seconds) else {
+                throw MessageError(.invalidParams, "\"seconds\" must be from 1 to 60")
+            }
         case .status, .outputs:
             break
         case .remoteOffer(let link, let code, _):
@@ -196,6 +207,7 @@ public enum MessageMethod: String, CaseIterable, Sendable {
     case clearPlaylist = "playlist.clear"
     /// Internal: ``Message/remoteActivity(_:)``. Unknown on the wire (`methodNotFound`).
     case remoteActivity = "remote.activity"
+    case identifyScreens = "screen.identify"
 
     /// Posted by Multiscreen's own parts only, never accepted from a client nor named to one.
     public var isInternal: Bool { self == .remoteOffer || self == .remoteActivity }

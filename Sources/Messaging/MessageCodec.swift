@@ -32,6 +32,7 @@ import Outputs
 /// | `media.stop`      | `screen`                                                 |
 /// | `playlist.set`    | `screen`, `items` (`source`, `seconds`), optional `fit`, `epoch` |
 /// | `playlist.clear`  | `screen`                                                 |
+/// | `screen.identify` | optional `seconds` (1 to 60, default 5)                  |
 ///
 /// Unknown keys are errors, at the top level and in `params`: a misspelt parameter should not be ignored silently.
 /// Error codes are ``MessageError/Code``.
@@ -216,6 +217,8 @@ public enum MessageCodec {
                     items: try reader.playlistItems(), fit: try reader.optionalEnum("fit", MediaFit.self) ?? .contain,
                     epoch: try reader.optionalNumber("epoch") ?? 0))
         case .clearPlaylist: message = .clearPlaylist(screen: try reader.string("screen"))
+        case .identifyScreens:
+            message = .identifyScreens(seconds: try reader.optionalNumber("seconds") ?? Message.defaultIdentifySeconds)
         case .remoteOffer, .remoteActivity:
             preconditionFailure("internal methods are refused above")
         case .subscribeEvents:
@@ -247,6 +250,8 @@ public enum MessageCodec {
         case .closeCard(let screen), .closeWeb(let screen), .reloadWeb(let screen), .stopMedia(let screen),
             .clearPlaylist(let screen):
             params["screen"] = .string(screen)
+        case .identifyScreens(let seconds):
+            if seconds != Message.defaultIdentifySeconds { params["seconds"] = .number(seconds) }
         case .showMedia(let screen, let path, let fit, let rotation, let loop):
             params["screen"] = .string(screen)
             params["path"] = .string(path)

@@ -14,7 +14,7 @@ import Wayland
 ///
 /// Who owns what: the assets (their frames' memory, their pipelines) and the layers are made and destroyed here, on
 /// the display thread, except a pipeline's stop, which the reader's thread does (it joins GStreamer's threads).
-/// ``sync(_:kind:)`` runs before every render pass and makes the layers match what the screens show;
+/// ``sync(_:kind:covered:)`` runs before every render pass and makes the layers match what the screens show;
 /// ``tearDownAll()`` at exit, before the windows go.
 final class MediaScreens {
     /// A screen's layer and what it shows.
@@ -38,7 +38,7 @@ final class MediaScreens {
     var onSettled: (MediaRequest, MediaReading, OrderedReplies.Ticket?) -> Void = { _, _, _ in }
     /// Something the subscribers are told that no request asked: a video ended, a shown file failed.
     var onEvent: (Event) -> Void = { _ in }
-    /// The file each screen showing an image or a video wants, as of the last ``sync(_:kind:)`` (what `status`
+    /// The file each screen showing an image or a video wants, as of the last ``sync(_:kind:covered:)`` (what `status`
     /// reports, whether its layer exists yet or not).
     private var wantedKeys: [UInt32: MediaAsset.Key] = [:]
 
@@ -88,9 +88,12 @@ final class MediaScreens {
     // MARK: - Screens → layers
 
     /// Makes the layers match what the screens show: a layer for each screen showing an image or a video that is
-    /// ready, the file read for any that is not, and nothing left of what no screen shows any more.
-    func sync(_ screens: [Screen], kind: (Screen) -> ScreenKind) {
+    /// ready, the file read for any that is not, and nothing left of what no screen shows any more. A screen
+    /// `covered` by something the window draws over its content (`screen.identify`) has its layer hidden while its
+    /// media keeps playing, so it comes back where it would have been.
+    func sync(_ screens: [Screen], kind: (Screen) -> ScreenKind, covered: (Screen) -> Bool) {
         screenOf = Dictionary(uniqueKeysWithValues: screens.map { ($0.output.registryName, $0) })
+        coveredScreens = Set(screens.filter(covered).map(\.output.registryName))
         let now = MonotonicClock.nanoseconds()
         var wanted: [UInt32: (screen: Screen, item: MediaItem)] = [:]
         for screen in screens {
@@ -122,6 +125,10 @@ final class MediaScreens {
             }
             guard let shown = layers[name] else { continue }
             layers[name]?.item = item
+            if coveredScreens.contains(name) {
+                shown.layer.hide()
+                continue
+            }
             // A new or moved subsurface shows with its window's next commit: this render pass draws the window.
             if shown.layer.show(frame, placement: placement(of: frame, item: item, on: screen), rotation: item.rotation)
             {
@@ -279,7 +286,7 @@ final class MediaScreens {
         video.pipeline.acknowledge()
         guard let frame = video.pipeline.takeFrame() else { return }
         video.show(frame, shm: shm)
-        for (name, shown) in layers where shown.key == asset.key {
+        for (name, shown) in layers where shown.key == asset.key && !coveredScreens.contains(name) {
             guard let screen = screenOf[name], let current = video.current else { continue }
             if shown.layer.show(
                 current, placement: placement(of: current, item: shown.item, on: screen), rotation: shown.item.rotation)
@@ -290,13 +297,15 @@ final class MediaScreens {
         video.returnReleasedFrames()
     }
 
-    /// The screens by registry name, as of the last ``sync(_:kind:)``.
+    /// The screens by registry name, as of the last ``sync(_:kind:covered:)``.
     private var screenOf: [UInt32: Screen] = [:]
+    /// Screens whose layer is hidden under what the window draws over it, as of the last sync.
+    private var coveredScreens: Set<UInt32> = []
 
     private func screenName(_ name: UInt32) -> String { screenOf[name]?.output.displayName ?? "output-\(name)" }
 
     /// The timer fired: an animated image's next frame is due, or a failed file's retry (which the render pass after
-    /// this wakeup starts, in ``sync(_:kind:)``, if a screen still shows the file).
+    /// this wakeup starts, in ``sync(_:kind:covered:)``, if a screen still shows the file).
     private func timerFired() {
         let now = MonotonicClock.nanoseconds()
         for asset in assets.values {

@@ -20,6 +20,14 @@ struct ScreenPainter {
     let web: WebScreens
 
     func draw(_ screen: Screen, on canvas: Canvas, geometry: SurfaceGeometry) {
+        drawContent(screen, on: canvas, geometry: geometry)
+        if let identity = product.identity(of: screen.output.registryName) {
+            IdentityScene.draw(identity, on: canvas, geometry: geometry, look: look(screen))
+        }
+    }
+
+    /// What the screen shows, by its kind.
+    private func drawContent(_ screen: Screen, on canvas: Canvas, geometry: SurfaceGeometry) {
         switch product.kind(of: screen.output.registryName) {
         case .controller:
             drawController(screen, on: canvas, geometry: geometry)

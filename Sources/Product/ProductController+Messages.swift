@@ -37,13 +37,14 @@ extension ProductController {
         return saving(outcome)
     }
 
-    /// When the next message sent with a ttl is due to go: the caller asks ``expireMessages(now:)`` then.
-    public var nextExpiry: Date? { model.log.nextExpiry }
+    /// When the next message sent with a ttl is due to go, or the screens' names (`screen.identify`): the caller asks
+    /// ``expireMessages(now:)`` then.
+    public var nextExpiry: Date? { [model.log.nextExpiry, identifyingUntil].compactMap { $0 }.min() }
 
-    /// Removes the messages whose ttl is up.
+    /// Removes the messages whose ttl is up, and the screens' names once their time is up.
     public mutating func expireMessages(now: Date = Date()) -> Outcome {
+        var outcome = endIdentifying(now: now)
         let expired = model.expireMessages(at: now)
-        var outcome = Outcome()
         guard !expired.isEmpty else { return outcome }
         outcome.events = expired.map { .messageExpired(id: $0.id) }
         outcome.changes.everyScreen = true

@@ -34,6 +34,8 @@ public struct ProductController {
     public internal(set) var saves = (written: 0, failed: 0, lastError: String?.none)
     /// What external screens show for the phone remote (a QR code and its short code), nil for nothing.
     public internal(set) var remoteOffer: RemoteOffer?
+    /// Until when every screen shows its name over its content (`screen.identify`); nil: not now.
+    public internal(set) var identifyingUntil: Date?
     /// Where that offer goes, and on which screens (`[remote]` `qr_position` and `qr_screens`).
     public let remoteOfferPlacement: RemoteOfferPlacement
     let logger: Logger
@@ -123,6 +125,7 @@ public struct ProductController {
         case .setPlaylist(let screen, let playlist): return try setPlaylist(screen: screen, playlist: playlist)
         case .clearPlaylist(let screen): return try clearPlaylist(screen: screen)
         case .stopMedia(let screen): return try stopMedia(screen: screen)
+        case .identifyScreens(let seconds): return identifyScreens(for: seconds)
         }
     }
 
