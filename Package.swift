@@ -70,6 +70,9 @@ let package = Package(
         // The vocabulary every layer shares, pure Swift: outputs and their changes, surface geometry, frame
         // scheduling and statistics, rectangles and colours. No C, no product rules.
         .target(name: "Outputs"),
+        // When frames are drawn and shown: the frame scheduler, pacing, presentation timing, message latency, the
+        // flash patch. Pure, like Outputs beneath it.
+        .target(name: "FrameTiming", dependencies: ["Outputs"]),
         // The process's log handler: standard error, one flushed line per event, every call site rate-limited.
         .target(name: "Logs", dependencies: [logging]),
         // One way to make a system call: EINTR retried, errno captured at the call.
@@ -113,7 +116,8 @@ let package = Package(
         // The product controller: executes typed requests against the model, returns typed replies, the events they
         // caused and what changed. Pure Swift, tested without a compositor.
         .target(
-            name: "Product", dependencies: ["Screens", "Outputs", "Messaging", "SystemCalls", "ConfigFile", logging]),
+            name: "Product",
+            dependencies: ["Screens", "Outputs", "FrameTiming", "Messaging", "SystemCalls", "ConfigFile", logging]),
         // The fleet link: an MQTT client (libmosquitto) on its own thread, one more message source with its own reply
         // sink, and the operator's side of the same topics.
         .target(
@@ -149,14 +153,16 @@ let package = Package(
         .target(
             name: "Wayland",
             dependencies: [
-                "CWaylandClient", "CWaylandProtocols", "CXKBCommon", "CLinux", "Outputs", "SystemCalls", logging,
+                "CWaylandClient", "CWaylandProtocols", "CXKBCommon", "CLinux", "Outputs", "FrameTiming", "SystemCalls",
+                logging,
             ]),
         // The application on the display thread: the wiring of outputs, screens, the product controller, input,
         // rendering and the bus. Transports (the control socket, …) are handed in as message sources.
         .target(
             name: "MultiscreenApp",
             dependencies: [
-                "Wayland", "Rendering", "TextRendering", "Product", "Screens", "Outputs", "Messaging", "CLinux",
+                "Wayland", "Rendering", "TextRendering", "Product", "Screens", "Outputs", "FrameTiming", "Messaging",
+                "CLinux",
                 "CSystemd", "SystemCalls", "WebContent", "Media", logging,
             ]),
         // Private compositors (headless sway, nested sway, weston, cage) and screenshots, for tests and `demo`.
@@ -170,13 +176,14 @@ let package = Package(
         .target(
             name: "Benchmarks",
             dependencies: [
-                "Messaging", "Remote", "CompositorHarness", "Fleet", "Outputs", logging,
+                "Messaging", "Remote", "CompositorHarness", "Fleet", "Outputs", "FrameTiming", logging,
                 .product(name: "DequeModule", package: "swift-collections"),
             ]),
         .executableTarget(
             name: "multiscreen",
             dependencies: [
-                "MultiscreenApp", "Screens", "Outputs", "Messaging", "CompositorHarness", "Benchmarks", "Remote",
+                "MultiscreenApp", "Screens", "Outputs", "FrameTiming", "Messaging", "CompositorHarness", "Benchmarks",
+                "Remote",
                 "LatencyReport", "Fleet", "PhoneRemote", "WebContent", "Logs", "SystemCalls", "Wayland", "TOMLPrecheck",
                 "Product",
                 logging,
@@ -203,6 +210,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]),
         .testTarget(name: "OutputsTests", dependencies: ["Outputs"]),
+        .testTarget(name: "FrameTimingTests", dependencies: ["FrameTiming", "Outputs"]),
         .testTarget(name: "WebContentTests", dependencies: ["WebContent", "Messaging", logging]),
         // The same requests through every transport (socket, fleet, phone, page), answered alike.
         .testTarget(
@@ -211,7 +219,7 @@ let package = Package(
         .testTarget(name: "ScreensTests", dependencies: ["Screens", "Outputs", "TOMLPrecheck"]),
         .testTarget(
             name: "ProductTests",
-            dependencies: ["Product", "Screens", "Outputs", "Messaging", "CompositorHarness", logging]),
+            dependencies: ["Product", "Screens", "Outputs", "FrameTiming", "Messaging", "CompositorHarness", logging]),
         .testTarget(name: "BenchmarksTests", dependencies: ["Benchmarks"]),
         .testTarget(name: "LatencyReportTests", dependencies: ["LatencyReport", "Messaging"]),
         .testTarget(

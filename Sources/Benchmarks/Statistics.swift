@@ -1,3 +1,4 @@
+import FrameTiming
 import Outputs
 
 /// Order statistics for benchmark samples. Medians and high percentiles, never means: these machines are noisy.

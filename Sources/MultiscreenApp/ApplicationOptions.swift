@@ -1,3 +1,4 @@
+import FrameTiming
 import Outputs
 import WebContent
 

@@ -1,3 +1,4 @@
+import FrameTiming
 import Logging
 import Messaging
 import Outputs

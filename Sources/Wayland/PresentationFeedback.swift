@@ -1,5 +1,6 @@
 import CWaylandClient
 import CWaylandProtocols
+import FrameTiming
 import Outputs
 
 /// Owns one `wp_presentation_feedback`: how and when one committed frame reached the screen.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import FrameTiming
 import LatencyReport
 import Logging
 import Messaging

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Fleet
 import Foundation
+import FrameTiming
 import Logging
 import Messaging
 import MultiscreenApp

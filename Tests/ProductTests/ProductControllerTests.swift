@@ -1,5 +1,6 @@
 import CompositorHarness
 import Foundation
+import FrameTiming
 import Logging
 import Messaging
 import Outputs

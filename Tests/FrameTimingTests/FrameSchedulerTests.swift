@@ -1,3 +1,4 @@
+import FrameTiming
 import Testing
 
 @testable import Outputs

@@ -1,3 +1,5 @@
+import Outputs
+
 /// Photodiode / camera mode: a square patch in one corner of every screen that turns white or black with every
 /// frame that shows new messages, so an external sensor sees one transition per such frame and can be lined up
 /// with that frame's `presented` time (the `frame.shown` event and `latency.json` carry the patch's new colour).
