@@ -16,6 +16,7 @@ import TOMLPrecheck
 /// groups = ["terminal-2"]
 /// # ca = "…", cert = "…", key = "…", credentials = "/etc/multiscreen/mqtt.pass"
 /// # allow = ["send", "card.*", "status"]   # methods a fleet command may call
+/// # media = ["/srv/signage"]               # where media.show and playlist.set (when allowed) may name files
 /// # keepalive = 30                         # seconds; a dead kiosk shows offline within about 1.5× this
 /// ```
 ///
@@ -33,6 +34,8 @@ public struct FleetConfig: Equatable, Sendable {
     public var credentialsFile: String?
     /// Method patterns a fleet command may call: exact names or a prefix ending in `*` (`card.*`).
     public var allow: [String]
+    /// Where a fleet command may name files (`media.show`, `playlist.set`, when `allow` grants them); nil: nowhere.
+    public var media: MediaDirectories?
     public var keepAlive: Int
 
     public static let defaultAllow = ["send", "card.*", "status"]
@@ -58,7 +61,9 @@ public struct FleetConfig: Equatable, Sendable {
 
     /// `allow` resolved into the gate the fleet link's requests pass (its patterns matched against every method).
     public var gate: MethodGate {
-        MethodGate(caller: "the fleet link", permitted: Set(MessageMethod.allCases.filter { allows($0.rawValue) }))
+        MethodGate(
+            caller: "the fleet link", permitted: Set(MessageMethod.allCases.filter { allows($0.rawValue) }),
+            files: media)
     }
 
     public var topics: FleetTopics { FleetTopics(site: site, kiosk: kiosk) }
@@ -99,7 +104,9 @@ public struct FleetConfig: Equatable, Sendable {
         }
         guard let section = root["fleet"] else { return nil }
         guard let table = section.table else { throw FleetConfigError("'fleet' must be a table ([fleet])") }
-        let known = ["broker", "site", "kiosk", "groups", "ca", "cert", "key", "credentials", "allow", "keepalive"]
+        let known = [
+            "broker", "site", "kiosk", "groups", "ca", "cert", "key", "credentials", "allow", "media", "keepalive",
+        ]
         if let unknown = table.keys.sorted().first(where: { !known.contains($0) }) {
             throw FleetConfigError(
                 "unknown key 'fleet.\(unknown)' (expected one of: \(known.joined(separator: ", ")))")
@@ -122,6 +129,13 @@ public struct FleetConfig: Equatable, Sendable {
         if let kiosk = try string("kiosk") { config.kiosk = kiosk }
         if let groups = try strings("groups") { config.groups = groups }
         if let allow = try strings("allow") { config.allow = allow }
+        if let media = try strings("media") {
+            do throws(MessageError) {
+                config.media = try MediaDirectories(media)
+            } catch {
+                throw FleetConfigError("'fleet.media': \(error.message)")
+            }
+        }
         config.caFile = try string("ca")
         config.certFile = try string("cert")
         config.keyFile = try string("key")

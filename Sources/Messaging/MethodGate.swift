@@ -5,12 +5,23 @@ public struct MethodGate: Sendable, Equatable {
     /// Who is asking, as the refusal names it: "a phone", "the fleet link", "a page from https://example.org".
     public var caller: String
     public var permitted: Set<MessageMethod>
+    /// Where the methods that name files (``MessageMethod/isLocalOnly``) may name them; nil: they are never
+    /// permitted, whatever the config grants.
+    public var files: MediaDirectories?
 
-    /// `permitted` less the methods only the local socket may call (``MessageMethod/isLocalOnly``): whatever a
-    /// config grants, a remote caller never names a file on the kiosk.
-    public init(caller: String, permitted: Set<MessageMethod>) {
+    /// Without `files`, `permitted` less the methods that name a file on the kiosk: a remote caller names files only
+    /// inside directories the config gave it.
+    public init(caller: String, permitted: Set<MessageMethod>, files: MediaDirectories? = nil) {
         self.caller = caller
-        self.permitted = permitted.filter { !$0.isLocalOnly }
+        self.permitted = files == nil ? permitted.filter { !$0.isLocalOnly } : permitted
+        self.files = files
+    }
+
+    /// The method, then every file the message names.
+    public func check(_ message: Message) throws(MessageError) {
+        try check(message.method)
+        guard let files else { return }
+        for path in MediaDirectories.paths(in: message) { try files.check(path, caller: caller) }
     }
 
     /// - Throws: `notPermitted`, naming the method and what this caller may call instead.

@@ -60,7 +60,7 @@ public struct RequestGate: Sendable {
         do throws(MessageError) {
             switch (decoded.request, events) {
             case (.message(let message), _):
-                try methods?.check(message.method)
+                try methods?.check(message)
                 let requestID = decoded.requestID.map { id in
                     retryPrefix.map { MessageCodec.requestID(id, prefix: $0) } ?? id
                 }

@@ -154,6 +154,41 @@ import Testing
         #expect(status.standardOutput.hasPrefix("multiscreen/test/t2-gate-a/status {"))
     }
 
+    /// `[fleet] media`: a fleet granted `media.show` names files inside the configured directories only; one outside
+    /// (here through `..`) is refused before the display thread, with what is allowed.
+    @Test func mediaShowNamesFilesInsideTheMediaDirectoriesOnly() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("fleet-media-\(UUID().uuidString)")
+            .path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try FileManager.default.createDirectory(atPath: root + "/signage", withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: root + "/signage/menu.png", contents: Data([1]))
+        FileManager.default.createFile(atPath: root + "/secret.png", contents: Data([1]))
+        let broker = try MosquittoBroker()
+        let display = try FakeDisplay()
+        var config = try kioskConfig(broker, kiosk: "k1")
+        config.allow = ["media.*", "status"]
+        config.media = try MediaDirectories([root + "/signage"])
+        let link = try FleetLink(config: config, bus: display.bus, options: testOptions())
+        defer { link.stop() }
+        let client = try makeOperator(broker)
+        let received = Received(client)
+        try received.wait("k1 online") { _ in received.last("multiscreen/test/k1/online") == "true" }
+        try send(client, to: "k1", .showMedia(screen: "HDMI-A-2", path: root + "/signage/menu.png"), id: "in")
+        try send(client, to: "k1", .showMedia(screen: "HDMI-A-2", path: root + "/signage/../secret.png"), id: "out")
+        try received.wait("2 replies") { _ in received.replies(kiosk: "k1").count >= 2 }
+        let replies = received.replies(kiosk: "k1")
+        #expect(replies.map { $0["id"] } == [.string("in"), .string("out")])
+        #expect(replies[1]["error"]?.objectValue["code"] == .integer(-32004))
+        let expected =
+            "is not a file inside the media directories the fleet link may name (\(config.media!.directories[0]))"
+        guard case .string(let message)? = replies[1]["error"]?.objectValue["message"] else {
+            Issue.record("no error message: \(replies[1])")
+            return
+        }
+        #expect(message.hasSuffix(expected), "\(message)")
+        #expect(display.messages.filter { $0.method == .showMedia }.count == 1)
+    }
+
     /// A retained command would be applied again at every start: one found on subscribing is refused.
     @Test func aRetainedCommandIsRefused() throws {
         let broker = try MosquittoBroker()
