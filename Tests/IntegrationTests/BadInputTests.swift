@@ -19,7 +19,7 @@ import Testing
         try Self.allowDescriptors(1_200)
         let sway = try HeadlessSway(outputs: 2, width: 320, height: 240)
         let app = try MultiscreenProcess(environment: sway.environment)
-        try app.waitForLogCount("first frame committed on", count: 2)
+        try app.waitForScreens(2)
         _ = try app.request(#"{"method": "send", "params": {"text": "warm up", "screen": "HEADLESS-2"}}"#)
         var shown = try sway.waitForScreenshot("HEADLESS-2") { showsScreen($0, index: 1) }
         let descriptorsBefore = app.process.openFileDescriptorCount

@@ -18,7 +18,7 @@ import Testing
 
         let sway = try HeadlessSway(outputs: 2, width: 320, height: 240)
         let app = try MultiscreenProcess(environment: sway.environment, home: home)
-        try app.waitForLogCount("first frame committed on", count: 2)
+        try app.waitForScreens(2)
         let client = ControlClient(path: app.home + "/control.sock")
         func status() throws -> String { try client.exchange(line: #"{"method": "status"}"#) }
         func send(_ text: String) throws {

@@ -15,7 +15,7 @@ import Testing
     @Test func typingAndEnterPutsTheTextOnEveryExternalScreen() throws {
         let sway = try HeadlessSway(outputs: 3, width: 640, height: 360)
         let app = try MultiscreenProcess(environment: sway.environment)
-        try app.waitForLogCount("first frame committed on", count: 3)
+        try app.waitForScreens(3)
         let before = try ["HEADLESS-2", "HEADLESS-3"].map { name in
             try sway.waitForScreenshot(name) { showsScreen($0, index: name == "HEADLESS-2" ? 1 : 2) }
         }
@@ -47,7 +47,7 @@ import Testing
             """, home: home)
         let sway = try HeadlessSway(outputs: 2, width: 640, height: 360)
         let app = try MultiscreenProcess(environment: sway.environment, home: home)
-        try app.waitForLogCount("first frame committed on", count: 2)
+        try app.waitForScreens(2)
         // Same size as the controller: the mirror is the controller's picture, pixel for pixel (or nearly).
         try sway.waitForScreenshot("HEADLESS-2", "HEADLESS-2 mirroring the controller") { mirror in
             guard let controller = try? sway.screenshot("HEADLESS-1") else { return false }
@@ -68,7 +68,7 @@ import Testing
     @Test func aCardOpensReplacesAndCloses() throws {
         let sway = try HeadlessSway(outputs: 2, width: 640, height: 360)
         let app = try MultiscreenProcess(environment: sway.environment)
-        try app.waitForLogCount("first frame committed on", count: 2)
+        try app.waitForScreens(2)
         let opened = try app.request(#"{"method": "card.open", "params": {"screen": "HEADLESS-2", "text": "Gate 12"}}"#)
         #expect(opened == #"{"method":"card.open","result":{"id":1,"screen":"HEADLESS-2"}}"#)
         let first = try sway.waitForScreenshot("HEADLESS-2", "the card") { $0.fraction(of: Self.cardPanel) > 0.5 }
@@ -89,7 +89,7 @@ import Testing
         let outer = try HeadlessSway(outputs: 1, width: 1600, height: 900)
         let nested = try NestedSway(inside: outer, outputs: 2, width: 480, height: 270)
         let app = try MultiscreenProcess(environment: nested.environment)
-        try app.waitForLogCount("first frame committed on", count: 2)
+        try app.waitForScreens(2)
         _ = try app.request(#"{"method": "card.open", "params": {"screen": "WL-2", "text": "Gate 7"}}"#)
         try nested.waitForScreenshot("WL-2", "the card") { $0.fraction(of: Self.cardPanel) > 0.5 }
         let before = try nested.screenshot("WL-1")
@@ -112,7 +112,7 @@ import Testing
     @Test func theCommandLineDrivesARunningMultiscreen() throws {
         let sway = try HeadlessSway(outputs: 2, width: 320, height: 240)
         let app = try MultiscreenProcess(environment: sway.environment)
-        try app.waitForLogCount("first frame committed on", count: 2)
+        try app.waitForScreens(2)
         let sent = try app.command(["send", "from the CLI", "--screen", "HEADLESS-2"])
         #expect(sent.status == 0, "\(sent.output)")
         try app.waitForLog("message #1 for HEADLESS-2: from the CLI")
@@ -133,7 +133,7 @@ import Testing
     @Test func contentMessagesAndRolesAreControlledFromOutside() throws {
         let sway = try HeadlessSway(outputs: 2, width: 320, height: 240)
         let app = try MultiscreenProcess(environment: sway.environment)
-        try app.waitForLogCount("first frame committed on", count: 2)
+        try app.waitForScreens(2)
         let idle = try sway.waitForScreenshot("HEADLESS-2") { showsScreen($0, index: 1) }
         let black = RGBColor(hex: 0x00_00_00)
 
@@ -175,7 +175,7 @@ import Testing
         try MultiscreenProcess.writeConfig("", home: home)
         let sway = try HeadlessSway(outputs: 2, width: 320, height: 240)
         let app = try MultiscreenProcess(environment: sway.environment, home: home)
-        try app.waitForLogCount("first frame committed on", count: 2)
+        try app.waitForScreens(2)
         try MultiscreenProcess.writeConfig(
             """
             [[rule]]
@@ -232,7 +232,7 @@ import Testing
         let sway = try HeadlessSway(outputs: 2, width: 640, height: 360)
         do {
             let first = try MultiscreenProcess(environment: sway.environment, home: home)
-            try first.waitForLogCount("first frame committed on", count: 2)
+            try first.waitForScreens(2)
             _ = try first.request(#"{"method": "send", "params": {"text": "remember me"}}"#)
             _ = try first.request(#"{"method": "card.open", "params": {"screen": "HEADLESS-2", "text": "Saved card"}}"#)
             first.process.signal(SIGTERM)
@@ -255,7 +255,7 @@ import Testing
         try "{ not json".write(toFile: home + "/state/multiscreen/state.json", atomically: true, encoding: .utf8)
         let sway = try HeadlessSway(outputs: 1, width: 320, height: 240)
         let app = try MultiscreenProcess(environment: sway.environment, home: home)
-        try app.waitForLog("first frame committed on HEADLESS-1")
+        try app.waitForFirstFrame(on: "HEADLESS-1")
         let kept = try FileManager.default.contentsOfDirectory(atPath: home + "/state/multiscreen")
         #expect(kept.contains { $0.hasPrefix("state.json.corrupt-") }, "set aside, not lost: \(kept)")
         #expect(app.log.contains("state.json.corrupt-"))
@@ -265,7 +265,7 @@ import Testing
     @Test func badRequestsGetPreciseErrorsAndTheScreensKeepRunning() throws {
         let sway = try HeadlessSway(outputs: 2, width: 320, height: 240)
         let app = try MultiscreenProcess(environment: sway.environment)
-        try app.waitForLogCount("first frame committed on", count: 2)
+        try app.waitForScreens(2)
         let cases: [(String, Int)] = [
             ("{not json", -32700),
             (#"{"method": "launch.rockets"}"#, -32601),
@@ -291,7 +291,7 @@ import Testing
     @Test func roleChangesMessagesAndCardsAreStreamedToSubscribers() throws {
         let sway = try HeadlessSway(outputs: 2, width: 320, height: 240)
         let app = try MultiscreenProcess(environment: sway.environment)
-        try app.waitForLogCount("first frame committed on", count: 2)
+        try app.waitForScreens(2)
         let client = ControlClient(path: app.home + "/control.sock")
         let events = try ChildProcess(
             MultiscreenProcess.binary, ["events", "--count", "6", "--timeout", "20"],

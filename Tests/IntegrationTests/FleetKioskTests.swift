@@ -33,7 +33,7 @@ import Testing
                 """, home: home)
             sway = try HeadlessSway(outputs: 2, width: 320, height: 180)
             app = try MultiscreenProcess(environment: sway.environment, home: home)
-            try app.waitForLogCount("first frame committed on", count: 2, timeout: 20)
+            try app.waitForScreens(2, timeout: 20)
         }
 
         /// The kiosk's own `status`, through its local control socket.

@@ -17,7 +17,7 @@ import Testing
     func aStoppedCompositorBlocksNothingAndEveryMessageIsShownAfterwards(pacing: String) throws {
         let sway = try HeadlessSway(outputs: 2, width: 320, height: 180)
         let app = try MultiscreenProcess(environment: sway.environment, arguments: ["run", "--pacing", pacing])
-        try app.waitForLogCount("first frame committed on", count: 2)
+        try app.waitForScreens(2)
         // A client that gives up soon: a blocked display thread shows as a timeout, not as a test hanging for long.
         let client = ControlClient(path: app.home + "/control.sock", timeoutMilliseconds: 2000)
         _ = try client.exchange(line: #"{"method": "send", "params": {"text": "before"}}"#)

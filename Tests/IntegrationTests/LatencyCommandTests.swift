@@ -100,7 +100,7 @@ import Testing
     func idleAfterMessagesMakesNoWakeups(pacing: String) throws {
         let weston = try Weston(width: 320, height: 240, allowScreenshots: false)
         let app = try MultiscreenProcess(environment: weston.environment, arguments: ["run", "--pacing", pacing])
-        try app.waitForLog("first frame committed on headless")
+        try app.waitForFirstFrame(on: "headless")
         for index in 1...3 { #expect(try app.command(["send", "idle \(index)"]).status == 0) }
         try waitUntil(timeout: 10, "3 messages presented in the status") {
             let status = try ControlClient(path: app.home + "/control.sock").exchange(line: #"{"method": "status"}"#)
@@ -129,7 +129,7 @@ import Testing
         let app = try MultiscreenProcess(
             environment: sway.environment,
             arguments: ["run", "--flash", "--flash-size", "40", "--flash-corner", "bottom-right"], home: home)
-        try app.waitForLogCount("first frame committed on", count: 2)
+        try app.waitForScreens(2)
         #expect(try app.command(["send", "one"]).status == 0)
         let white = RGBColor(red: 255, green: 255, blue: 255)
         let black = RGBColor(red: 0, green: 0, blue: 0)
@@ -168,7 +168,7 @@ import Testing
     @Test func aRunningMultiscreensPacingIsReported() throws {
         let weston = try Weston(width: 320, height: 240, allowScreenshots: false)
         let app = try MultiscreenProcess(environment: weston.environment, arguments: ["run", "--pacing", "immediate"])
-        try app.waitForLog("first frame committed on headless")
+        try app.waitForFirstFrame(on: "headless")
         try waitUntil(timeout: 10, "the control socket") {
             FileManager.default.fileExists(atPath: app.home + "/control.sock")
         }

@@ -58,7 +58,7 @@ import Testing
         let picture = try Self.makeQuadrants(in: directory)
         let sway = try HeadlessSway(outputs: 3, width: 640, height: 480)
         let app = try MultiscreenProcess(environment: sway.environment)
-        try app.waitForLogCount("first frame committed on", count: 3)
+        try app.waitForScreens(3)
 
         // ImageMagick's version of each case: the operations after the file, then the region of the screen it fills.
         let cases: [(options: [String], magick: [String], region: (x: Int, y: Int, width: Int, height: Int))] = [
@@ -111,7 +111,7 @@ import Testing
         try MediaFixtures.writeJPEG(upright, orientation: 6, to: jpeg)
         let sway = try HeadlessSway(outputs: 2, width: 640, height: 480)
         let app = try MultiscreenProcess(environment: sway.environment)
-        try app.waitForLogCount("first frame committed on", count: 2)
+        try app.waitForScreens(2)
         let result = try Self.show(app, jpeg, on: "HEADLESS-2", ["--fit", "stretch"])
         #expect(result.status == 0, "\(result.output)")
         let expected = try MediaFixtures.convertToScreenshot(picture, ["-rotate", "90", "-resize", "640x480!"])
@@ -133,7 +133,7 @@ import Testing
             .write(toFile: svg, atomically: true, encoding: .utf8)
         let sway = try HeadlessSway(outputs: 3, width: 320, height: 240)
         let app = try MultiscreenProcess(environment: sway.environment)
-        try app.waitForLogCount("first frame committed on", count: 3)
+        try app.waitForScreens(3)
         #expect(try app.command(["media", "show", "--screen", "HEADLESS-2", "--fit", "stretch", gif]).status == 0)
         for color in [RGBColor(hex: 0xFF_00_00), RGBColor(hex: 0x00_00_FF), RGBColor(hex: 0xFF_00_00)] {
             try sway.waitForScreenshot("HEADLESS-2", "the GIF's \(color) frame") {
@@ -171,7 +171,7 @@ import Testing
         let sway = try HeadlessSway(outputs: 3, width: 320, height: 240)
         do {
             let first = try MultiscreenProcess(environment: sway.environment, home: home)
-            try first.waitForLogCount("first frame committed on", count: 3)
+            try first.waitForScreens(3)
             try sway.waitForScreenshot("HEADLESS-2", "the rule's picture") {
                 $0.fraction(of: RGBColor(hex: 0xFF_00_00), tolerance: 8) > 0.98
             }
@@ -183,7 +183,7 @@ import Testing
             #expect(try first.process.waitForExit(timeout: 10) == 0)
         }
         let second = try MultiscreenProcess(environment: sway.environment, home: home)
-        try second.waitForLogCount("first frame committed on", count: 3)
+        try second.waitForScreens(3)
         try sway.waitForScreenshot("HEADLESS-3", "the restored picture") {
             $0.fraction(of: RGBColor(hex: 0x00_00_FF), tolerance: 8) > 0.98
         }
@@ -210,7 +210,7 @@ import Testing
 
         let sway = try HeadlessSway(outputs: 2, width: 640, height: 480)
         let app = try MultiscreenProcess(environment: sway.environment)
-        try app.waitForLogCount("first frame committed on", count: 2)
+        try app.waitForScreens(2)
         #expect(try Self.show(app, picture, on: "HEADLESS-2", ["--fit", "stretch"]).status == 0)
         // The picture shown and the screen settled: two screenshots in a row alike.
         var previous: Screenshot?

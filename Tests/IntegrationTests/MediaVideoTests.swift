@@ -30,7 +30,7 @@ import Testing
         let video = try Self.makeVideo(in: directory)
         let sway = try HeadlessSway(outputs: 3, width: 640, height: 480)
         let app = try MultiscreenProcess(environment: sway.environment)
-        try app.waitForLogCount("first frame committed on", count: 3)
+        try app.waitForScreens(3)
 
         for screen in ["HEADLESS-2", "HEADLESS-3"] {
             let result = try app.command(["media", "show", "--screen", screen, "--loop", video])
@@ -59,7 +59,7 @@ import Testing
 
         // A screen added while it plays joins it.
         let added = try sway.createOutput()
-        try app.waitForLog("first frame committed on \(added)")
+        try app.waitForFirstFrame(on: "\(added)")
         #expect(try app.command(["media", "show", "--screen", added, "--loop", video]).status == 0)
         let joined = try sway.waitForScreenshot(added, "the video on the new screen") {
             $0.fraction(of: RGBColor(hex: 0)) < 0.9
@@ -84,7 +84,7 @@ import Testing
         let video = try Self.makeVideo(in: directory)
         let sway = try HeadlessSway(outputs: 2, width: 640, height: 480)
         let app = try MultiscreenProcess(environment: sway.environment)
-        try app.waitForLogCount("first frame committed on", count: 2)
+        try app.waitForScreens(2)
         #expect(try app.command(["media", "show", "--screen", "HEADLESS-2", "--loop", video]).status == 0)
         let first = try sway.waitForScreenshot("HEADLESS-2", "the video") { $0.fraction(of: RGBColor(hex: 0)) < 0.5 }
         try sway.waitForScreenshot("HEADLESS-2", "the video advancing") { $0.fraction(differingFrom: first) > 0.01 }
@@ -97,7 +97,7 @@ import Testing
         let outer = try HeadlessSway(outputs: 1, width: 1600, height: 900)
         let nested = try NestedSway(inside: outer, outputs: 3, width: 320, height: 240)
         let app = try MultiscreenProcess(environment: nested.environment)
-        try app.waitForLogCount("first frame committed on", count: 3)
+        try app.waitForScreens(3)
         for screen in ["WL-2", "WL-3"] {
             #expect(try app.command(["media", "show", "--screen", screen, "--loop", video]).status == 0)
         }
@@ -128,7 +128,7 @@ import Testing
 
         let sway = try HeadlessSway(outputs: 2, width: 640, height: 480)
         let app = try MultiscreenProcess(environment: sway.environment)
-        try app.waitForLogCount("first frame committed on", count: 2)
+        try app.waitForScreens(2)
         _ = try app.request(#"{"method": "send", "params": {"text": "still here"}}"#)
         // The message drawn and the screen settled: two screenshots in a row alike.
         var previous: Screenshot?

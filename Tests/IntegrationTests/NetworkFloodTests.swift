@@ -40,7 +40,7 @@ import Testing
             environment: sway.environment, arguments: ["run", "--log-level", "info", "--remote", "127.0.0.1:0"])
         defer { app.process.kill() }
         let port = try Self.remotePort(app)
-        try app.waitForLog("first frame committed on HEADLESS-2", timeout: 30)
+        try app.waitForFirstFrame(on: "HEADLESS-2", timeout: 30)
         // `run` has raised its soft limit to its hard one by now (it does so first thing): both go to 1024.
         let kioskLimit = try Self.limitDescriptors(of: app.process.pid, to: 1_024)
 
@@ -155,7 +155,7 @@ import Testing
         defer { sway.stop() }
         let app = try MultiscreenProcess(environment: sway.environment, arguments: ["run", "--log-level", "info"])
         defer { app.process.kill() }
-        try app.waitForLogCount("first frame committed on", count: 2, timeout: 30)
+        try app.waitForScreens(2, timeout: 30)
         let socket = app.home + "/control.sock"
         let controlBefore = try app.statusResult()["control"] as? [String: Any] ?? [:]
         let malformedBefore = controlBefore["malformed"] as? Int ?? 0

@@ -11,7 +11,7 @@ import Testing
         defer { sway.stop() }
         let app = try MultiscreenProcess(environment: sway.environment)
         defer { app.process.kill() }
-        try app.waitForLogCount("first frame committed on", count: 2, timeout: 30)
+        try app.waitForScreens(2, timeout: 30)
         let line = #"{"method": "send", "params": {"text": "only once"}, "requestId": "ops-1"}"#
         let first = try app.request(line)
         let retry = try app.request(line)
@@ -52,7 +52,7 @@ import Testing
         defer { sway.stop() }
         let app = try MultiscreenProcess(environment: sway.environment, home: home)
         defer { app.process.kill() }
-        try app.waitForLogCount("first frame committed on", count: 2, timeout: 30)
+        try app.waitForScreens(2, timeout: 30)
         var status = try app.statusResult()
         #expect((status["config"] as? [String: Any])?["source"] as? String == "fail-safe", "\(status["config"] ?? "")")
         #expect(status["controller"] is NSNull, "no controller UI anywhere: \(status["controller"] ?? "")")
@@ -78,7 +78,7 @@ import Testing
         // Restarted with the broken file: the last good config (remembered beside the state) decides.
         let again = try MultiscreenProcess(environment: sway.environment, home: home)
         defer { again.process.kill() }
-        try again.waitForLogCount("first frame committed on", count: 2, timeout: 30)
+        try again.waitForScreens(2, timeout: 30)
         status = try again.statusResult()
         #expect((status["config"] as? [String: Any])?["source"] as? String == "last-good")
         #expect(status["controller"] as? String == "HEADLESS-2")

@@ -19,7 +19,7 @@ import Testing
         let keptLines = 100_000 + Int(seconds) * 10_000
         let app = try MultiscreenProcess(
             environment: sway.environment.merging(["WAYLAND_DEBUG": "1"]) { $1 }, keptLines: keptLines)
-        try app.waitForLogCount("first frame committed on", count: 2)
+        try app.waitForScreens(2)
 
         let sender = MessageStream(client: ControlClient(path: app.home + "/control.sock"))
         sender.start(every: 0.1)

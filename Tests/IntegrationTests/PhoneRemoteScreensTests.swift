@@ -34,7 +34,7 @@ import Testing
             environment: sway.environment, arguments: ["run", "--remote", "127.0.0.1:0"])
         defer { app.process.kill() }
         let url = try listeningURL(app)
-        try app.waitForLog("first frame committed on HEADLESS-3", timeout: 30)
+        try app.waitForFirstFrame(on: "HEADLESS-3", timeout: 30)
         for output in ["HEADLESS-2", "HEADLESS-3"] {
             var codes: [String: String] = [:]
             try sway.waitForScreenshot(output, timeout: 20, "a QR code") { shot in
@@ -69,7 +69,7 @@ import Testing
             Issue.record("no port in \(url)")
             return
         }
-        try app.waitForLog("first frame committed on HEADLESS-2", timeout: 30)
+        try app.waitForFirstFrame(on: "HEADLESS-2", timeout: 30)
         let origin = "Host: 127.0.0.1:\(port)\r\nOrigin: http://127.0.0.1:\(port)\r\n"
         var link = try sway.waitForNewQRCode(on: "HEADLESS-2")
         for ending in ["left", "timed out", "vanished"] {
@@ -133,7 +133,7 @@ import Testing
         let app = try MultiscreenProcess(environment: sway.environment, home: home)
         defer { app.process.kill() }
         let url = try listeningURL(app)
-        try app.waitForLog("first frame committed on HEADLESS-3", timeout: 30)
+        try app.waitForFirstFrame(on: "HEADLESS-3", timeout: 30)
         var codes: [String: String] = [:]
         try sway.waitForScreenshot("HEADLESS-2", timeout: 20, "a QR code") { shot in
             codes = (try? codesByCorner(shot)) ?? [:]

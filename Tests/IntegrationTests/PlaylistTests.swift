@@ -44,7 +44,7 @@ import Testing
         let sway = try HeadlessSway(outputs: 4, width: 320, height: 240)
         do {
             let app = try MultiscreenProcess(environment: sway.environment, home: home)
-            try app.waitForLogCount("first frame committed on", count: 4)
+            try app.waitForScreens(4)
             let set = try app.command(
                 ["playlist", "set", "--all-external", "--fit", "stretch"] + files.map { $0 + "@1" })
             #expect(set.status == 0, "\(set.output)")
@@ -58,7 +58,7 @@ import Testing
             #expect(try app.process.waitForExit(timeout: 10) == 0)
         }
         let again = try MultiscreenProcess(environment: sway.environment, home: home)
-        try again.waitForLogCount("first frame committed on", count: 4)
+        try again.waitForScreens(4)
         let result = try Self.sample(sway, seconds: 3)
         #expect(result.counted >= 3 && result.wrong.isEmpty, "\(result)")
         #expect(!again.log.contains("protocol error"))

@@ -17,7 +17,7 @@ import Testing
         // pointer device appeared, though the app commits new ones: sway hides the idle cursor after 100 ms here.
         let sway = try HeadlessSway(outputs: 3, width: 640, height: 360, extraConfig: "seat * hide_cursor 100")
         let app = try MultiscreenProcess(environment: sway.environment)
-        try app.waitForLogCount("first frame committed on", count: 3)
+        try app.waitForScreens(3)
         let pointer = try PointerDevices(sway)
         let layout = ControllerLayout(width: 640, height: 360, rowCount: 3)
         let externals = ["HEADLESS-2", "HEADLESS-3"]

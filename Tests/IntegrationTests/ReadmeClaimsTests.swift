@@ -31,7 +31,7 @@ import Testing
     @Test func aTakenControlSocketIsExitStatusOne() throws {
         let sway = try HeadlessSway(outputs: 1, width: 320, height: 240)
         let first = try MultiscreenProcess(environment: sway.environment)
-        try first.waitForLog("first frame committed on HEADLESS-1")
+        try first.waitForFirstFrame(on: "HEADLESS-1")
         let second = try MultiscreenProcess(environment: sway.environment, home: first.home)
         #expect(try second.process.waitForExit(timeout: 5) == 1, "\(second.log)")
         #expect(second.log.contains("another Multiscreen is listening at \(first.home)/control.sock"))
@@ -114,10 +114,10 @@ import Testing
         }
 
         let app = try run()
-        try app.waitForLine(containing: "first frame committed on HEADLESS-1", timeout: 10)
+        let socket = directory + "/" + (sway.waylandSocketPath as NSString).lastPathComponent + ".sock"
+        try app.waitForFirstFrame(on: "HEADLESS-1", socket: socket)
         var info = stat()
         #expect(lstat(directory, &info) == 0 && info.st_mode & 0o777 == 0o700, "created 0700")
-        let socket = directory + "/" + (sway.waylandSocketPath as NSString).lastPathComponent + ".sock"
         #expect(lstat(socket, &info) == 0 && info.st_mode & 0o777 == 0o600, "the socket 0600 at \(socket)")
         app.signal(SIGTERM)
         #expect(try app.waitForExit(timeout: 5) == 0)
@@ -174,7 +174,7 @@ import Testing
         let error = try app.waitForLog("config not used")
         #expect(error.contains("colour"), "the offending key is named: \(error)")
         try app.waitForLog("none was good before: every screen external, no controller UI")
-        try app.waitForLogCount("first frame committed on", count: 2)
+        try app.waitForScreens(2)
         for output in ["HEADLESS-1", "HEADLESS-2"] {
             #expect(try sway.screenshot(output).fraction(of: Self.focusRing) == 0, "the controller UI on \(output)")
         }
@@ -197,7 +197,7 @@ import Testing
         let sway = try HeadlessSway(outputs: 2, width: 320, height: 240)
         try sway.setMode("HEADLESS-2", width: 400, height: 300)
         let app = try MultiscreenProcess(environment: sway.environment)
-        try app.waitForLogCount("first frame committed on", count: 2)
+        try app.waitForScreens(2)
         let reply = try app.request(#"{"method": "outputs"}"#)
         let object = try JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any]
         let outputs = (object?["result"] as? [String: Any])?["outputs"] as? [[String: Any]] ?? []
@@ -212,7 +212,7 @@ import Testing
     @Test func theCLIPrintsControlCharactersEscaped() throws {
         let sway = try HeadlessSway(outputs: 2, width: 320, height: 240)
         let app = try MultiscreenProcess(environment: sway.environment)
-        try app.waitForLogCount("first frame committed on", count: 2)
+        try app.waitForScreens(2)
         #expect(try app.command(["send", "title \u{1b}]0;pwned\u{7} clear \u{1b}[2J"]).status == 0)
         let status = try app.command(["status"])
         #expect(status.status == 0)
@@ -234,7 +234,7 @@ import Testing
         let sway = try HeadlessSway(outputs: 2, width: 320, height: 240)
         do {
             let first = try MultiscreenProcess(environment: sway.environment, home: home)
-            try first.waitForLogCount("first frame committed on", count: 2)
+            try first.waitForScreens(2)
             #expect(try first.command(["role", "set", "HEADLESS-2", "controller"]).status == 0)
             #expect(try first.command(["content", "set", "HEADLESS-1", "blank"]).status == 0)
             try first.waitForLog("HEADLESS-1: content messages → blank")
@@ -242,7 +242,7 @@ import Testing
             #expect(try first.process.waitForExit(timeout: 5) == 0)
         }
         let second = try MultiscreenProcess(environment: sway.environment, home: home)
-        try second.waitForLogCount("first frame committed on", count: 2)
+        try second.waitForScreens(2)
         let status = try screens(second)
         #expect(status.controller == "HEADLESS-2")
         #expect(status.screens["HEADLESS-1"]?["content"] as? String == "blank", "\(status.screens)")
@@ -269,7 +269,7 @@ import Testing
         let sway = try HeadlessSway(outputs: 2, width: 640, height: 360)
         try sway.setMode("HEADLESS-2", width: 360, height: 360)
         let app = try MultiscreenProcess(environment: sway.environment, home: home)
-        try app.waitForLogCount("first frame committed on", count: 2)
+        try app.waitForScreens(2)
         // 640×360 into 360×360: the picture is 360×202.5, bars of about 79 px above and below.
         try sway.waitForScreenshot("HEADLESS-2", "a letterboxed mirror") { shot in
             let top = shot.region(x: 0, y: 0, width: 360, height: 75)
@@ -290,7 +290,7 @@ import Testing
     @Test func keysTypedIntoAnExternalWindowGoToTheController() throws {
         let sway = try HeadlessSway(outputs: 2, width: 320, height: 240)
         let app = try MultiscreenProcess(environment: sway.environment)
-        try app.waitForLogCount("first frame committed on", count: 2)
+        try app.waitForScreens(2)
         try sway.swaymsg("focus output HEADLESS-2")
         try sway.waitForWindow { $0.output == "HEADLESS-2" && $0.isFocused }
         let holder = try app.holdKeyboard(sway)
@@ -307,7 +307,7 @@ import Testing
     @Test func enterOnAScreenRowCyclesItsContentMode() throws {
         let sway = try HeadlessSway(outputs: 2, width: 320, height: 240)
         let app = try MultiscreenProcess(environment: sway.environment)
-        try app.waitForLogCount("first frame committed on", count: 2)
+        try app.waitForScreens(2)
         let idle = try sway.waitForScreenshot("HEADLESS-2") { showsScreen($0, index: 1) }
         let holder = try app.holdKeyboard(sway)
         defer { holder.kill() }
@@ -373,7 +373,7 @@ import Testing
         try app.waitForLog("controller moved from (none) to WL-1 (standing in")
         let preferred = try nested.createOutput()
         #expect(preferred == "WL-3")
-        try app.waitForLog("first frame committed on WL-3")
+        try app.waitForFirstFrame(on: "WL-3")
         #expect(!app.log.contains("controller moved from WL-1 to WL-3"))
         let status = try ControlClient(path: app.home + "/control.sock").exchange(line: #"{"method": "status"}"#)
         #expect(status.contains(#""controller":"WL-1""#), "\(status)")
@@ -408,7 +408,7 @@ import Testing
         let proxy = try WaylandProxy(upstream: sway.waylandSocketPath)
         let app = try MultiscreenProcess(
             environment: sway.environment.merging(["WAYLAND_DISPLAY": proxy.path]) { $1 })
-        try app.waitForLog("first frame committed on HEADLESS-1")
+        try app.waitForFirstFrame(on: "HEADLESS-1")
         let object = try proxy.injectProtocolError(on: "xdg_wm_base", code: 6)
         #expect(try app.process.waitForExit(timeout: 5) == 4, "\(app.log)")
         #expect(

@@ -9,17 +9,17 @@ import Testing
         let outer = try HeadlessSway(outputs: 1, width: 1280, height: 720)
         let nested = try NestedSway(inside: outer, outputs: 2, width: 400, height: 300)
         let app = try MultiscreenProcess(environment: nested.environment)
-        try app.waitForLogCount("first frame committed on", count: 2)
+        try app.waitForScreens(2)
         // Warm up one add/remove cycle so lazily created resources (caches, EGL internals) exist before counting.
         let warm = try nested.createOutput()
-        try app.waitForLog("first frame committed on \(warm)")
+        try app.waitForFirstFrame(on: "\(warm)")
         try nested.removeOutput(warm)
         try app.waitForLog("screen closed: \(warm)")
         let fdsBefore = app.process.openFileDescriptorCount
 
         for cycle in 0..<3 {
             let name = try nested.createOutput()
-            try app.waitForLog("first frame committed on \(name)")
+            try app.waitForFirstFrame(on: "\(name)")
             try nested.removeOutput(name)
             try app.waitForLog("screen closed: \(name)")
             #expect(app.process.isRunning, "cycle \(cycle)")
@@ -37,12 +37,12 @@ import Testing
         let outer = try HeadlessSway(outputs: 1, width: 1280, height: 720)
         let nested = try NestedSway(inside: outer, outputs: 1, width: 400, height: 300)
         let app = try MultiscreenProcess(environment: nested.environment)
-        try app.waitForLog("first frame committed on WL-1")
+        try app.waitForFirstFrame(on: "WL-1")
         try nested.removeOutput("WL-1")
         try app.waitForLog("no outputs: waiting for one")
         #expect(app.process.isRunning)
         let name = try nested.createOutput()
-        try app.waitForLog("first frame committed on \(name)")
+        try app.waitForFirstFrame(on: "\(name)")
         try nested.waitForScreenshot(name, "\(name) showing screen 1") { showsScreen($0, index: 0) }
         #expect(app.process.isRunning)
     }
@@ -54,7 +54,7 @@ import Testing
         let outer = try HeadlessSway(outputs: 1, width: 1280, height: 720)
         let nested = try NestedSway(inside: outer, outputs: 2, width: 400, height: 300)
         let app = try MultiscreenProcess(environment: nested.environment)
-        try app.waitForLogCount("first frame committed on", count: 2)
+        try app.waitForScreens(2)
         try nested.removeOutput("WL-1")
         try nested.removeOutput("WL-2")
         try app.waitForLog("no outputs: waiting for one")
@@ -80,7 +80,7 @@ import Testing
         let first = try nested.createOutput()
         let second = try nested.createOutput()
         let returned = Date()
-        try app.waitForLog("first frame committed on \(second)")
+        try app.waitForFirstFrame(on: "\(second)")
         // The second screen is external: the newest message is on it (its background and the message's text).
         try nested.waitForScreenshot(second, "\(second) showing the kept messages") { shot in
             shot.fraction(of: expectedBackground(1), tolerance: 2) > 0.5
@@ -103,7 +103,7 @@ import Testing
         let outer = try HeadlessSway(outputs: 1, width: 1600, height: 900)
         let nested = try NestedSway(inside: outer, outputs: 1, width: 320, height: 240)
         let app = try MultiscreenProcess(environment: nested.environment)
-        try app.waitForLog("first frame committed on WL-1")
+        try app.waitForFirstFrame(on: "WL-1")
         var generator = SystemRandomNumberGenerator()
         // The long tier (scripts/reliability) asks for more rounds through the environment.
         let rounds = Int(ProcessInfo.processInfo.environment["MULTISCREEN_RACE_ROUNDS"] ?? "") ?? 15
@@ -114,7 +114,7 @@ import Testing
         }
         // Still connected and drawing: a new output gets its window and first frame.
         let last = try nested.createOutput()
-        try app.waitForLog("first frame committed on \(last)")
+        try app.waitForFirstFrame(on: "\(last)")
         #expect(app.process.isRunning)
         #expect(!app.log.contains("protocol error from the compositor"), "no protocol error")
         #expect(!app.log.contains("lost the connection"))
@@ -124,7 +124,7 @@ import Testing
         let outer = try HeadlessSway(outputs: 1, width: 1280, height: 720)
         let nested = try NestedSway(inside: outer, outputs: 1, width: 400, height: 300)
         let app = try MultiscreenProcess(environment: nested.environment)
-        try app.waitForLog("first frame committed on WL-1")
+        try app.waitForFirstFrame(on: "WL-1")
         try nested.resizeOutput("WL-1", width: 500, height: 320)
         try app.waitForLog("committed on WL-1: buffer 500x320 scale 1")
         try nested.waitForScreenshot("WL-1", "WL-1 at 500×320") {

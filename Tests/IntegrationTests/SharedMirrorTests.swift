@@ -66,7 +66,7 @@ import Testing
         let sway = try HeadlessSway(outputs: 3, width: 640, height: 360)
         try sway.setMode("HEADLESS-3", width: 360, height: 360)
         let app = try MultiscreenProcess(environment: sway.environment, home: home)
-        try app.waitForLogCount("first frame committed on", count: 3)
+        try app.waitForScreens(3)
         try app.waitForLog("mirror path: shared-buffer")
         try app.waitForLog("HEADLESS-2: frames egl → shared-buffer-mirror")
         try app.waitForLog("HEADLESS-3: frames egl → shared-buffer-mirror")
@@ -115,7 +115,7 @@ import Testing
         try MultiscreenProcess.writeConfig(Self.mirrorRules(["HEADLESS-2"]), home: home)
         let sway = try HeadlessSway(outputs: 2, width: 640, height: 360)
         let app = try MultiscreenProcess(environment: sway.environment, home: home)
-        try app.waitForLogCount("first frame committed on", count: 2)
+        try app.waitForScreens(2)
         let controller = try sway.waitForScreenshot("HEADLESS-1", "the controller UI") {
             $0.fraction(of: ControllerTests.focusRing) > 0.001
         }
@@ -158,7 +158,7 @@ import Testing
         let home = MultiscreenProcess.makeHome()
         try MultiscreenProcess.writeConfig(Self.mirrorRules(["WL2"]), home: home)
         let app = try MultiscreenProcess(environment: weston.environment, home: home)
-        try app.waitForLogCount("first frame committed on", count: 2)
+        try app.waitForScreens(2)
         try app.waitForLog("WL2: frames egl → shared-buffer-mirror")
         var last: Screenshot?
         do {
@@ -191,7 +191,7 @@ import Testing
         try MultiscreenProcess.writeConfig(
             "[[rule]]\nmatch = { name = \"WL-1\" }\nrole = \"controller\"\n\n" + Self.mirrorRules(["WL-*"]), home: home)
         let app = try MultiscreenProcess(environment: nested.environment, home: home)
-        try app.waitForLog("first frame committed on WL-1")
+        try app.waitForFirstFrame(on: "WL-1")
         let frameBytes = 320 * 180 * 4
         func mirrorCounters() throws -> [String: Int] {
             (try Self.status(app)["mirror"] as? [String: Any] ?? [:]).compactMapValues { $0 as? Int }
@@ -213,7 +213,7 @@ import Testing
         for cycle in 1...20 {
             let name = try nested.createOutput()
             try app.waitForLog("\(name): frames egl → shared-buffer-mirror")
-            try app.waitForLog("first frame committed on \(name)")
+            try app.waitForFirstFrame(on: "\(name)")
             _ = try app.request(#"{"method": "send", "params": {"text": "cycle \#(cycle)"}}"#)
             try checkBounded("cycle \(cycle), mirror on", surfaces: 2)
             try nested.removeOutput(name)
@@ -242,7 +242,7 @@ import Testing
         try MultiscreenProcess.writeConfig(
             "[[rule]]\nmatch = { name = \"WL-1\" }\nrole = \"controller\"\n\n" + Self.mirrorRules(["WL-*"]), home: home)
         let app = try MultiscreenProcess(environment: nested.environment, home: home)
-        try app.waitForLogCount("first frame committed on", count: 4)
+        try app.waitForScreens(4)
         var number = 0
         for hidden in ["WL-2", "WL-3", "WL-4"] {
             try nested.hideOutput(hidden)
@@ -268,7 +268,7 @@ import Testing
         let sway = try HeadlessSway(outputs: 3, width: 640, height: 360)
         let app = try MultiscreenProcess(
             environment: sway.environment, arguments: ["run", "--pacing", "immediate"], home: home)
-        try app.waitForLogCount("first frame committed on", count: 3)
+        try app.waitForScreens(3)
         sway.signal(SIGSTOP)
         defer { sway.signal(SIGCONT) }
         for number in 1...30 {
@@ -291,7 +291,7 @@ import Testing
         let proxy = try WaylandProxy(upstream: sway.waylandSocketPath, hiding: "wp_viewporter")
         let app = try MultiscreenProcess(
             environment: sway.environment.merging(["WAYLAND_DISPLAY": proxy.path]) { $1 }, home: home)
-        try app.waitForLogCount("first frame committed on", count: 2)
+        try app.waitForScreens(2)
         try app.waitForLog("mirror path: texture-copy (the compositor offers no wp_viewporter)")
         let status = try Self.status(app)
         #expect((status["mirror"] as? [String: Any])?["path"] as? String == "texture-copy")

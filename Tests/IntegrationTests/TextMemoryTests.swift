@@ -10,7 +10,7 @@ import Testing
     @Test func newMessagesTextsDoNotGrowTheHeap() throws {
         let sway = try HeadlessSway(outputs: 2, width: 640, height: 360)
         let app = try MultiscreenProcess(environment: sway.environment)
-        try app.waitForLogCount("first frame committed on", count: 2)
+        try app.waitForScreens(2)
         let client = ControlClient(path: app.home + "/control.sock")
         var sent = 0
         /// Sends `count` distinct messages, a little apart so that most are drawn (and their texts made) on the way.
@@ -66,7 +66,7 @@ import Testing
         defer { sway.stop() }
         let app = try MultiscreenProcess(environment: sway.environment)
         defer { app.process.kill() }
-        try app.waitForLogCount("first frame committed on", count: 2, timeout: 30)
+        try app.waitForScreens(2, timeout: 30)
         try app.process.waitUntilQuiet()
         let before = app.process.residentSetBytes
         let client = ControlClient(path: app.home + "/control.sock")

@@ -74,7 +74,7 @@ import Testing
     @Test func mixedRightToLeftTextAndItsTimeReadInOrder() throws {
         let sway = try HeadlessSway(outputs: 3, width: 960, height: 540)
         let app = try MultiscreenProcess(environment: sway.environment)
-        try app.waitForLogCount("first frame committed on", count: 3)
+        try app.waitForScreens(3)
         let cases = [
             ("HEADLESS-2", "مرحبا بالعالم 123 Hello", "ara+eng", 1, ["مرحبا", "123", "Hello"]),
             ("HEADLESS-3", "שלום עולם 2024 (test)", "heb+eng", 2, ["שלום", "2024", "test"]),
@@ -120,7 +120,7 @@ import Testing
         let (width, height) = size
         let sway = try HeadlessSway(outputs: 2, width: width, height: height)
         let app = try MultiscreenProcess(environment: sway.environment)
-        try app.waitForLogCount("first frame committed on", count: 2)
+        try app.waitForScreens(2)
         try send(app, "short one", to: "HEADLESS-2")
         let background = expectedBackground(1)
         try sway.waitForScreenshot("HEADLESS-2", "the short message") { showsText($0, background: background) }
@@ -160,7 +160,7 @@ import Testing
     @Test func colourEmojiAreDrawnInColour() throws {
         let sway = try HeadlessSway(outputs: 2, width: 640, height: 360)
         let app = try MultiscreenProcess(environment: sway.environment)
-        try app.waitForLogCount("first frame committed on", count: 2)
+        try app.waitForScreens(2)
         // Green emoji on the red screen (index 1): white text over red blends to pinks, never to green.
         func green(_ shot: Screenshot) -> Int {
             shot.count { Int($0.green) > Int($0.red) + 60 && Int($0.green) > Int($0.blue) + 30 }
@@ -174,7 +174,7 @@ import Testing
     @Test func externalScreensShowNoChromeAndTheInfoOverlayOnRequest() throws {
         let sway = try HeadlessSway(outputs: 2, width: 640, height: 360)
         let app = try MultiscreenProcess(environment: sway.environment)
-        try app.waitForLogCount("first frame committed on", count: 2)
+        try app.waitForScreens(2)
         // Nothing but the screen's colour, edge to edge: no bar, no header naming the output.
         try sway.waitForScreenshot("HEADLESS-2", "a clean idle screen") {
             $0.fraction(of: expectedBackground(1), tolerance: 2) > 0.999
@@ -213,7 +213,7 @@ import Testing
             show-time = false
             """, home: app.home)
         let themed = try MultiscreenProcess(environment: sway.environment, home: app.home)
-        try themed.waitForLogCount("first frame committed on", count: 2)
+        try themed.waitForScreens(2)
         let background = RGBColor(hex: 0x20_40_60)
         let withInfo = try sway.waitForScreenshot("HEADLESS-2", "the overlay and the themed message") {
             $0.fraction(of: background, tolerance: 2) > 0.8 && $0.fraction(of: RGBColor(hex: 0xFF_FF_00)) > 0.002
@@ -244,7 +244,7 @@ import Testing
     @Test func twelveScreensKeepTheFocusedRowInView() throws {
         let sway = try HeadlessSway(outputs: 12, width: 480, height: 270)
         let app = try MultiscreenProcess(environment: sway.environment)
-        try app.waitForLogCount("first frame committed on", count: 12, timeout: 60)
+        try app.waitForScreens(12, timeout: 60)
         let holder = try ChildProcess("wtype", ["-s", "600000"], environment: sway.environment)
         defer { holder.kill() }
         try app.waitForLog("seat: keyboard")

@@ -24,7 +24,7 @@ import Testing
         let home = MultiscreenProcess.makeHome()
         try MultiscreenProcess.writeConfig(WebTestPages.externalRule(url: pages.url("slow.html")), home: home)
         let app = try MultiscreenProcess(environment: sway.environment, home: home)
-        try app.waitForLogCount("first frame committed on", count: 1, timeout: 30)
+        try app.waitForScreens(1, timeout: 30)
         let reply = try app.request(#"{"method": "send", "params": {"text": "hello while loading"}}"#)
         #expect(reply.contains(#""result""#), "\(reply)")
         try app.waitForLog("web view: loaded", timeout: 30)

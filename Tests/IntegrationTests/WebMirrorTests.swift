@@ -29,7 +29,7 @@ import Testing
             """, home: home)
         let app = try MultiscreenProcess(
             environment: sway.environment, arguments: ["run", "--mirror", path], home: home)
-        try app.waitForLogCount("first frame committed on", count: 2)
+        try app.waitForScreens(2)
         let opened = try app.request(
             #"{"method": "web.open", "params": {"screen": "HEADLESS-1", "url": "\#(url.absoluteString)"}}"#)
         #expect(opened.contains("\"result\""), "\(opened)")

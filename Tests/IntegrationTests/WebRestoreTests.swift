@@ -13,7 +13,7 @@ import Testing
         let sway = try HeadlessSway(outputs: 2, width: 640, height: 360)
         do {
             let first = try MultiscreenProcess(environment: sway.environment, home: home)
-            try first.waitForLogCount("first frame committed on", count: 2)
+            try first.waitForScreens(2)
             let opened = try first.command(["web", "open", "--screen", "HEADLESS-2", url.absoluteString])
             #expect(opened.status == 0, "\(opened.output)")
             try first.waitForLog("web view: first frame of \(url.absoluteString)", timeout: 30)

@@ -10,7 +10,9 @@ import Testing
     @Test func aScreenOnWestonsOutput() throws {
         let weston = try Weston(width: 640, height: 360)
         let app = try MultiscreenProcess(environment: weston.environment)
-        // "headless" is weston's output name, which only xdg_output.name carries on weston 10.
+        // "headless" is weston's output name, which only xdg_output.name carries on weston 10. The log is waited on
+        // here because it names the buffer committed (size and buffer scale): `status` reports the output's mode and
+        // scale, not the buffer Multiscreen chose for it.
         try app.waitForLog("first frame committed on headless: buffer 640x360 scale 1")
         let shot = try waitForWestonScreenshot(weston) { showsScreen($0, index: 0) }
         #expect(shot.width == 640 && shot.height == 360)
