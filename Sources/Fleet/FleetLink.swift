@@ -8,7 +8,7 @@ import SystemCalls
     import Glibc
 #endif
 
-/// The kiosk's link to the fleet broker: one more ``MessageSource`` on the bus, and its own ``ReplySink``.
+/// The kiosk's link to the fleet broker: one more ``MessageSource`` on the bus, with its own ``RequestIntake``.
 ///
 /// A thread of its own owns the MQTT connection (libmosquitto, driven by our `poll` loop rather than
 /// `mosquitto_loop_start`, so every callback runs on that thread and reconnects follow our backoff). It subscribes
@@ -24,7 +24,7 @@ import SystemCalls
 /// uptime, refreshed after events at most ``Options/statusInterval`` apart), and publishes every event on
 /// `…/<kiosk>/events`. A broker that refuses us is logged with the broker's reason and counted (`refusals`,
 /// `lastRefusal`); the screens never wait for the broker.
-public final class FleetLink: ReplySink, MessageSource {
+public final class FleetLink: MessageSource, Sendable {
     public struct Options: Sendable {
         /// Messages in flight to the display thread; beyond that, requests are answered `busy`.
         public var producerCapacity = 1024
@@ -93,16 +93,6 @@ public final class FleetLink: ReplySink, MessageSource {
     }
 
     deinit { stop() }
-
-    // MARK: ReplySink
-
-    /// The display thread's reply to the oldest request from this link: queued for the fleet thread.
-    public func deliver(_ reply: Reply) { intake.deliver(reply) }
-
-    /// Events become `…/events` messages and a status refresh.
-    public var wantsEvents: Bool { true }
-
-    public func publish(_ event: Event) { intake.publish(event) }
 
     // MARK: MessageSource
 

@@ -41,14 +41,22 @@ public final class MessageProducer: @unchecked Sendable {
     ///   the display thread answers a request whose id it has seen with the first one's reply instead of applying
     ///   it again, so a client that retries after a lost reply applies it once.
     public func trySend(_ message: Message, requestID: String? = nil) -> SendOutcome {
-        let outcome = enqueue(message, requestID: requestID)
-        if outcome == .enqueued {
-            wakeup.notifyIfSleeping()
-        } else if outcome == .full {
-            rejectedFull.wrappingIncrement(ordering: .relaxed)
-        }
+        let outcome = tryEnqueue(message, requestID: requestID)
+        if outcome == .enqueued { wakeConsumer() }
         return outcome
     }
+
+    /// ``trySend(_:requestID:)`` without the wakeup, for a caller that enqueues under a lock the display thread also
+    /// takes: it calls ``wakeConsumer()`` once it has let go, so the display thread never wakes only to wait for it.
+    public func tryEnqueue(_ message: Message, requestID: String? = nil) -> SendOutcome {
+        let outcome = enqueue(message, requestID: requestID)
+        if outcome == .full { rejectedFull.wrappingIncrement(ordering: .relaxed) }
+        return outcome
+    }
+
+    /// Wakes the display thread if it announced it is sleeping (after ``tryEnqueue(_:requestID:)``).
+    @inline(__always)
+    public func wakeConsumer() { wakeup.notifyIfSleeping() }
 
     /// Enqueues `message`, waiting with `backoff` (spin, yield, sleep) while the ring is full, at most until
     /// `deadline` (``MonotonicClock`` nanoseconds). Returns `.full` if the display thread did not make room in time.

@@ -33,15 +33,11 @@ public struct RequestGate: Sendable {
     /// Whether a request must carry an `id`: on a transport whose replies share one channel, a reply without one
     /// could not be told from another client's.
     public var requiresID: Bool
-    /// Put before each client's retry key (`requestId`) so that clients of different transports never share keys:
-    /// a page's `"1"` is not the CLI's `"1"` (``MessageCodec/requestID(_:prefix:)``). nil: keys as given.
-    public var retryPrefix: String?
 
-    public init(methods: MethodGate?, events: Events, requiresID: Bool = false, retryPrefix: String? = nil) {
+    public init(methods: MethodGate?, events: Events, requiresID: Bool = false) {
         self.methods = methods
         self.events = events
         self.requiresID = requiresID
-        self.retryPrefix = retryPrefix
     }
 
     /// Decodes `bytes` (a JSON request, at most ``MessageCodec/maximumRequestBytes``) and checks it.
@@ -61,10 +57,7 @@ public struct RequestGate: Sendable {
             switch (decoded.request, events) {
             case (.message(let message), _):
                 try methods?.check(message)
-                let requestID = decoded.requestID.map { id in
-                    retryPrefix.map { MessageCodec.requestID(id, prefix: $0) } ?? id
-                }
-                return .message(message, envelope, requestID: requestID)
+                return .message(message, envelope, requestID: decoded.requestID)
             case (.subscribeEvents, .subscribe):
                 try methods?.check(.subscribeEvents)
                 return .subscribe(envelope)

@@ -27,7 +27,7 @@ public final class RequestIntake<Tag: Sendable>: ReplySink, Sendable {
         }
     }
 
-    /// The outcome of ``take(_:tag:)``.
+    /// The outcome of ``take(_:through:tag:)``.
     public enum Outcome: Sendable {
         /// In the ring; the reply comes through the outlet with its tag.
         case enqueued
@@ -79,20 +79,23 @@ public final class RequestIntake<Tag: Sendable>: ReplySink, Sendable {
     /// Sends a request that passed the gate. - Returns: nil once enqueued; otherwise the refusal to answer with
     /// (the ring is full, the message is invalid, or the intake is closed).
     public func submit(_ message: Message, requestID: String?, tag: Tag) -> MessageError? {
-        state.withLock { state in
+        let (refusal, enqueuedOn) = state.withLock { state -> (MessageError?, MessageProducer?) in
             guard let producer = state.producer else {
-                return MessageError(.busy, "this way to the display thread is closing; try again")
+                return (MessageError(.busy, "this way to the display thread is closing; try again"), nil)
             }
-            switch producer.trySend(message, requestID: requestID) {
+            switch producer.tryEnqueue(message, requestID: requestID) {
             case .enqueued:
                 state.waiting.push(tag)
-                return nil
+                return (nil, producer)
             case .full:
-                return MessageError(.busy, "the queue to the display thread is full (\(capacity)); try again")
+                return (MessageError(.busy, "the queue to the display thread is full (\(capacity)); try again"), nil)
             case .rejected(let error):
-                return error
+                return (error, nil)
             }
         }
+        // Woken once the lock is free: the display thread takes it in `deliver`.
+        enqueuedOn?.wakeConsumer()
+        return refusal
     }
 
     /// Requests in the ring not yet answered.

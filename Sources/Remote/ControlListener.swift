@@ -13,9 +13,8 @@ import SystemCalls
 /// reserve (`/dev/null`) is given up and the connection accepted in its place, so the operator's command still gets
 /// through while something else in the process (a flood of phone connections) holds every other descriptor.
 final class ControlListener {
-    /// What one ``acceptAll()`` did, for the counters and the log.
+    /// What one ``acceptAll(admit:)`` did, for the counters and the log.
     struct Accepted {
-        var descriptors: [Int32] = []
         /// Connections accepted on the reserve descriptor.
         var onReserve = 0
         /// Set when descriptors ran out and the listener paused: why, and for how long (ms).
@@ -48,8 +47,9 @@ final class ControlListener {
         return until <= now ? 0 : Int32((until - now + 999_999) / 1_000_000)
     }
 
-    /// Accepts every waiting connection (non-blocking, close-on-exec).
-    func acceptAll() -> Accepted {
+    /// Accepts every waiting connection (non-blocking, close-on-exec) and hands each to `admit` at once, so one that
+    /// is refused is closed before the next is accepted.
+    func acceptAll(admit: (Int32) -> Void) -> Accepted {
         var accepted = Accepted()
         var onReserve = false
         while true {
@@ -79,7 +79,7 @@ final class ControlListener {
             onReserve = false
             _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
             ControlSocket.setNonBlocking(connection)
-            accepted.descriptors.append(connection)
+            admit(connection)
         }
     }
 

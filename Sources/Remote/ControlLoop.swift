@@ -118,7 +118,7 @@ final class ControlLoop {
 
     // MARK: Replies and events from the display thread
 
-    /// Replies go to their connections; the events between them to every subscriber, in the order they came.
+    /// Replies go to their connections, then the events to every subscriber, each in the order it came.
     private func deliver(_ mail: [ControlMail]) {
         var touched: [ControlConnection] = []
         var events: [String] = []
@@ -175,14 +175,13 @@ final class ControlLoop {
     // MARK: Connections
 
     private func acceptAll() {
-        let accepted = listener.acceptAll()
+        let accepted = listener.acceptAll(admit: admit)
         statistics.acceptedOnReserve += accepted.onReserve
         if let (error, milliseconds) = accepted.paused {
             // The log's rate limit bounds this line too; every pause is counted.
             statistics.acceptPaused += 1
             logger.error("control socket \(error); not accepting for \(milliseconds) ms")
         }
-        for descriptor in accepted.descriptors { admit(descriptor) }
     }
 
     private func admit(_ descriptor: Int32) {
@@ -354,7 +353,7 @@ final class ControlLoop {
     }
 
     /// Closes a connection. Replies it was still owed are counted as dropped now (answered ones) or when the
-    /// display thread gives them (unanswered ones: their place in ``awaitingDisplay`` stays until then); requests it
+    /// display thread gives them (unanswered ones: their tags stay in the intake until then); requests it
     /// sent that were held are handled over the next turns of the loop (``leaving``).
     private func drop(_ connection: ControlConnection) {
         if !connection.held.isEmpty { leaving.push(connection) }

@@ -8,11 +8,11 @@ import SystemCalls
 #endif
 
 /// The local control socket: a thread that accepts connections on a Unix stream socket, reads one JSON request per
-/// line, sends each valid one to the display thread through its own ``MessageProducer``, and writes the display
-/// thread's replies back, one per line, in request order per connection.
+/// line, passes each through the ``RequestGate`` into its ``RequestIntake``, and writes the display thread's replies
+/// back, one per line, in request order per connection.
 ///
-/// It is one ``MessageSource`` among others and its own ``ReplySink``: the display thread drains its messages and
-/// answers through `received.replyTo`, without knowing a socket is behind it.
+/// It is one ``MessageSource`` among others: the display thread drains its messages and answers through
+/// `received.replyTo` (the intake), without knowing a socket is behind it.
 /// ```swift
 /// let server = try ControlServer(path: ControlSocket.defaultPath(display: name, environment: environment), bus: bus)
 /// consumer.drain { received in received.replyTo?.deliver(execute(received.message)) }
@@ -28,7 +28,7 @@ import SystemCalls
 ///
 /// Security: the socket is created 0600 (its mode set before `bind`, fixed before `listen`, so nothing can connect
 /// while it is wider), in a 0700 directory by default, and every accepted peer's uid is checked (`SO_PEERCRED`).
-public final class ControlServer: ReplySink, MessageSource {
+public final class ControlServer: MessageSource, Sendable {
     public struct Options: Sendable {
         /// The only uid served; others get one error line and are closed. Default: our effective uid.
         public var allowedUID: UInt32 = geteuid()
@@ -101,16 +101,10 @@ public final class ControlServer: ReplySink, MessageSource {
 
     deinit { stop() }
 
-    // MARK: ReplySink
+    // MARK: Events
 
-    /// The display thread's reply to the oldest message from this server it has not answered.
-    ///
-    /// The server pairs replies with requests by order alone (the ring is FIFO): exactly one per message drained
-    /// from this server's producer, in drain order. Thread-safe and cheap (a lock and an eventfd write); after
-    /// ``stop()`` it does nothing.
-    public func deliver(_ reply: Reply) { intake.deliver(reply) }
-
-    /// An event for every connection subscribed to events (``ControlEvents``). The server thread writes it to each
+    /// What the display thread does through the producer's sink: an event for every connection subscribed to events
+    /// (``ControlEvents``). The server thread writes it to each
     /// subscriber after what is already queued for it, never blocking: a subscriber that does not read has its
     /// events dropped and counted.
     ///
@@ -118,8 +112,6 @@ public final class ControlServer: ReplySink, MessageSource {
     /// most one eventfd write per server wakeup. Events published from one thread reach each subscriber in
     /// publish order. After ``stop()`` it does nothing.
     public func publish(_ event: Event) { intake.publish(event) }
-
-    public var wantsEvents: Bool { intake.wantsEvents }
 
     /// Whether any connection is subscribed to events now. One atomic load.
     public var hasSubscribers: Bool { shared.subscribers.load(ordering: .relaxed) > 0 }

@@ -64,8 +64,7 @@ public final class PageBridge: MessageSource, @unchecked Sendable {
         statistics.requests += 1
         guard let intake else { return }
         let gate = RequestGate(
-            methods: permissions.gate(forPageAt: pageURL()), events: .elsewhere("are handed to every page already"),
-            retryPrefix: "\(name):")
+            methods: permissions.gate(forPageAt: pageURL()), events: .elsewhere("are handed to every page already"))
         switch intake.take(Array(text.utf8), through: gate, tag: { $0 }) {
         case .enqueued:
             statistics.enqueued += 1
@@ -97,15 +96,25 @@ public final class PageBridge: MessageSource, @unchecked Sendable {
 
     /// Counted by reason and logged (a page looping on a bug logs its first few refusals of each reason).
     private func refused(_ error: MessageError, what: String) {
+        let count: Int
         switch RequestGate.counter(for: error) {
-        case "notAllowed": statistics.notAllowed += 1
-        case "rejectedBusy": statistics.busy += 1
-        default: statistics.malformed += 1
+        case "notAllowed":
+            statistics.notAllowed += 1
+            count = statistics.notAllowed
+        case "rejectedBusy":
+            statistics.busy += 1
+            count = statistics.busy
+        default:
+            statistics.malformed += 1
+            count = statistics.malformed
         }
-        if statistics.notAllowed + statistics.busy + statistics.malformed <= 5 {
-            logger.notice("\(name): refused a page's \(what): \(error.message.prefix(200).logSafe)")
-        }
+        logger.log(
+            level: count <= Self.refusalsLoggedPerReason ? .notice : .debug,
+            "\(name): refused a page's \(what): \(error.message.prefix(200).logSafe)")
     }
+
+    /// Refusals of each reason logged at notice level; the rest at debug (every one is counted).
+    private static let refusalsLoggedPerReason = 5
 
     private func enqueue(_ message: Message) {
         guard let intake else { return }

@@ -23,7 +23,7 @@ import Testing
             """, home: home)
         let sway = try HeadlessSway(outputs: 3, width: 640, height: 360)
         let app = try MultiscreenProcess(environment: sway.environment, home: home)
-        try app.waitForLogCount("first frame committed on", count: 3)
+        try app.waitForScreens(3)
         let red = RGBColor(red: 0xd0, green: 0x10, blue: 0x10)
         let picturesBefore = try sway.waitForScreenshot("HEADLESS-3", "the red picture") {
             $0.fraction(of: red, tolerance: 8) > 0.5

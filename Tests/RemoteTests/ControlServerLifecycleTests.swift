@@ -118,7 +118,6 @@ import Testing
         #expect(throws: ControlError.notListening(path: fixture.path)) {
             try ControlClient(path: fixture.path).request(.status)
         }
-        fixture.server.deliver(.result(method: .status, result: [:]))  // after stop: ignored
         fixture.server.stop()
         fixture.display.stop()
     }

@@ -264,10 +264,15 @@ final class TransportWorld: @unchecked Sendable {
 }
 
 /// The display thread's part, as the product plays it for these requests: every message is answered (a `send` with
-/// its id), a request id answered before gets the first reply again without being applied.
+/// its id), a request id answered before by the same producer gets the first reply again without being applied (the
+/// product keeps one book of ids per producer, so one transport's ids never meet another's).
 final class StandInDisplay: @unchecked Sendable {
     let bus: MessageBus
     private let state = Mutex<(applied: [String], answered: [String: Reply], stopping: Bool)>(([], [:], false))
+
+    private static func key(_ received: ReceivedMessage) -> String? {
+        received.requestID.map { "\(received.producerID):\($0)" }
+    }
     private let finished = DispatchSemaphore(value: 0)
 
     init() throws {
@@ -278,7 +283,7 @@ final class StandInDisplay: @unchecked Sendable {
             while !state.withLock({ $0.stopping }) {
                 consumer.waitForMessages(timeoutMilliseconds: 20)
                 consumer.drain { received in
-                    if let id = received.requestID, let reply = state.withLock({ $0.answered[id] }) {
+                    if let id = Self.key(received), let reply = state.withLock({ $0.answered[id] }) {
                         received.replyTo?.deliver(reply)
                         return
                     }
@@ -291,7 +296,7 @@ final class StandInDisplay: @unchecked Sendable {
                     case let message:
                         reply = .result(method: message.method, result: [:])
                     }
-                    if let id = received.requestID { state.withLock { $0.answered[id] = reply } }
+                    if let id = Self.key(received) { state.withLock { $0.answered[id] = reply } }
                     received.replyTo?.deliver(reply)
                 }
             }
