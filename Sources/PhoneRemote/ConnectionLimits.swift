@@ -34,15 +34,27 @@ public struct ConnectionLimits: Sendable, Equatable {
 
 /// Live connections and WebSockets, in all and by client address. Thread-safe.
 final class ConnectionCounter: Sendable {
-    private struct Counts {
-        var connections = 0
-        var connectionsByAddress: [String: Int] = [:]
-        var webSockets = 0
-        var webSocketsByAddress: [String: Int] = [:]
+    /// The places of one kind taken, in all and by client address.
+    private struct Tally {
+        var total = 0
+        var byAddress: [String: Int] = [:]
     }
-    private let counts = Mutex(Counts())
+    private let tallies = Mutex<[Kind: Tally]>([:])
 
-    enum Kind { case connection, webSocket }
+    enum Kind {
+        case connection, webSocket
+
+        /// As the refusals' counters and log lines name it.
+        var name: String { self == .connection ? "connection" : "WebSocket" }
+
+        /// Its limits in all and per address.
+        func limits(_ limits: ConnectionLimits) -> (total: Int, perAddress: Int) {
+            switch self {
+            case .connection: (limits.maximumConnections, limits.maximumConnectionsPerAddress)
+            case .webSocket: (limits.maximumWebSockets, limits.maximumWebSocketsPerAddress)
+            }
+        }
+    }
 
     /// Why a connection or WebSocket is refused: the counter's key and what the log says.
     struct Refusal: Equatable {
@@ -52,62 +64,44 @@ final class ConnectionCounter: Sendable {
 
     /// Takes a place for a new connection (or WebSocket) from `address`, or says why there is none.
     func admit(_ kind: Kind, from address: String, limits: ConnectionLimits) -> Refusal? {
-        counts.withLock { counts in
-            switch kind {
-            case .connection:
-                if counts.connections >= limits.maximumConnections {
-                    return Refusal(
-                        key: "refused.connections",
-                        what: "remote connection refused: \(limits.maximumConnections) connections open")
-                }
-                if counts.connectionsByAddress[address, default: 0] >= limits.maximumConnectionsPerAddress {
-                    return Refusal(
-                        key: "refused.connectionsPerAddress",
-                        what:
-                            "remote connection refused: \(limits.maximumConnectionsPerAddress) connections open from one address"
-                    )
-                }
-                counts.connections += 1
-                counts.connectionsByAddress[address, default: 0] += 1
-            case .webSocket:
-                if counts.webSockets >= limits.maximumWebSockets {
-                    return Refusal(
-                        key: "refused.webSockets",
-                        what: "remote WebSocket refused: \(limits.maximumWebSockets) WebSockets open")
-                }
-                if counts.webSocketsByAddress[address, default: 0] >= limits.maximumWebSocketsPerAddress {
-                    return Refusal(
-                        key: "refused.webSocketsPerAddress",
-                        what:
-                            "remote WebSocket refused: \(limits.maximumWebSocketsPerAddress) WebSockets open from one address"
-                    )
-                }
-                counts.webSockets += 1
-                counts.webSocketsByAddress[address, default: 0] += 1
+        let (total, perAddress) = kind.limits(limits)
+        let counter = "refused.\(kind == .connection ? "connections" : "webSockets")"
+        return tallies.withLock { tallies in
+            var tally = tallies[kind, default: Tally()]
+            if tally.total >= total {
+                return Refusal(key: counter, what: "remote \(kind.name) refused: \(total) \(kind.name)s open")
             }
+            if tally.byAddress[address, default: 0] >= perAddress {
+                return Refusal(
+                    key: counter + "PerAddress",
+                    what: "remote \(kind.name) refused: \(perAddress) \(kind.name)s open from one address")
+            }
+            tally.total += 1
+            tally.byAddress[address, default: 0] += 1
+            tallies[kind] = tally
             return nil
         }
     }
 
     /// Gives back a place taken by ``admit(_:from:limits:)``.
     func release(_ kind: Kind, from address: String) {
-        counts.withLock { counts in
-            switch kind {
-            case .connection:
-                counts.connections -= 1
-                counts.connectionsByAddress[address, default: 1] -= 1
-                if counts.connectionsByAddress[address] == 0 { counts.connectionsByAddress[address] = nil }
-            case .webSocket:
-                counts.webSockets -= 1
-                counts.webSocketsByAddress[address, default: 1] -= 1
-                if counts.webSocketsByAddress[address] == 0 { counts.webSocketsByAddress[address] = nil }
-            }
+        tallies.withLock { tallies in
+            var tally = tallies[kind, default: Tally()]
+            tally.total -= 1
+            tally.byAddress[address, default: 1] -= 1
+            if tally.byAddress[address] == 0 { tally.byAddress[address] = nil }
+            tallies[kind] = tally
         }
     }
 
     /// Open connections and WebSockets now, for `status`.
     var open: (connections: Int, webSockets: Int, addresses: Int) {
-        counts.withLock { ($0.connections, $0.webSockets, $0.connectionsByAddress.count) }
+        tallies.withLock { tallies in
+            (
+                tallies[.connection]?.total ?? 0, tallies[.webSocket]?.total ?? 0,
+                tallies[.connection]?.byAddress.count ?? 0
+            )
+        }
     }
 
     /// A connection's client address as the limits key it (``clientKey(_:)``).
