@@ -79,12 +79,18 @@ public final class Application {
             reopenDelay: options.reopenDelay, flash: options.flash, pacing: options.pacing, logger: logger)
         registry.onGlobal = { [unowned self] name, interface, _ in global(name: name, interface: interface) }
         registry.onGlobalRemove = { [unowned self] name in globalRemoved(name: name) }
-        // First roundtrip: the globals. Second: every output's first description (wl_output + xdg_output).
-        try display.roundtrip()
-        try globals.checkRequired()
-        try display.roundtrip()
-        logger.info("compositor features: \(globals.featureSummary)")
-        try graphics.prepare()
+        do {
+            // First roundtrip: the globals. Second: every output's first description (wl_output + xdg_output).
+            try display.roundtrip()
+            try globals.checkRequired()
+            try display.roundtrip()
+            logger.info("compositor features: \(globals.featureSummary)")
+            try graphics.prepare()
+        } catch {
+            // Everything exists by now: it goes in order, as at exit, not in whatever order Swift releases it.
+            shutDown(connectionAlive: true)
+            throw error
+        }
         graphics.chooseMirrorPath(preference: options.mirror, globals: globals, flash: options.flash != nil)
         screens.sharedFrames = graphics.sharedFrames
         connectReactions()
