@@ -51,11 +51,13 @@ public struct CompositorOutput: Sendable, Equatable, CustomStringConvertible {
     public var rect: CompositorRect
     public var focused: Bool
     public var currentWorkspace: String?
+    /// Whether the output is powered (sway's `dpms`): false while a client or `output … dpms off` turned it off.
+    public var isPoweredOn: Bool
 
     public init(
         name: String, outputDescription: String? = nil, make: String = "", model: String = "", serial: String = "",
         active: Bool = true, mode: Mode, scale: Double = 1, transform: String = "normal", rect: CompositorRect,
-        focused: Bool = false, currentWorkspace: String? = nil
+        focused: Bool = false, currentWorkspace: String? = nil, isPoweredOn: Bool = true
     ) {
         self.name = name
         self.outputDescription = outputDescription
@@ -69,6 +71,7 @@ public struct CompositorOutput: Sendable, Equatable, CustomStringConvertible {
         self.rect = rect
         self.focused = focused
         self.currentWorkspace = currentWorkspace
+        self.isPoweredOn = isPoweredOn
     }
 
     public var description: String {

@@ -37,6 +37,7 @@ enum SwayJSON {
         var rect: Rect
         var focused: Bool?
         var currentWorkspace: String?
+        var dpms: Bool?
     }
 
     final class Node: Decodable {
@@ -49,6 +50,7 @@ enum SwayJSON {
         var focused: Bool?
         var fullscreenMode: Int?
         var visible: Bool?
+        var inhibitIdle: Bool?
         var nodes: [Node]?
         var floatingNodes: [Node]?
     }
@@ -69,7 +71,7 @@ enum SwayJSON {
                 model: output.model ?? "", serial: output.serial ?? "", active: output.active ?? true,
                 mode: mode ?? CompositorOutput.Mode(width: 0, height: 0, refresh: 0), scale: output.scale ?? 1,
                 transform: output.transform ?? "normal", rect: output.rect.rect, focused: output.focused ?? false,
-                currentWorkspace: output.currentWorkspace)
+                currentWorkspace: output.currentWorkspace, isPoweredOn: output.dpms ?? true)
         }
     }
 
@@ -96,7 +98,7 @@ enum SwayJSON {
                         id: node.id, appID: node.appId, title: node.name, output: output, workspace: workspace,
                         rect: node.rect.rect, pid: node.pid, isFloating: floating || node.type == "floating_con",
                         isFocused: node.focused ?? false, isFullscreen: (node.fullscreenMode ?? 0) != 0,
-                        isVisible: node.visible ?? false))
+                        isVisible: node.visible ?? false, inhibitsIdle: node.inhibitIdle ?? false))
             }
             for child in node.nodes ?? [] { walk(child, output: output, workspace: workspace, floating: floating) }
             for child in node.floatingNodes ?? [] { walk(child, output: output, workspace: workspace, floating: true) }

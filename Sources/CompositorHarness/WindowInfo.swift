@@ -18,6 +18,8 @@ public struct WindowInfo: Sendable, Equatable, CustomStringConvertible {
     public var isFullscreen: Bool
     /// Whether sway considers it visible (on a visible workspace).
     public var isVisible: Bool
+    /// Whether it keeps the outputs from idling now (its client's idle inhibitor, while it is visible).
+    public var inhibitsIdle = false
 
     public var description: String {
         "\(appID ?? "?") \"\(title ?? "")\" on \(output) at \(rect)\(isFullscreen ? " fullscreen" : "")"

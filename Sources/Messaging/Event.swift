@@ -29,6 +29,7 @@ public struct Event: Equatable, Sendable {
         case mediaEnded = "media.ended"
         case mediaError = "media.error"
         case playlistItem = "playlist.item"
+        case powerChanged = "power.changed"
     }
 
     public init(name: String, params: [String: JSONValue] = [:]) {
@@ -136,5 +137,10 @@ public struct Event: Equatable, Sendable {
             params: [
                 "screen": .string(screen), "index": .integer(index), "source": .string(source), "until": .number(until),
             ])
+    }
+
+    /// A screen's schedule turned it off or on; `power` is `"off (scheduled)"` or `"on"`.
+    public static func powerChanged(screen: String, power: String) -> Event {
+        Event(name: Name.powerChanged.rawValue, params: ["screen": .string(screen), "power": .string(power)])
     }
 }

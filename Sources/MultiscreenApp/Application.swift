@@ -197,6 +197,8 @@ public final class Application {
             canvas: { try graphics.makeCanvas() }, controller: product.model.assignment.controller, kind: kind,
             showsMessage: { [web] in $0.timeline.waitsToShowMessage || web.showsMessage($0.output.registryName) },
             draw: painter.draw)
+        // After the pass that drew the screens going off black: that is the last frame they show.
+        screens.syncPower({ [product] in product.power(of: $0.output.registryName) }, globals: globals)
         graphics.scheduleTextRelease()
         if drawn > 0 {
             // Process CPU time covers llvmpipe's rasteriser threads too: with software GL this is CPU + "GPU".

@@ -80,6 +80,13 @@ final class FrameTimeline {
     /// A new window, or a configure to answer with a commit at once: a pending frame callback is not waited for.
     func reset() { scheduler.reset() }
 
+    /// The output was off (by schedule) and is on again: a frame callback from before may never come, and the time
+    /// content waited while the output was off is not the compositor's fault.
+    func outputTurnedOn() {
+        scheduler.reset()
+        if unshownSince != nil { unshownSince = MonotonicClock.nanoseconds() }
+    }
+
     /// Drawn inside the spanning window instead of a window of its own (which answers for its showing).
     func drawnElsewhere() {
         scheduler.drawnElsewhere()

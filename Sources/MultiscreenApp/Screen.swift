@@ -62,6 +62,9 @@ final class Screen {
 
     /// Whether the compositor shows this screen's frames (``ScreenSet`` sets it).
     var health = ScreenHealth.ok
+    /// Whether the screen is on, as its schedule last said, and how it was turned off (``ScreenSet/syncPower``).
+    var power = ScreenPower.on
+    var powerMethod: PowerMethod?
 
     /// Something this screen shows changed.
     func invalidate() { timeline.invalidate() }
@@ -82,6 +85,8 @@ final class Screen {
             fractionalScale120 = scale
             resolveGeometry()
         }
+        // A screen off by schedule keeps nothing awake, in a window made again as in the first.
+        if power == .scheduledOff { window.inhibitIdle(false, globals: globals) }
         self.window = window
         timeline.reset()
         invalidate()

@@ -17,11 +17,11 @@ final class ScreenSet {
     private(set) var screens: [UInt32: Screen] = [:]
     private var arrangement: any WindowArrangement = SeparateWindows()
     private let globals: WaylandGlobals
-    private let outputs: OutputSet
+    let outputs: OutputSet
     private let appID: String
     /// The EGL context every window surface is made in (owned by ``Graphics``).
     private let context: GraphicsContext
-    private let logger: Logger
+    let logger: Logger
     /// Fires when windows the compositor closed are due to be opened again.
     private let reopenTimer: OneShotTimer
     private let reopenDelay: Double
@@ -201,6 +201,7 @@ final class ScreenSet {
         vitals.pacing = pacing.rawValue
         vitals.flash = flash != nil
         vitals.framePaths = screens.filter { $0.value.isOpen }.mapValues(\.route.rawValue)
+        vitals.powerMethods = screens.compactMapValues { $0.powerMethod?.rawValue }
         vitals.health = screens.mapValues { screen in
             (screen.health.rawValue, screen.timeline.lastShownAt.map { Double(now &- $0) / 1e9 })
         }
@@ -215,8 +216,10 @@ final class ScreenSet {
     /// wakeup pending.
     private func scheduleHealthCheck() {
         guard
-            let next = screens.values.filter({ $0.isOpen && ($0.health == .ok || $0.health == .recovering) })
-                .compactMap(\.timeline.unshownSince).min()
+            let next = screens.values.filter({
+                $0.isOpen && $0.power == .on && ($0.health == .ok || $0.health == .recovering)
+            })
+            .compactMap(\.timeline.unshownSince).min()
         else {
             healthTimer.disarm()
             return
@@ -229,7 +232,7 @@ final class ScreenSet {
     /// Judges every screen whose content has waited unshown past ``staleAfter`` (``ScreenHealth`` says how).
     private func checkHealth() {
         let now = MonotonicClock.nanoseconds()
-        for screen in ordered where screen.isOpen {
+        for screen in ordered where screen.isOpen && screen.power == .on {
             guard let since = screen.timeline.unshownSince, now &- since >= UInt64(Self.staleAfter * 1e9) else {
                 continue
             }

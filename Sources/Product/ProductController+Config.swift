@@ -115,7 +115,9 @@ extension ProductController {
         }
         let themeChanged = config.theme != model.roles.config.theme
         var outcome = Outcome()
+        let power = powerByScreen
         absorb(model.replace(config: config), into: &outcome)
+        reportPower(since: power, into: &outcome)
         // A new look redraws every screen, even when no role changed.
         if themeChanged { outcome.changes.everyScreen = true }
         return outcome

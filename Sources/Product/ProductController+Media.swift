@@ -125,12 +125,15 @@ extension ProductController {
         model.nextPlaylistSwitch(after: Date().timeIntervalSince1970).map { Date(timeIntervalSince1970: $0) }
     }
 
-    /// Moves every playlist to the item the wall clock says: the screens whose item changed redraw, all in the same
-    /// render pass.
+    /// Moves every playlist to the item the wall clock says, and turns screens off and on as their schedules say: the
+    /// screens whose item or power changed redraw, all in the same render pass.
     public mutating func advancePlaylists(now: Date = Date()) -> Outcome {
         var outcome = Outcome()
         let time = now.timeIntervalSince1970
-        for (screen, index) in model.advancePlaylists(now: time) {
+        let power = powerByScreen
+        let advanced = model.advancePlaylists(now: time)
+        reportPower(since: power, into: &outcome)
+        for (screen, index) in advanced {
             guard let output = outputs.first(where: { $0.displayName == screen }),
                 let (playlist, _) = model.playlistItem(of: output.registryName)
             else { continue }

@@ -59,8 +59,10 @@ extension ProductController {
     /// The set of complete outputs changed (any order): reassigns roles; cards of screens that went away return
     /// to the waiting list.
     public mutating func outputsChanged(_ outputs: [OutputInfo]) -> Outcome {
+        let power = powerByScreen
         let update = model.update(outputs: outputs)
         var outcome = Outcome()
+        reportPower(since: power, into: &outcome)
         for card in update.returnedCards {
             logger.info("card #\(card.id) returned to the controller's list: its screen went away")
             outcome.events.append(.cardReturned(id: card.id))

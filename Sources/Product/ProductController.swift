@@ -56,6 +56,9 @@ public struct ProductController {
     /// What the screen on this output shows.
     public func kind(of registryName: UInt32) -> ScreenKind { model.kind(of: registryName) }
 
+    /// Whether the screen on this output is on, as its schedule says.
+    public func power(of registryName: UInt32) -> ScreenPower { model.power(of: registryName) }
+
     // MARK: - Requests
 
     /// Executes one request.

@@ -43,6 +43,8 @@ struct StatusReport {
                     "until": .number(playlist.position(at: vitals.wallClock).next),
                 ])
             }
+            entry["power"] = .string(product.power(of: info.registryName).rawValue)
+            if let method = vitals.powerMethods[info.registryName] { entry["powerMethod"] = .string(method) }
             if let path = vitals.framePaths[info.registryName] { entry["framePath"] = .string(path) }
             if let health = vitals.health[info.registryName] {
                 entry["health"] = .string(health.state)

@@ -54,7 +54,8 @@ public struct RoleConfig: Equatable, Sendable {
         public var media: MediaItem?
         /// The name of the `[[playlist]]` a matched output plays: with `content = "playlist"` only.
         public var playlist: String?
-        /// Or the name of the `[[schedule]]` that says which playlist it plays when.
+        /// Or the name of the `[[schedule]]` that says which playlist it plays when, and when the screen is off (a rule
+        /// with other content may name a schedule whose periods only turn the screen off).
         public var schedule: String?
 
         public init(
@@ -201,11 +202,20 @@ public struct RoleConfig: Equatable, Sendable {
                         file: nil, key: "rule[\(index + 1)].playlist", value: name,
                         reason: "no [[playlist]] has that name (known: \(known.isEmpty ? "none" : known))")
                 }
-                if let name = rule.schedule, config.schedules[name] == nil {
-                    let known = config.schedules.keys.sorted().joined(separator: ", ")
-                    throw .invalidValue(
-                        file: nil, key: "rule[\(index + 1)].schedule", value: name,
-                        reason: "no [[schedule]] has that name (known: \(known.isEmpty ? "none" : known))")
+                if let name = rule.schedule {
+                    guard let schedule = config.schedules[name] else {
+                        let known = config.schedules.keys.sorted().joined(separator: ", ")
+                        throw .invalidValue(
+                            file: nil, key: "rule[\(index + 1)].schedule", value: name,
+                            reason: "no [[schedule]] has that name (known: \(known.isEmpty ? "none" : known))")
+                    }
+                    if rule.content != .playlist && schedule.namesPlaylists {
+                        throw .invalidValue(
+                            file: nil, key: "rule[\(index + 1)].schedule", value: name,
+                            reason:
+                                "it names playlists, which only a rule with content = \"playlist\" plays; a screen showing anything else may follow a schedule whose periods all say power = \"off\""
+                        )
+                    }
                 }
                 config.rules.append(rule)
             }
@@ -273,7 +283,8 @@ public struct RoleConfig: Equatable, Sendable {
         var named: [String: String] = [:]
         for key in ["playlist", "schedule"] {
             guard let value = table[key] else { continue }
-            guard content == .playlist else {
+            // A schedule that only turns the screen off suits any content (checked once the schedules are known).
+            guard content == .playlist || key == "schedule" else {
                 throw .invalidValue(
                     file: nil, key: "\(path).content", value: content?.rawValue ?? "messages",
                     reason: "\(key) needs content = \"playlist\" in the same rule")

@@ -1,17 +1,23 @@
 import Foundation
 
-/// Which playlist plays when: periods by weekday, time of day and date range, each naming a playlist, the highest
-/// priority winning where periods overlap (ties: the first listed), and a default outside every period. Evaluated in
-/// the kiosk's time zone on its wall clock; pure, with the time and the zone given.
+/// Which playlist plays when: periods by weekday, time of day and date range, each naming a playlist or turning the
+/// screen off, the highest priority winning where periods overlap (ties: the first listed), and a default playlist
+/// outside every period. Evaluated in the kiosk's time zone on its wall clock; pure, with the time and the zone given.
 ///
 /// Daylight saving, as a wall clock reads it: a period's times are local times. On the day the clocks spring
 /// forward, a time that does not exist (02:30 in Europe/Berlin) is reached at the first local time after the gap
 /// (03:00); on the day they fall back, an hour that happens twice is in the period both times (and between them, the
 /// answer is what the wall clock reads: a period that ended at 02:00 summer time plays again at 01:00 winter time).
 public struct Schedule: Codable, Equatable, Hashable, Sendable {
+    /// What a period asks of its screens: a playlist, or the screen off (see ``ScreenPower``).
+    public enum Slot: Codable, Equatable, Hashable, Sendable {
+        case playlist(String)
+        case off
+    }
+
     public struct Period: Codable, Equatable, Hashable, Sendable {
-        /// The playlist it plays.
-        public var playlist: String
+        /// What it plays, or that the screen is off.
+        public var slot: Slot
         /// Weekdays it starts on, 1 = Sunday … 7 = Saturday (`Calendar`'s numbering); empty: every day.
         public var weekdays: Set<Int>
         /// Minutes after local midnight it starts and ends; an end at or before the start runs past midnight into the
@@ -24,10 +30,10 @@ public struct Schedule: Codable, Equatable, Hashable, Sendable {
         public var priority: Int
 
         public init(
-            playlist: String, weekdays: Set<Int> = [], from: Int = 0, until: Int = 1440, firstDay: String? = nil,
+            _ slot: Slot, weekdays: Set<Int> = [], from: Int = 0, until: Int = 1440, firstDay: String? = nil,
             lastDay: String? = nil, priority: Int = 0
         ) {
-            self.playlist = playlist
+            self.slot = slot
             self.weekdays = weekdays
             self.from = from
             self.until = until
@@ -46,8 +52,21 @@ public struct Schedule: Codable, Equatable, Hashable, Sendable {
         self.fallback = fallback
     }
 
-    /// The playlist that plays at `time` in `zone`.
+    /// Whether some period turns the screen off: a screen may follow such a schedule whatever it shows.
+    public var turnsScreensOff: Bool { periods.contains { $0.slot == .off } }
+
+    /// Whether it names playlists (in a period or as the fallback): only a screen that plays playlists may follow it.
+    public var namesPlaylists: Bool { fallback != nil || periods.contains { $0.slot != .off } }
+
+    /// The playlist that plays at `time` in `zone`: nil outside every period without a fallback, and in a period that
+    /// turns the screen off.
     public func playlist(at time: Date, in zone: TimeZone) -> String? {
+        if case .playlist(let name) = slot(at: time, in: zone) { return name }
+        return nil
+    }
+
+    /// What the schedule asks for at `time` in `zone`: the winning period's slot, else the fallback playlist.
+    public func slot(at time: Date, in zone: TimeZone) -> Slot? {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone
         let minute = Self.minuteOfDay(time, calendar)
@@ -63,15 +82,15 @@ public struct Schedule: Codable, Equatable, Hashable, Sendable {
             guard fromToday || fromYesterday else { continue }
             if best == nil || period.priority > best!.period.priority { best = (period, index) }
         }
-        return best?.period.playlist ?? fallback
+        return best?.period.slot ?? fallback.map(Slot.playlist)
     }
 
-    /// The first moment after `time` at which ``playlist(at:in:)`` says something else, within the next 8 days; nil
+    /// The first moment after `time` at which ``slot(at:in:)`` says something else, within the next 8 days; nil
     /// when it never changes (no period, or only ones that always apply).
     public func nextChange(after time: Date, in zone: TimeZone) -> Date? {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone
-        let now = playlist(at: time, in: zone)
+        let now = slot(at: time, in: zone)
         let today = calendar.startOfDay(for: time)
         // Every local time a period starts or ends, and every midnight, over the next days: the answer can only change
         // there. A local time the clocks skip becomes the first one after the gap.
@@ -99,7 +118,7 @@ public struct Schedule: Codable, Equatable, Hashable, Sendable {
             candidates.append(instant)
             transition = zone.nextDaylightSavingTimeTransition(after: instant)
         }
-        for candidate in candidates.filter({ $0 > time }).sorted() where playlist(at: candidate, in: zone) != now {
+        for candidate in candidates.filter({ $0 > time }).sorted() where slot(at: candidate, in: zone) != now {
             return candidate
         }
         return nil

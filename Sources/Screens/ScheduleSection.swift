@@ -1,7 +1,8 @@
 import Outputs
 import TOMLKit
 
-/// One `[[schedule]]` of the config: its `name`, the `fallback` playlist, and its `periods`:
+/// One `[[schedule]]` of the config: its `name`, the `fallback` playlist, and its `periods`, each playing a playlist or
+/// turning the screen off:
 ///
 /// ```toml
 /// [[schedule]]
@@ -12,6 +13,7 @@ import TOMLKit
 ///   { playlist = "lunch", days = ["mon", "tue", "wed", "thu", "fri"], from = "11:00", until = "15:00" },
 ///   { playlist = "promo", days = ["sat", "sun"], priority = 1 },
 ///   { playlist = "christmas", first_day = "2026-12-24", last_day = "2026-12-26", priority = 5 },
+///   { power = "off", from = "23:00", until = "06:00", priority = 9 },
 /// ]
 /// ```
 enum ScheduleSection {
@@ -40,9 +42,9 @@ enum ScheduleSection {
         throws(RoleConfigError) -> Schedule.Period
     {
         try RoleConfig.checkKeys(
-            table, path: path, allowed: ["playlist", "days", "from", "until", "first_day", "last_day", "priority"])
-        var period = Schedule.Period(playlist: try text(table, "playlist", path))
-        try known(period.playlist, "\(path).playlist", playlists)
+            table, path: path,
+            allowed: ["playlist", "power", "days", "from", "until", "first_day", "last_day", "priority"])
+        var period = Schedule.Period(try slot(table, path, playlists))
         if let days = table["days"] {
             guard let array = days.array else {
                 throw .wrongType(file: nil, key: "\(path).days", expected: "an array such as [\"sat\", \"sun\"]")
@@ -76,6 +78,32 @@ enum ScheduleSection {
             period.priority = value
         }
         return period
+    }
+
+    /// `playlist = NAME` (a `[[playlist]]`), or `power = "off"`: one of the two.
+    private static func slot(_ table: TOMLTable, _ path: String, _ playlists: [String: Playlist])
+        throws(RoleConfigError) -> Schedule.Slot
+    {
+        switch (table["playlist"], table["power"]) {
+        case (.some, .some):
+            throw .invalidValue(
+                file: nil, key: "\(path).power", value: try text(table, "power", path),
+                reason: "a period either plays a playlist or turns the screen off, not both")
+        case (.some, nil):
+            let name = try text(table, "playlist", path)
+            try known(name, "\(path).playlist", playlists)
+            return .playlist(name)
+        case (nil, .some):
+            let power = try text(table, "power", path)
+            guard power == "off" else {
+                throw .invalidValue(
+                    file: nil, key: "\(path).power", value: power,
+                    reason: "\"off\" (outside its periods a screen is on)")
+            }
+            return .off
+        case (nil, nil):
+            throw .missingKey(file: nil, key: "\(path).playlist (or power = \"off\")")
+        }
     }
 
     /// `HH:MM`, 00:00 to 24:00, as minutes after midnight.

@@ -25,8 +25,8 @@ public struct ScreenModel: Sendable {
     /// Playlists set at run time, by screen name (saved), and the item each plays now (``advancePlaylists(now:)``).
     public private(set) var playlists: [String: Playlist] = [:]
     public private(set) var playing: [String: Int] = [:]
-    /// The playlist each screen whose rule names a `[[schedule]]` plays now, by name.
-    public private(set) var scheduled: [String: String] = [:]
+    /// What the `[[schedule]]` of each screen whose rule names one asks for now: a playlist by name, or the screen off.
+    public private(set) var scheduled: [String: Schedule.Slot] = [:]
     /// The kiosk's time zone, in which schedules are read.
     public var timeZone = TimeZone.current
 
@@ -205,7 +205,7 @@ public struct ScreenModel: Sendable {
         scheduled = [:]
         for output in roles.outputs {
             if let name = roles.config.rule(for: output)?.schedule, let schedule = roles.config.schedules[name] {
-                scheduled[output.displayName] = schedule.playlist(at: Date(timeIntervalSince1970: now), in: timeZone)
+                scheduled[output.displayName] = schedule.slot(at: Date(timeIntervalSince1970: now), in: timeZone)
             }
         }
         for output in roles.outputs {
@@ -226,26 +226,34 @@ public struct ScreenModel: Sendable {
         return changed.sorted { $0.0 < $1.0 }
     }
 
-    /// When the next playlist item starts on any screen (seconds since 1970), nil with no playlist.
+    /// When the next playlist item starts, or a schedule turns a screen off or on, on any screen (seconds since 1970);
+    /// nil when nothing will change.
     public func nextPlaylistSwitch(after now: Double) -> Double? {
         let items = roles.outputs.compactMap { playlist(of: $0)?.position(at: now).next }
         let schedules = roles.outputs.compactMap { output -> Double? in
-            guard assignment.kind(of: output.registryName) == .external(.playlist),
-                playlists[output.displayName] == nil, let name = roles.config.rule(for: output)?.schedule
+            guard let name = roles.config.rule(for: output)?.schedule, let schedule = roles.config.schedules[name]
             else { return nil }
-            return roles.config.schedules[name]?.nextChange(after: Date(timeIntervalSince1970: now), in: timeZone)?
-                .timeIntervalSince1970
+            // A schedule's playlists matter while the screen plays them; its periods that turn the screen off, always.
+            let playsIt =
+                assignment.kind(of: output.registryName) == .external(.playlist) && playlists[output.displayName] == nil
+            guard playsIt || schedule.turnsScreensOff else { return nil }
+            return schedule.nextChange(after: Date(timeIntervalSince1970: now), in: timeZone)?.timeIntervalSince1970
         }
         return (items + schedules).filter(\.isFinite).min()
     }
 
-    /// The playlist the output plays while its mode is `playlist`: the one set at run time, else its rule's.
+    /// The playlist the output plays while its mode is `playlist` and it is on: the one set at run time, else its
+    /// rule's.
     public func playlist(of output: OutputInfo) -> Playlist? {
-        guard assignment.kind(of: output.registryName) == .external(.playlist) else { return nil }
+        // Off by schedule, a screen plays nothing: its items cost no wakeups, and it comes back at the clock's item.
+        guard assignment.kind(of: output.registryName) == .external(.playlist), scheduled[output.displayName] != .off
+        else { return nil }
         if let set = playlists[output.displayName] { return set }
         guard let rule = roles.config.rule(for: output) else { return nil }
         if let name = rule.playlist { return roles.config.playlists[name] }
-        if rule.schedule != nil, let name = scheduled[output.displayName] { return roles.config.playlists[name] }
+        if rule.schedule != nil, case .playlist(let name) = scheduled[output.displayName] {
+            return roles.config.playlists[name]
+        }
         return nil
     }
 
@@ -285,8 +293,20 @@ public struct ScreenModel: Sendable {
         }
     }
 
-    /// What the screen on this output shows: a page when it has one, else what its role and mode say.
+    /// Whether the screen on this output is on, as its schedule says (on, without one).
+    public func power(of registryName: UInt32) -> ScreenPower {
+        guard let output = roles.outputs.first(where: { $0.registryName == registryName }),
+            scheduled[output.displayName] == .off
+        else { return .on }
+        return .scheduledOff
+    }
+
+    /// What the screen on this output shows: black while its schedule has it off, else a page when it has one, else
+    /// what its role and mode say.
     public func kind(of registryName: UInt32) -> ScreenKind {
+        // Black rather than nothing: where the output cannot be turned off this is what shows, and where it can, the
+        // last frame before it goes off is what a compositor may flash when it comes back.
+        if power(of: registryName) == .scheduledOff { return .external(.blank) }
         if let url = page(of: registryName) { return .web(url: url) }
         if let shown = media(of: registryName) { return .media(shown) }
         if let (playlist, index) = playlistItem(of: registryName) {

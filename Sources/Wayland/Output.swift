@@ -14,6 +14,10 @@ public final class Output {
     let version: UInt32
     private(set) var xdgOutput: OpaquePointer?
     var onEvent: (OutputEvent) -> Void = { _ in }
+    /// The compositor's power switch for this output, while Multiscreen holds it off (``requestPower(on:globals:answer:)``).
+    private var power: OutputPower?
+    /// The round trip that tells whether the compositor carried out the last power request.
+    private var powerAnswer: FrameCallback?
 
     init(registryName: UInt32, proxy: OpaquePointer, version: UInt32) {
         self.registryName = registryName
@@ -40,9 +44,43 @@ public final class Output {
         zxdg_output_v1_add_listener(xdg, xdgOutputListener, Unmanaged.passUnretained(self).toOpaque())
     }
 
+    /// Asks the compositor to turn this output off or on (`zwlr_output_power_v1`). `answer` runs on the display
+    /// thread once the compositor has dealt with the request: true when it reports the output in that mode, false
+    /// when it cannot switch it (no such protocol, control withdrawn, or a mode it did not change to: sway 1.7 fails
+    /// the commit on its headless backend without saying so). A newer request supersedes one not answered yet.
+    public func requestPower(on: Bool, globals: WaylandGlobals, answer: @escaping (Bool) -> Void) {
+        powerAnswer = nil
+        if power == nil, !on, let manager = globals.outputPowerManager, let proxy {
+            power = OutputPower(manager: manager, output: proxy)
+        }
+        guard let power else { return answer(on) }
+        power.set(on: on)
+        // The compositor answers a mode change at once (wlroots reports it on the output's commit): by the time the
+        // sync comes back, a mode event says whether it happened.
+        let sync = globals.requestSync { [unowned self] in
+            powerAnswer = nil
+            let done = !power.failed && power.reportsOn == on
+            // On again (or refused): control goes back to the compositor and to other clients.
+            if on || power.failed {
+                power.destroy()
+                self.power = nil
+            }
+            answer(done)
+        }
+        guard let sync else { return answer(false) }
+        powerAnswer = sync
+    }
+
     /// Releases both objects: `zxdg_output_v1.destroy`, then `wl_output.release` (v3+), which tells the
-    /// compositor we are done with it, unlike a client-side destroy.
+    /// compositor we are done with it, unlike a client-side destroy. An output Multiscreen turned off is turned on
+    /// first: a stopped Multiscreen must not leave a screen dark that nothing will turn on again.
     func destroy() {
+        powerAnswer = nil
+        if let power {
+            power.set(on: true)
+            power.destroy()
+            self.power = nil
+        }
         if let xdg = xdgOutput { zxdg_output_v1_destroy(xdg) }
         xdgOutput = nil
         guard let proxy else { return }

@@ -70,6 +70,17 @@ public final class ToplevelWindow {
 
     public func setTitle(_ title: String) { xdg_toplevel_set_title(toplevel, title) }
 
+    /// Whether this surface keeps the outputs awake (idle-inhibit, as every window does from its start): released
+    /// while its screen is off by schedule, so that the compositor's own power saving may turn the output off.
+    public func inhibitIdle(_ inhibit: Bool, globals: WaylandGlobals) {
+        if inhibit, idleInhibitor == nil, let manager = globals.idleInhibitManager {
+            idleInhibitor = zwp_idle_inhibit_manager_v1_create_inhibitor(manager, surface)
+        } else if !inhibit, let inhibitor = idleInhibitor {
+            zwp_idle_inhibitor_v1_destroy(inhibitor)
+            idleInhibitor = nil
+        }
+    }
+
     public func acknowledge(serial: UInt32) { xdg_surface_ack_configure(xdgSurface, serial) }
 
     public func commit() { wl_surface_commit(surface) }

@@ -21,6 +21,8 @@ public final class WaylandGlobals {
     /// `wl_shm` and `wl_subcompositor`: shared frames for mirrors (one buffer shown on many surfaces).
     public private(set) var shm: OpaquePointer?
     public private(set) var subcompositor: OpaquePointer?
+    /// `zwlr_output_power_manager_v1`: screens turned off by schedule are turned off for real (wlroots compositors).
+    public private(set) var outputPowerManager: OpaquePointer?
     /// The connection the globals were bound on (not owned), for `wl_display.sync`.
     private var display: OpaquePointer?
 
@@ -83,6 +85,9 @@ public final class WaylandGlobals {
             if let shm { wl_shm_add_listener(shm, shmListener, nil) }
         case "wl_subcompositor":
             subcompositor = registry.bind(name, interface: ms_wl_subcompositor_interface(), supported: 1)?.proxy
+        case "zwlr_output_power_manager_v1":
+            outputPowerManager =
+                registry.bind(name, interface: ms_zwlr_output_power_manager_v1_interface(), supported: 1)?.proxy
         default:
             return false
         }
@@ -103,6 +108,7 @@ public final class WaylandGlobals {
             ("presentation", presentation), ("xdg-output", xdgOutputManager), ("viewporter", viewporter),
             ("fractional-scale", fractionalScaleManager), ("idle-inhibit", idleInhibitManager),
             ("xdg-decoration", decorationManager), ("subcompositor", subcompositor),
+            ("output-power", outputPowerManager),
         ]
         return features.map { "\($0.0)=\($0.1 == nil ? "no" : "yes")" }.joined(separator: " ")
     }
@@ -116,6 +122,8 @@ public final class WaylandGlobals {
 
     /// Destroys in reverse order of binding.
     public func destroy() {
+        if let p = outputPowerManager { zwlr_output_power_manager_v1_destroy(p) }
+        outputPowerManager = nil
         if let p = subcompositor { wl_subcompositor_destroy(p) }
         if let p = shm { wl_shm_destroy(p) }
         (subcompositor, shm) = (nil, nil)

@@ -110,6 +110,16 @@ extension MultiscreenProcess {
             exited: { !process.isRunning })
     }
 
+    /// Waits until `condition` holds for this instance's `status` result; returns that result.
+    @discardableResult
+    func waitForStatus(_ what: String, timeout: Double = 10, _ condition: ([String: Any]) -> Bool) throws
+        -> [String: Any]
+    {
+        try StatusWait.until(
+            socket: home + "/control.sock", timeout: timeout, what, log: { log }, exited: { !process.isRunning },
+            condition)
+    }
+
     /// Waits until the screen on output `name` has committed a frame; returns its `status` entry.
     @discardableResult
     func waitForFirstFrame(on name: String, timeout: Double = 10) throws -> [String: Any] {

@@ -18,11 +18,11 @@ import Testing
     /// both, a Christmas special above everything, a late show 22:00–02:00 on Fridays, the menu otherwise.
     static let schedule = Schedule(
         periods: [
-            .init(playlist: "breakfast", from: 6 * 60, until: 11 * 60),
-            .init(playlist: "lunch", weekdays: [2, 3, 4, 5, 6], from: 11 * 60, until: 15 * 60),
-            .init(playlist: "weekend", weekdays: [1, 7], priority: 1),
-            .init(playlist: "christmas", firstDay: "2026-12-24", lastDay: "2026-12-26", priority: 5),
-            .init(playlist: "late", weekdays: [6], from: 22 * 60, until: 2 * 60, priority: 2),
+            .init(.playlist("breakfast"), from: 6 * 60, until: 11 * 60),
+            .init(.playlist("lunch"), weekdays: [2, 3, 4, 5, 6], from: 11 * 60, until: 15 * 60),
+            .init(.playlist("weekend"), weekdays: [1, 7], priority: 1),
+            .init(.playlist("christmas"), firstDay: "2026-12-24", lastDay: "2026-12-26", priority: 5),
+            .init(.playlist("late"), weekdays: [6], from: 22 * 60, until: 2 * 60, priority: 2),
         ], fallback: "menu")
 
     @Test(arguments: [
@@ -35,6 +35,29 @@ import Testing
         #expect(
             Self.schedule.playlist(at: Self.time(when, "Europe/Berlin"), in: TimeZone(identifier: "Europe/Berlin")!)
                 == expected)
+    }
+
+    /// Screens off from 23:00 to 06:00, above every playlist: the night wins over the late show, and the menu is
+    /// back at 06:00 (breakfast, Saturday: the weekend promo).
+    @Test(arguments: [
+        ("2026-11-26 22:59", Schedule.Slot.playlist("menu")), ("2026-11-26 23:00", .off), ("2026-11-27 05:59", .off),
+        ("2026-11-27 06:00", .playlist("breakfast")), ("2026-11-27 23:30", .off),
+        ("2026-11-28 06:00", .playlist("weekend")),
+    ])
+    func aPeriodThatTurnsScreensOffWinsByPriority(_ when: String, _ expected: Schedule.Slot) {
+        var schedule = Self.schedule
+        schedule.periods.append(.init(.off, from: 23 * 60, until: 6 * 60, priority: 9))
+        let zone = TimeZone(identifier: "Europe/Berlin")!
+        #expect(schedule.slot(at: Self.time(when, zone.identifier), in: zone) == expected)
+        #expect(schedule.turnsScreensOff && schedule.namesPlaylists)
+        if expected == .off { #expect(schedule.playlist(at: Self.time(when, zone.identifier), in: zone) == nil) }
+        // The night's start and end are changes, whatever plays around them.
+        #expect(
+            schedule.nextChange(after: Self.time("2026-11-26 22:00", zone.identifier), in: zone)
+                == Self.time("2026-11-26 23:00", zone.identifier))
+        #expect(
+            schedule.nextChange(after: Self.time("2026-11-27 01:00", zone.identifier), in: zone)
+                == Self.time("2026-11-27 06:00", zone.identifier))
     }
 
     @Test func theNextChangeIsTheFirstMomentTheAnswerDiffers() {
@@ -61,7 +84,7 @@ import Testing
     ])
     func daylightSavingIsReadOnTheWallClock(_ zoneName: String, _ springForward: String, _ fallBack: String) {
         let zone = TimeZone(identifier: zoneName)!
-        let night = Schedule(periods: [.init(playlist: "night", from: 2 * 60 + 30, until: 4 * 60)], fallback: "day")
+        let night = Schedule(periods: [.init(.playlist("night"), from: 2 * 60 + 30, until: 4 * 60)], fallback: "day")
         // Spring forward: 02:30 does not exist; the period starts at the first local time after the gap.
         let start = night.nextChange(after: Self.time("\(springForward) 00:00", zoneName), in: zone)!
         var calendar = Calendar(identifier: .gregorian)
@@ -84,7 +107,7 @@ import Testing
         for _ in 0..<40 {
             let periods = (0..<Int.random(in: 1...4, using: &random)).map { index in
                 Schedule.Period(
-                    playlist: "p\(index)",
+                    index == 3 ? .off : .playlist("p\(index)"),
                     weekdays: Set((1...7).filter { _ in Bool.random(using: &random) }),
                     from: Int.random(in: 0..<48, using: &random) * 30,
                     until: Int.random(in: 1...48, using: &random) * 30,
@@ -92,11 +115,11 @@ import Testing
             }
             let schedule = Schedule(periods: periods, fallback: "idle")
             var time = start
-            var answer = schedule.playlist(at: time, in: zone)
+            var answer = schedule.slot(at: time, in: zone)
             var next = schedule.nextChange(after: time, in: zone)
             while time < start.addingTimeInterval(8 * 86_400) {
                 time = time.addingTimeInterval(60)
-                let now = schedule.playlist(at: time, in: zone)
+                let now = schedule.slot(at: time, in: zone)
                 if now != answer {
                     #expect(next == time, "\(periods): changed at \(time), predicted \(String(describing: next))")
                     answer = now
@@ -144,8 +167,85 @@ import Testing
         #expect(model.playlistItem(of: 2)?.playlist.items.first?.source == "/srv/menu.png")
     }
 
+    /// A web page by day, nothing at night: a rule of any content may follow a schedule that only turns screens off.
+    @Test func aScreenOfAnyContentFollowsASchedulesNights() throws {
+        let text = """
+            [[schedule]]
+            name = "nights"
+            periods = [{ power = "off", from = "23:00", until = "06:00" }]
+
+            [[rule]]
+            match = { name = "HDMI-A-2" }
+            role = "external"
+            content = "blank"
+            schedule = "nights"
+            """
+        var model = ScreenModel(config: try RoleConfig.parse(text))
+        model.timeZone = TimeZone(identifier: "Europe/Berlin")!
+        model.update(outputs: MediaModelTests.outputs)
+        let evening = ScheduleTests.time("2026-11-26 22:59", "Europe/Berlin").timeIntervalSince1970
+        model.advancePlaylists(now: evening)
+        #expect(model.power(of: 2) == .on && model.power(of: 1) == .on)
+        #expect(model.nextPlaylistSwitch(after: evening) == evening + 60)
+        model.advancePlaylists(now: evening + 60)
+        #expect(model.power(of: 2) == .scheduledOff && model.power(of: 1) == .on)
+        #expect(model.kind(of: 2) == .external(.blank))
+        #expect(model.nextPlaylistSwitch(after: evening + 60) == evening + 60 + 7 * 3600)
+        model.advancePlaylists(now: evening + 60 + 7 * 3600)
+        #expect(model.power(of: 2) == .on)
+    }
+
+    /// Off at night, a screen's playlist costs nothing, and in the morning it shows the item the clock says.
+    @Test func aPlaylistOffByScheduleComesBackAtTheClocksItem() throws {
+        let text = Self.config.replacingOccurrences(
+            of: "until = \"11:00\" }]",
+            with: "until = \"11:00\" }, { power = \"off\", from = \"23:00\", until = \"06:00\" }]")
+        var model = ScreenModel(config: try RoleConfig.parse(text))
+        model.timeZone = TimeZone(identifier: "Europe/Berlin")!
+        model.update(outputs: MediaModelTests.outputs)
+        let night = ScheduleTests.time("2026-11-26 23:30", "Europe/Berlin").timeIntervalSince1970
+        model.advancePlaylists(now: night)
+        #expect(model.power(of: 2) == .scheduledOff)
+        #expect(model.playlistItem(of: 2) == nil)
+        #expect(model.kind(of: 2) == .external(.blank))
+        // Nothing wakes until 06:00 (Friday: breakfast).
+        #expect(model.nextPlaylistSwitch(after: night) == night + 6.5 * 3600)
+        let changed = model.advancePlaylists(now: night + 6.5 * 3600)
+        #expect(changed.map(\.screen) == ["HDMI-A-2"])
+        #expect(model.power(of: 2) == .on)
+        #expect(model.playlistItem(of: 2)?.playlist.items.first?.source == "/srv/breakfast.png")
+    }
+
     @Test func aBrokenScheduleIsRefusedWithItsPlace() {
+        let off = "{ power = \"off\", from = \"23:00\", until = \"06:00\" }"
         let cases: [(String, String)] = [
+            (
+                Self.config.replacingOccurrences(
+                    of: "until = \"11:00\" }]", with: "until = \"11:00\", power = \"off\" }]"),
+                "'schedule[1].periods[1].power' = \"off\": a period either plays a playlist or turns the screen off, not both"
+            ),
+            (
+                Self.config.replacingOccurrences(
+                    of: "until = \"11:00\" }]", with: "until = \"11:00\" }, { power = \"on\" }]"),
+                "'schedule[1].periods[2].power' = \"on\": \"off\" (outside its periods a screen is on)"
+            ),
+            (
+                Self.config.replacingOccurrences(
+                    of: "until = \"11:00\" }]", with: "until = \"11:00\" }, { from = \"23:00\" }]"),
+                "schedule[1].periods[2].playlist (or power = \"off\")"
+            ),
+            (
+                Self.config.replacingOccurrences(of: "content = \"playlist\"", with: "content = \"blank\""),
+                "'rule[1].schedule' = \"board\": it names playlists, which only a rule with content = \"playlist\" plays"
+            ),
+            (
+                Self.config.replacingOccurrences(of: "content = \"playlist\"", with: "content = \"blank\"")
+                    .replacingOccurrences(of: "fallback = \"menu\"\n", with: "").replacingOccurrences(
+                        of:
+                            "periods = [{ playlist = \"breakfast\", days = [\"mon\", \"tue\", \"wed\", \"thu\", \"fri\"], from = \"06:00\", until = \"11:00\" }]",
+                        with: "periods = [\(off), { playlist = \"menu\" }]"),
+                "'rule[1].schedule' = \"board\": it names playlists"
+            ),
             (
                 Self.config.replacingOccurrences(of: "from = \"06:00\"", with: "from = \"6am\""),
                 "'schedule[1].periods[1].from' = \"6am\": a time as HH:MM, 00:00 to 24:00"

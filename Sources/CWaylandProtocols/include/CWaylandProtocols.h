@@ -5,6 +5,7 @@
 #include "idle-inhibit-unstable-v1-client-protocol.h"
 #include "presentation-time-client-protocol.h"
 #include "viewporter-client-protocol.h"
+#include "wlr-output-power-management-unstable-v1-client-protocol.h"
 #include "xdg-decoration-unstable-v1-client-protocol.h"
 #include "xdg-output-unstable-v1-client-protocol.h"
 #include "xdg-shell-client-protocol.h"
@@ -19,6 +20,8 @@ static inline const struct wl_interface *ms_wp_presentation_interface(void) { re
 static inline const struct wl_interface *ms_wp_presentation_feedback_interface(void) { return &wp_presentation_feedback_interface; }
 static inline const struct wl_interface *ms_wp_viewporter_interface(void) { return &wp_viewporter_interface; }
 static inline const struct wl_interface *ms_wp_viewport_interface(void) { return &wp_viewport_interface; }
+static inline const struct wl_interface *ms_zwlr_output_power_manager_v1_interface(void) { return &zwlr_output_power_manager_v1_interface; }
+static inline const struct wl_interface *ms_zwlr_output_power_v1_interface(void) { return &zwlr_output_power_v1_interface; }
 static inline const struct wl_interface *ms_zxdg_decoration_manager_v1_interface(void) { return &zxdg_decoration_manager_v1_interface; }
 static inline const struct wl_interface *ms_zxdg_toplevel_decoration_v1_interface(void) { return &zxdg_toplevel_decoration_v1_interface; }
 static inline const struct wl_interface *ms_zxdg_output_manager_v1_interface(void) { return &zxdg_output_manager_v1_interface; }
