@@ -11,8 +11,12 @@ public struct ProcessActivity: Sendable, Equatable {
     public let startTime: UInt64
     /// What it runs (`/proc/PID/exe`): changes when it calls `exec`.
     public let executable: String
-    /// Context switches, voluntary and not, of each thread (`/proc/PID/task/TID/status`).
+    /// Context switches, voluntary and not, of each thread (`/proc/PID/task/TID/status`): a thread that woke, or one
+    /// that spins and is preempted, makes some.
     public let contextSwitchesByThread: [Int32: Int]
+    /// Voluntary context switches of each thread: how often it went to sleep, so how often it woke. Unlike the sum
+    /// above it does not grow when a busy machine preempts a thread that woke once.
+    public let wakeupsByThread: [Int32: Int]
 
     /// Context switches of all its threads: a process asleep in `poll` makes none.
     public var contextSwitches: Int { contextSwitchesByThread.values.reduce(0, +) }
@@ -35,22 +39,25 @@ extension ChildProcess {
             throw notRunning("has no readable /proc/\(pid)/exe")
         }
         var switches: [Int32: Int] = [:]
+        var wakeups: [Int32: Int] = [:]
         let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")
         for task in tasks {
             guard let id = Int32(task), let status = ProcessTable.readFile("/proc/\(pid)/task/\(task)/status") else {
                 continue  // a thread that ended while we listed them
             }
-            switches[id] =
-                status.split(separator: "\n")
-                .filter { $0.hasPrefix("voluntary_ctxt_switches") || $0.hasPrefix("nonvoluntary_ctxt_switches") }
-                .compactMap { Int($0.split(separator: ":").last!.trimmingCharacters(in: .whitespaces)) }
-                .reduce(0, +)
+            func count(_ key: String) -> Int {
+                status.split(separator: "\n").first { $0.hasPrefix(key + ":") }
+                    .flatMap { Int($0.split(separator: ":").last!.trimmingCharacters(in: .whitespaces)) } ?? 0
+            }
+            wakeups[id] = count("voluntary_ctxt_switches")
+            switches[id] = wakeups[id]! + count("nonvoluntary_ctxt_switches")
         }
         // Read again: the counts above belong to this process only if it was alive throughout.
         guard let after = ProcessTable.statFields(pid), after.count > 19, after[19] == before[19],
             after[0] != "Z" && after[0] != "X", !switches.isEmpty
         else { throw notRunning("exited while its activity was read") }
-        return ProcessActivity(startTime: startTime, executable: executable, contextSwitchesByThread: switches)
+        return ProcessActivity(
+            startTime: startTime, executable: executable, contextSwitchesByThread: switches, wakeupsByThread: wakeups)
     }
 
     /// The context switches the process makes during the next `seconds`: the observation window of an idle

@@ -133,21 +133,26 @@ import Testing
         try app.process.waitUntilQuiet(for: 0.5, timeout: 15)
         let pid = app.process.pid
         var woke: [String: Int] = [:]
+        var wakeups: [String: Int] = [:]
         for _ in 0..<2 {
             let before = try app.process.activity()
             Thread.sleep(forTimeInterval: 3)  // the observation window itself
             let after = try app.process.activity()
-            woke = [:]
+            (woke, wakeups) = ([:], [:])
             for (thread, count) in after.contextSwitchesByThread
             where count > before.contextSwitchesByThread[thread] ?? 0 {
                 let comm = (try? String(contentsOfFile: "/proc/\(pid)/task/\(thread)/comm", encoding: .utf8)) ?? "?"
                 let name = thread == pid ? "display thread" : comm.trimmingCharacters(in: .whitespacesAndNewlines)
                 woke[name, default: 0] += count - (before.contextSwitchesByThread[thread] ?? 0)
+                wakeups[name, default: 0] +=
+                    (after.wakeupsByThread[thread] ?? 0) - (before.wakeupsByThread[thread] ?? 0)
             }
             if woke.keys.allSatisfy({ $0 == "PressureMonitor" }) { break }
         }
         #expect(woke.keys.allSatisfy { $0 == "PressureMonitor" }, "threads that woke in 3 s with idle pages: \(woke)")
-        #expect(woke["PressureMonitor", default: 0] <= 1, "WebKit's memory pressure monitor wakes every 5 s: \(woke)")
+        // Its wakeups, not all its context switches: on a busy machine the one wakeup may also be preempted.
+        #expect(
+            wakeups["PressureMonitor", default: 0] <= 1, "WebKit's memory pressure monitor wakes every 5 s: \(wakeups)")
         print("idle pages: context switches per thread in 3 s: \(woke)")
 
         // The page follows its screen: logical size × scale, in pixels.

