@@ -29,6 +29,7 @@ public struct Event: Equatable, Sendable {
         case mediaEnded = "media.ended"
         case mediaError = "media.error"
         case playlistItem = "playlist.item"
+        case playlistPlayed = "playlist.played"
         case powerChanged = "power.changed"
     }
 

@@ -52,6 +52,8 @@ public enum Message: Equatable, Hashable, Sendable {
     case setPlaylist(screen: String, playlist: Playlist)
     /// Stop the playlist on `screen`: it shows messages again.
     case clearPlaylist(screen: String)
+    /// Proof of play: the newest `limit` playlist items shown (on `screen`, or on every screen), oldest first.
+    case playlistHistory(screen: String?, limit: Int)
     /// Show every screen's name, mode and role over what it shows, for `seconds` (then it goes by itself): which
     /// connector is which panel, when wiring a wall.
     case identifyScreens(seconds: Double)
@@ -65,6 +67,9 @@ public enum Message: Equatable, Hashable, Sendable {
     /// How long `screen.identify` may show the screens' names, in seconds, and how long when not said.
     public static let identifySeconds: ClosedRange<Double> = 1...60
     public static let defaultIdentifySeconds: Double = 5
+    /// The most records `playlist.history` answers with (what the kiosk keeps in memory), and how many when not said.
+    public static let mostHistoryRecords = 1000
+    public static let defaultHistoryRecords = 100
 
     public var method: MessageMethod {
         switch self {
@@ -88,6 +93,7 @@ public enum Message: Equatable, Hashable, Sendable {
         case .stopMedia: .stopMedia
         case .setPlaylist: .setPlaylist
         case .clearPlaylist: .clearPlaylist
+        case .playlistHistory: .playlistHistory
         case .identifyScreens: .identifyScreens
         }
     }
@@ -96,7 +102,7 @@ public enum Message: Equatable, Hashable, Sendable {
     /// answering it is wasted work.
     public var isQuery: Bool {
         switch self {
-        case .status, .outputs: true
+        case .status, .outputs, .playlistHistory: true
         default: false
         }
     }
@@ -143,6 +149,11 @@ public enum Message: Equatable, Hashable, Sendable {
             try Self.check(name: mode, field: "mode")
         case .resetRole(let screen), .clearMessages(let screen):
             if let screen { try Self.check(name: screen, field: "screen") }
+        case .playlistHistory(let screen, let limit):
+            if let screen { try Self.check(name: screen, field: "screen") }
+            guard (1...Self.mostHistoryRecords).contains(limit) else {
+                throw MessageError(.invalidParams, "\"limit\" must be from 1 to \(Self.mostHistoryRecords)")
+            }
         case .identifyScreens(let seconds):
             guard Self.identifySeconds.contains(seconds) else {
                 throw MessageError(.invalidParams, "\"seconds\" must be from 1 to 60")
@@ -205,6 +216,7 @@ public enum MessageMethod: String, CaseIterable, Sendable {
     case stopMedia = "media.stop"
     case setPlaylist = "playlist.set"
     case clearPlaylist = "playlist.clear"
+    case playlistHistory = "playlist.history"
     /// Internal: ``Message/remoteActivity(_:)``. Unknown on the wire (`methodNotFound`).
     case remoteActivity = "remote.activity"
     case identifyScreens = "screen.identify"

@@ -217,6 +217,12 @@ public enum MessageCodec {
                     items: try reader.playlistItems(), fit: try reader.optionalEnum("fit", MediaFit.self) ?? .contain,
                     epoch: try reader.optionalNumber("epoch") ?? 0))
         case .clearPlaylist: message = .clearPlaylist(screen: try reader.string("screen"))
+        case .playlistHistory:
+            let limit = try reader.optionalNumber("limit") ?? Double(Message.defaultHistoryRecords)
+            guard limit == limit.rounded(), abs(limit) <= 1e6 else {
+                throw MessageError(.invalidParams, "\"limit\" must be a whole number")
+            }
+            message = .playlistHistory(screen: try reader.optionalString("screen"), limit: Int(limit))
         case .identifyScreens:
             message = .identifyScreens(seconds: try reader.optionalNumber("seconds") ?? Message.defaultIdentifySeconds)
         case .remoteOffer, .remoteActivity:
@@ -252,6 +258,9 @@ public enum MessageCodec {
             params["screen"] = .string(screen)
         case .identifyScreens(let seconds):
             if seconds != Message.defaultIdentifySeconds { params["seconds"] = .number(seconds) }
+        case .playlistHistory(let screen, let limit):
+            if let screen { params["screen"] = .string(screen) }
+            if limit != Message.defaultHistoryRecords { params["limit"] = .integer(limit) }
         case .showMedia(let screen, let path, let fit, let rotation, let loop):
             params["screen"] = .string(screen)
             params["path"] = .string(path)

@@ -44,6 +44,7 @@ struct MessageSlot: BitwiseCopyable {
         case .stopMedia(let screen): ("", screen, 0, .stopMedia)
         case .setPlaylist(let screen, let playlist): (PlaylistText.encode(playlist), screen, 0, .setPlaylist)
         case .clearPlaylist(let screen): ("", screen, 0, .clearPlaylist)
+        case .playlistHistory(let screen, let limit): ("", screen, UInt32(clamping: limit), .playlistHistory)
         case .identifyScreens(let seconds): ("", nil, UInt32((seconds * 1000).rounded()), .identifyScreens)
         }
     }
@@ -91,6 +92,7 @@ struct MessageSlot: BitwiseCopyable {
         case .setPlaylist:
             return .setPlaylist(screen: screen ?? "", playlist: PlaylistText.decode(body) ?? Playlist(items: []))
         case .clearPlaylist: return .clearPlaylist(screen: screen ?? "")
+        case .playlistHistory: return .playlistHistory(screen: screen, limit: Int(argument))
         case .identifyScreens: return .identifyScreens(seconds: Double(argument) / 1000)
         case .subscribeEvents: preconditionFailure("events.subscribe is answered by its transport, never queued")
         }

@@ -39,6 +39,8 @@ public final class Application {
     let web: WebScreens
     /// The images and videos on screens, read off this thread and shown through the compositor.
     let media: MediaScreens
+    /// Which playlist item each screen shows, frame by frame: the proof of play.
+    let plays = PlayTracker()
     /// Replies in request order per producer, some held while a file is read.
     let replies = OrderedReplies()
     let screens: ScreenSet
@@ -113,8 +115,9 @@ public final class Application {
             consumer.publish(
                 .frameShown(screen: screen.output.displayName, report, clock: screen.timeline.latency.clock))
         }
-        screens.onFrameShown = { [unowned self] screen in
+        screens.onFrameShown = { [unowned self] screen, frame in
             web.shown(screen.output.registryName, committedAt: screen.timeline.lastCommittedAt)
+            plays.shown(screen, frame: frame)
         }
         screens.onHealthChange = { [unowned self] screen in
             consumer.publish(.screenHealth(screen: screen.output.displayName, health: screen.health.rawValue))
@@ -199,11 +202,31 @@ public final class Application {
             draw: painter.draw)
         // After the pass that drew the screens going off black: that is the last frame they show.
         screens.syncPower({ [product] in product.power(of: $0.output.registryName) }, globals: globals)
+        record(
+            plays.sync(
+                screens.ordered, item: playlistItem, videoFrames: { media.videoFramesShown(on: $0.output.registryName) }
+            ))
         graphics.scheduleTextRelease()
         if drawn > 0 {
             // Process CPU time covers llvmpipe's rasteriser threads too: with software GL this is CPU + "GPU".
             let cpu = MonotonicClock.nanoseconds(clock: CLOCK_PROCESS_CPUTIME_ID) - cpuBefore
             logger.debug("render pass: \(drawn) screens, \(FrameTimeline.milliseconds(cpu)) ms CPU")
+        }
+    }
+
+    /// The playlist item a screen shows now and when its turn began, for the proof of play.
+    private func playlistItem(_ screen: Screen) -> (item: PlayTracker.Item, start: Double)? {
+        guard let (playlist, index) = product.model.playlistItem(of: screen.output.registryName) else { return nil }
+        let position = playlist.position(at: Date().timeIntervalSince1970)
+        // A pass a hair before the switch's timer still shows the item before: its start is one item earlier.
+        let start = position.index == index ? position.started : position.started - playlist.items[index].seconds
+        return (PlayTracker.Item(source: playlist.items[index].source, index: index), start)
+    }
+
+    /// Keeps the records of turns that ended and tells the subscribers.
+    private func record(_ records: [PlayRecord]) {
+        for record in records {
+            for event in product.recordPlay(record).events { consumer.publish(event) }
         }
     }
 
@@ -213,6 +236,7 @@ public final class Application {
     /// harmless (libwayland queues them on a broken socket); EGL must still be terminated before disconnecting.
     private func shutDown(connectionAlive: Bool) {
         service.stopping()
+        record(plays.endAll())
         product.saveIfChanged()
         web.tearDownAll(context: graphics.context)
         media.tearDownAll()

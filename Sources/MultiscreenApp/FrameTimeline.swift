@@ -43,8 +43,10 @@ final class FrameTimeline {
 
     /// A frame that carried messages was shown (presented, or the frame-done fallback), or messages were lost.
     var onLatencyReport: (FrameLatencyReport) -> Void = { _ in }
-    /// The compositor showed a frame (a frame callback arrived).
-    var onShown: () -> Void = {}
+    /// The compositor showed a frame (its frame callback arrived): its number, as ``framesCommitted`` counted it.
+    var onShown: (UInt64) -> Void = { _ in }
+    /// Frames committed so far; the newest one's number.
+    var framesCommitted: UInt64 { frameNumber }
 
     /// More feedback objects than this in flight means the compositor is not answering them (sway 1.7 headless
     /// never sends `presented` for some frames): stop asking rather than pile them up.
@@ -244,7 +246,7 @@ final class FrameTimeline {
                 if !scheduler.awaitsCompositor { frameReadyAt = now }
                 unshownSince = scheduler.isDirty ? now : nil
             }
-            onShown()
+            onShown(number)
             if !compositorSendsPresented {
                 statistics.recordFrameDone(latencyNanoseconds: now - committedMonotonic)
             }

@@ -350,6 +350,13 @@ final class MediaScreens {
     }
 
     /// What `status` says of each screen's image or video: the file it wants (which it shows once it is read).
+    /// The frames of the video the screen on this output shows that were put on screen so far (the same count on
+    /// every screen sharing its pipeline); nil when it shows no video.
+    func videoFramesShown(on registryName: UInt32) -> Int? {
+        guard let key = layers[registryName]?.key, case .video(let video)? = assets[key]?.state else { return nil }
+        return video.shown
+    }
+
     var vitals: [UInt32: [String: JSONValue]] {
         wantedKeys.compactMapValues { assets[$0]?.vitals }
     }

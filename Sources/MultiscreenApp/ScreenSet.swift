@@ -31,7 +31,7 @@ final class ScreenSet {
     /// an output after a storm of mode changes, keeping an old frame, with no error to the client).
     static let staleAfter = 2.0
     /// The compositor showed a frame of a screen (its frame callback came): a web page on it may draw the next.
-    var onFrameShown: (Screen) -> Void = { _ in }
+    var onFrameShown: (Screen, _ frame: UInt64) -> Void = { _, _ in }
     /// A screen's health changed (for the log's sake it is logged here; the caller publishes it).
     var onHealthChange: (Screen) -> Void = { _ in }
     /// Fires when a screen would become stale unless the compositor shows it before (``checkHealth()``).
@@ -97,8 +97,8 @@ final class ScreenSet {
             screen.timeline.onLatencyReport = { [unowned self, unowned screen] report in
                 onLatencyReport(screen, report)
             }
-            screen.timeline.onShown = { [unowned self, unowned screen] in
-                onFrameShown(screen)
+            screen.timeline.onShown = { [unowned self, unowned screen] frame in
+                onFrameShown(screen, frame)
                 guard screen.health != .ok else { return }
                 logger.notice("\(screen.output.displayName): frames are shown again")
                 screen.health = .ok

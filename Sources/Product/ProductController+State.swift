@@ -42,7 +42,8 @@ extension ProductController {
         case .send, .openCard, .closeCard, .reopenCard, .discardCard, .setRole, .resetRole, .setContent,
             .clearMessages, .openWeb, .closeWeb, .showMedia, .stopMedia, .setPlaylist, .clearPlaylist:
             return true
-        case .status, .outputs, .subscribeEvents, .remoteOffer, .reloadWeb, .remoteActivity, .identifyScreens:
+        case .status, .outputs, .subscribeEvents, .remoteOffer, .reloadWeb, .remoteActivity, .identifyScreens,
+            .playlistHistory:
             return false
         }
     }

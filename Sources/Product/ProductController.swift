@@ -38,6 +38,8 @@ public struct ProductController {
     public internal(set) var identifyingUntil: Date?
     /// Where that offer goes, and on which screens (`[remote]` `qr_position` and `qr_screens`).
     public let remoteOfferPlacement: RemoteOfferPlacement
+    /// Proof of play: the playlist items each screen showed (`playlist.history`), kept beside the state file.
+    public internal(set) var playHistory: PlayHistory
     let logger: Logger
 
     public init(
@@ -47,6 +49,7 @@ public struct ProductController {
         self.model = model
         self.store = store
         self.remoteOfferPlacement = remoteOfferPlacement
+        playHistory = PlayHistory(path: PlayHistory.path(besideState: store.path))
         self.logger = logger
     }
 
@@ -127,6 +130,7 @@ public struct ProductController {
             return try showMedia(screen: screen, path: path, fit: fit, rotation: rotation, loop: loop)
         case .setPlaylist(let screen, let playlist): return try setPlaylist(screen: screen, playlist: playlist)
         case .clearPlaylist(let screen): return try clearPlaylist(screen: screen)
+        case .playlistHistory(let screen, let limit): return playlistHistory(screen: screen, limit: limit)
         case .stopMedia(let screen): return try stopMedia(screen: screen)
         case .identifyScreens(let seconds): return identifyScreens(for: seconds)
         }

@@ -3,12 +3,13 @@ import Foundation
 import Messaging
 import Outputs
 
-/// `multiscreen playlist set|clear`: items in turn on screens of a running Multiscreen, switched by the wall clock.
+/// `multiscreen playlist set|clear|history`: items in turn on screens of a running Multiscreen, switched by the wall
+/// clock, and the proof of what each screen showed.
 struct PlaylistCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "playlist",
         abstract: "Play images, videos and web pages in turn on screens of a running Multiscreen.",
-        subcommands: [Set.self, Clear.self])
+        subcommands: [Set.self, Clear.self, History.self])
 
     struct Set: ParsableCommand {
         static let configuration = CommandConfiguration(

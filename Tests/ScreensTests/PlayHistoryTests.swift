@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+
+@testable import Screens
+
+/// The proof-of-play log: kept in memory and in a JSON-lines file that rotates at its limit and is read back after a
+/// restart, a line cut short by a crash skipped.
+@Suite struct PlayHistoryTests {
+    static func record(_ number: Int, screen: String = "HDMI-A-2") -> PlayRecord {
+        PlayRecord(
+            screen: screen, source: "/srv/\(number).png", index: number % 3, start: Double(number) * 10,
+            end: Double(number) * 10 + 10, shownAt: Double(number) * 10 + 0.016,
+            lastShownAt: Double(number) * 10 + 0.016, frames: 1)
+    }
+
+    static func directory() -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("play-\(UUID().uuidString)").path
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    @Test func recordsAreKeptWrittenAndReadBack() throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = PlayHistory.path(besideState: directory + "/state.json")
+        #expect(path == directory + "/play-history.jsonl")
+        var history = PlayHistory(path: path)
+        for number in 1...5 { history.append(Self.record(number, screen: number % 2 == 0 ? "DP-1" : "HDMI-A-2")) }
+        #expect(history.newest(2).map(\.source) == ["/srv/4.png", "/srv/5.png"])
+        #expect(history.newest(10, screen: "DP-1").map(\.source) == ["/srv/2.png", "/srv/4.png"])
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 5)
+        #expect(lines.first?.contains(#""source":"/srv/1.png""#) == true, "\(lines)")
+        // A crash cut the last line short: the rest is read back, that line skipped.
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(#"{"screen":"HDMI-A-2","sou"#.utf8))
+        try handle.close()
+        let restarted = PlayHistory(path: path)
+        #expect(restarted.recent == history.recent)
+        #expect(history.writeFailures == 0)
+    }
+
+    @Test func theFileRotatesAtItsLimitKeepingTheNewest() throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/play-history.jsonl"
+        var history = PlayHistory(path: path, fileLimit: 1000)
+        for number in 1...40 { history.append(Self.record(number)) }
+        let current = try #require(FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        let previous = try #require(FileManager.default.attributesOfItem(atPath: path + ".1")[.size] as? Int)
+        #expect(current <= 1000 && previous <= 1000)
+        #expect(!FileManager.default.fileExists(atPath: path + ".2"))
+        let restarted = PlayHistory(path: path, fileLimit: 1000)
+        #expect(restarted.recent.last == Self.record(40))
+        #expect(restarted.recent.count < 40 && restarted.recent.count >= 10, "\(restarted.recent.count)")
+        // In order: the rotated file's lines, then the current one's.
+        #expect(restarted.recent.map(\.start) == restarted.recent.map(\.start).sorted())
+    }
+
+    @Test func aFileThatCannotBeWrittenIsCounted() {
+        var history = PlayHistory(path: "/proc/multiscreen-cannot/play-history.jsonl")
+        history.append(Self.record(1))
+        #expect(history.writeFailures == 1)
+        #expect(history.recent.count == 1)
+    }
+}
