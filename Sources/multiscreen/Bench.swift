@@ -9,12 +9,12 @@ struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract:
             "Benchmarks, each with its baseline in the same run: start-up, hotplug, idle, memory, messages, mirrors, "
-            + "keys, the ring, the fleet, web pages, the phone remote, bad input, a soak, media.",
+            + "keys, the ring, the fleet, web pages, the phone remote, bad input, a soak, media, playlists.",
         subcommands: [
             BenchStartup.self, BenchHotplug.self, BenchIdle.self, BenchMemory.self, BenchMessages.self,
             BenchMirror.self, BenchKeypress.self, BenchRingCommand.self, BenchFleetLatency.self, BenchFleetLoad.self,
             BenchFleetKiosks.self, BenchWeb.self, BenchRemoteIdle.self, BenchRemoteLatency.self, BenchRemoteLoad.self,
-            BenchBadInput.self, BenchSoak.self, BenchMedia.self,
+            BenchBadInput.self, BenchSoak.self, BenchMedia.self, BenchPlaylist.self,
         ])
 }
 
@@ -209,5 +209,27 @@ struct BenchMedia: ParsableCommand {
 
     func run() throws {
         try options.benchmarks().media(seconds: seconds, rounds: rounds, messages: messages).print(json: options.json)
+    }
+}
+
+struct BenchPlaylist: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "playlist",
+        abstract:
+            "Playlists: switch skew between one kiosk's 3 screens and between two kiosks with one clock (from the "
+            + "proof of play), and idle wakeups with 10 s pictures against none; each against its target.")
+    @OptionGroup var options: DisplayBenchOptions
+    @Option(help: "Switches of 1 s items observed (issue 26: 100).")
+    var switches = 100
+    @Option(help: "Seconds of each idle window.")
+    var idleSeconds = 60.0
+
+    func validate() throws {
+        guard switches >= 5 else { throw ValidationError("--switches must be at least 5") }
+        guard idleSeconds >= 10 else { throw ValidationError("--idle-seconds must be at least 10") }
+    }
+
+    func run() throws {
+        try options.benchmarks().playlist(switches: switches, idleSeconds: idleSeconds).print(json: options.json)
     }
 }
