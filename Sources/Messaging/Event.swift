@@ -29,6 +29,7 @@ public struct Event: Equatable, Sendable {
         case mediaEnded = "media.ended"
         case mediaError = "media.error"
         case playlistItem = "playlist.item"
+        case playlistInterrupt = "playlist.interrupt"
         case playlistPlayed = "playlist.played"
         case powerChanged = "power.changed"
     }
@@ -138,6 +139,14 @@ public struct Event: Equatable, Sendable {
             params: [
                 "screen": .string(screen), "index": .integer(index), "source": .string(source), "until": .number(until),
             ])
+    }
+
+    /// An interrupt started on `screen` (`active`), playing until `ends` (seconds since 1970; nil: until cleared), or
+    /// ended there (`ends`: when, by its time or cleared) and the screen shows what it showed before.
+    public static func playlistInterrupt(screen: String, active: Bool, ends: Double?) -> Event {
+        Event(
+            name: Name.playlistInterrupt.rawValue,
+            params: ["screen": .string(screen), "active": .bool(active), "ends": ends.map { .number($0) } ?? .null])
     }
 
     /// A screen's schedule turned it off or on; `power` is `"off (scheduled)"` or `"on"`.

@@ -2,7 +2,8 @@
     import Glibc
 #endif
 
-/// The directories a remote caller (the fleet) may name files in, for `media.show` and `playlist.set`. A path is
+/// The directories a remote caller (the fleet) may name files in, for `media.show`, `playlist.set` and an interrupt's
+/// own items. A path is
 /// inside when, with every symbolic link and `..` resolved (`realpath`), it lies under one of them: a link inside
 /// that points out, or `/srv/media/../../etc/passwd`, is outside. The local socket's user is not confined (they may
 /// read any file they can anyway).
@@ -40,6 +41,7 @@ public struct MediaDirectories: Sendable, Equatable {
         switch message {
         case .showMedia(_, let path, _, _, _): [path]
         case .setPlaylist(_, let playlist): playlist.items.map(\.source).filter { $0.hasPrefix("/") }
+        case .interruptPlaylist(_, let request): request.paths
         default: []
         }
     }

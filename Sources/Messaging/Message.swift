@@ -52,6 +52,9 @@ public enum Message: Equatable, Hashable, Sendable {
     case setPlaylist(screen: String, playlist: Playlist)
     /// Stop the playlist on `screen`: it shows messages again.
     case clearPlaylist(screen: String)
+    /// Play something over whatever `screen` (an external screen) shows, for a while or until cleared, or end the
+    /// interrupt there (``InterruptRequest``).
+    case interruptPlaylist(screen: String, request: InterruptRequest)
     /// Proof of play: the newest `limit` playlist items shown (on `screen`, or on every screen), oldest first.
     case playlistHistory(screen: String?, limit: Int)
     /// Show every screen's name, mode and role over what it shows, for `seconds` (then it goes by itself): which
@@ -93,9 +96,17 @@ public enum Message: Equatable, Hashable, Sendable {
         case .stopMedia: .stopMedia
         case .setPlaylist: .setPlaylist
         case .clearPlaylist: .clearPlaylist
+        case .interruptPlaylist: .interruptPlaylist
         case .playlistHistory: .playlistHistory
         case .identifyScreens: .identifyScreens
         }
+    }
+
+    /// Whether this message may name files on the kiosk: a method that always can (``MessageMethod/isLocalOnly``),
+    /// or an interrupt with items of its own. Only callers given media directories may send it.
+    public var namesFiles: Bool {
+        if case .interruptPlaylist(_, let request) = self { return request.hasItems }
+        return method.isLocalOnly
     }
 
     /// A request whose only effect is its reply (`status`, `outputs`): when nobody is left to read the reply,
@@ -136,6 +147,9 @@ public enum Message: Equatable, Hashable, Sendable {
             }
             guard playlist.epoch.isFinite else { throw MessageError(.invalidParams, "\"epoch\" must be a number") }
             try Self.check(text: PlaylistText.encode(playlist))
+        case .interruptPlaylist(let screen, let request):
+            try Self.check(name: screen, field: "screen")
+            try Self.check(interrupt: request)
         case .closeCard(let screen), .reopenCard(_, let screen), .closeWeb(let screen), .reloadWeb(let screen),
             .stopMedia(let screen), .clearPlaylist(let screen):
             try Self.check(name: screen, field: "screen")
@@ -181,6 +195,26 @@ public enum Message: Equatable, Hashable, Sendable {
         }
     }
 
+    private static func check(interrupt request: InterruptRequest) throws(MessageError) {
+        guard case .start(let source, _, let seconds, let epoch) = request else { return }
+        switch source {
+        case .items(let items):
+            if let problem = Playlist.problem(items: items) {
+                throw MessageError(.invalidParams, "\"items\": \(problem)")
+            }
+        case .named(let name):
+            try check(name: name, field: "playlist")
+            if name.unicodeScalars.contains(where: { $0.value < 0x20 }) {
+                throw MessageError(.invalidParams, "\"playlist\" must not contain control characters")
+            }
+        }
+        if let seconds, !InterruptRequest.seconds.contains(seconds) {
+            throw MessageError(.invalidParams, "\"seconds\" must be from 1 to 86400")
+        }
+        if let epoch, !epoch.isFinite { throw MessageError(.invalidParams, "\"epoch\" must be a number") }
+        try check(text: InterruptText.encode(request))
+    }
+
     private static func check(name: String, field: String) throws(MessageError) {
         if name.isEmpty { throw MessageError(.invalidParams, "\"\(field)\" must not be empty") }
         let count = name.utf8.count
@@ -216,6 +250,7 @@ public enum MessageMethod: String, CaseIterable, Sendable {
     case stopMedia = "media.stop"
     case setPlaylist = "playlist.set"
     case clearPlaylist = "playlist.clear"
+    case interruptPlaylist = "playlist.interrupt"
     case playlistHistory = "playlist.history"
     /// Internal: ``Message/remoteActivity(_:)``. Unknown on the wire (`methodNotFound`).
     case remoteActivity = "remote.activity"
@@ -225,7 +260,8 @@ public enum MessageMethod: String, CaseIterable, Sendable {
     public var isInternal: Bool { self == .remoteOffer || self == .remoteActivity }
 
     /// Names a file on the kiosk (`media.show`, `playlist.set`): granted to the local socket's user only, who may read any file they
-    /// can; never to the fleet, a phone or a page, whatever their config grants.
+    /// can; never to the fleet, a phone or a page, whatever their config grants. `playlist.interrupt` names files only
+    /// with items of its own (``Message/namesFiles``), so it may be granted: its items are refused where files are.
     public var isLocalOnly: Bool { self == .showMedia || self == .setPlaylist }
 }
 

@@ -32,6 +32,7 @@ import Outputs
 /// | `media.stop`      | `screen`                                                 |
 /// | `playlist.set`    | `screen`, `items` (`source`, `seconds`), optional `fit`, `epoch` |
 /// | `playlist.clear`  | `screen`                                                 |
+/// | `playlist.interrupt` | `screen`, `items` or `playlist` (a config playlist's name), optional `seconds`, `epoch`, `fit`; or `screen`, `clear` |
 /// | `screen.identify` | optional `seconds` (1 to 60, default 5)                  |
 ///
 /// Unknown keys are errors, at the top level and in `params`: a misspelt parameter should not be ignored silently.
@@ -217,6 +218,8 @@ public enum MessageCodec {
                     items: try reader.playlistItems(), fit: try reader.optionalEnum("fit", MediaFit.self) ?? .contain,
                     epoch: try reader.optionalNumber("epoch") ?? 0))
         case .clearPlaylist: message = .clearPlaylist(screen: try reader.string("screen"))
+        case .interruptPlaylist:
+            message = .interruptPlaylist(screen: try reader.string("screen"), request: try reader.interrupt())
         case .playlistHistory:
             let limit = try reader.optionalNumber("limit") ?? Double(Message.defaultHistoryRecords)
             guard limit == limit.rounded(), abs(limit) <= 1e6 else {
@@ -249,10 +252,21 @@ public enum MessageCodec {
             params["text"] = .string(text)
         case .setPlaylist(let screen, let playlist):
             params["screen"] = .string(screen)
-            params["items"] = .array(
-                playlist.items.map { .object(["source": .string($0.source), "seconds": .number($0.seconds)]) })
+            params["items"] = json(playlist.items)
             if playlist.fit != .contain { params["fit"] = .string(playlist.fit.rawValue) }
             if playlist.epoch != 0 { params["epoch"] = .number(playlist.epoch) }
+        case .interruptPlaylist(let screen, .clear):
+            params["screen"] = .string(screen)
+            params["clear"] = .bool(true)
+        case .interruptPlaylist(let screen, .start(let source, let fit, let seconds, let epoch)):
+            params["screen"] = .string(screen)
+            switch source {
+            case .items(let items): params["items"] = json(items)
+            case .named(let name): params["playlist"] = .string(name)
+            }
+            if let fit { params["fit"] = .string(fit.rawValue) }
+            if let seconds { params["seconds"] = .number(seconds) }
+            if let epoch { params["epoch"] = .number(epoch) }
         case .closeCard(let screen), .closeWeb(let screen), .reloadWeb(let screen), .stopMedia(let screen),
             .clearPlaylist(let screen):
             params["screen"] = .string(screen)
@@ -297,6 +311,11 @@ public enum MessageCodec {
         var line: [String: JSONValue] = ["method": .string(message.method.rawValue), "params": .object(params)]
         if let requestID { line["requestId"] = .string(requestID) }
         return JSONValue.object(line).serialized
+    }
+
+    /// A playlist's items as `playlist.set` and `playlist.interrupt` take them.
+    private static func json(_ items: [Playlist.Item]) -> JSONValue {
+        .array(items.map { .object(["source": .string($0.source), "seconds": .number($0.seconds)]) })
     }
 
     // MARK: Replies

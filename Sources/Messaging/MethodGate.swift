@@ -20,7 +20,17 @@ public struct MethodGate: Sendable, Equatable {
     /// The method, then every file the message names.
     public func check(_ message: Message) throws(MessageError) {
         try check(message.method)
-        guard let files else { return }
+        guard let files else {
+            // A method granted whose other form names files (an interrupt with items of its own rather than a
+            // config playlist's name): that form is the local socket's alone, as `playlist.set` is.
+            if message.namesFiles {
+                throw MessageError(
+                    .notPermitted,
+                    "\(message.method.rawValue) with \"items\" is not permitted to \(caller): they name files on the kiosk, which only the local socket may (a config playlist, by \"playlist\", may be named)"
+                )
+            }
+            return
+        }
         for path in MediaDirectories.paths(in: message) { try files.check(path, caller: caller) }
     }
 

@@ -76,6 +76,31 @@ struct ParamsReader {
         return items
     }
 
+    /// `playlist.interrupt`'s own params, `screen` read already: `"clear": true` alone, or `items` (as
+    /// ``playlistItems()`` reads them) or `playlist` (a config playlist's name), with optional `fit`, `seconds` and
+    /// `epoch`.
+    mutating func interrupt() throws(MessageError) -> InterruptRequest {
+        if try optionalBool("clear") == true {
+            // Ending an interrupt takes nothing else: items or seconds beside it would be a request misread.
+            if let other = params.keys.sorted().first {
+                throw MessageError(.invalidParams, "\"clear\" of \(method.rawValue) takes no \"\(other)\"")
+            }
+            return .clear
+        }
+        let source: InterruptRequest.Source
+        switch (params["items"] != nil, params["playlist"] != nil) {
+        case (true, true):
+            throw MessageError(.invalidParams, "\(method.rawValue) takes \"items\" or \"playlist\", not both")
+        case (false, false):
+            throw MessageError(.invalidParams, "\(method.rawValue) needs \"items\", \"playlist\" or \"clear\": true")
+        case (true, false): source = .items(try playlistItems())
+        case (false, true): source = .named(try string("playlist"))
+        }
+        return .start(
+            source: source, fit: try optionalEnum("fit", MediaFit.self), seconds: try optionalNumber("seconds"),
+            epoch: try optionalNumber("epoch"))
+    }
+
     /// `rotate`: 0, 90, 180 or 270 (degrees clockwise), nil when absent.
     mutating func rotation() throws(MessageError) -> MediaRotation? {
         switch params.removeValue(forKey: "rotate") {

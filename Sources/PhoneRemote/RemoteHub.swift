@@ -278,13 +278,14 @@ public final class RemoteHub: Sendable {
 
     // MARK: Requests
 
-    /// Runs one message for the session holding `token`: checks the session (and counts the activity), the method
-    /// against ``Options/methods``, then sends it to the display thread and waits for the reply.
+    /// Runs one message for the session holding `token`: checks the session (and counts the activity), the message
+    /// against ``Options/methods`` (a phone names no file, whatever the method granted), then sends it to the display
+    /// thread and waits for the reply.
     /// - Parameter requestID: the phone's `requestId`: a retry of it within the session is answered with the first
     ///   reply and not applied again (the display thread keeps it as ``retryKey(_:session:)``).
     public func perform(_ message: Message, token: String, requestID: String? = nil) async -> Reply {
         do throws(MessageError) {
-            try gate.check(message.method)
+            try gate.check(message)
         } catch {
             count("refused.not_permitted")
             return .error(error)

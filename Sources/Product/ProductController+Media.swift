@@ -99,11 +99,14 @@ extension ProductController {
                     "screen": .string(screen), "items": .integer(playlist.items.count),
                     "index": .integer(position.index), "until": .number(position.next),
                 ]))
-        outcome.events = [
-            .playlistItem(
-                screen: screen, index: position.index, source: playlist.items[position.index].source,
-                until: position.next)
-        ]
+        // Under an interrupt the screen keeps playing the interrupt: its item is told when the interrupt ends.
+        if model.interrupts[screen] == nil {
+            outcome.events = [
+                .playlistItem(
+                    screen: screen, index: position.index, source: playlist.items[position.index].source,
+                    until: position.next)
+            ]
+        }
         absorb(model.assignment, into: &outcome)
         outcome.changes.screens = [screen]
         return saving(outcome)
@@ -120,29 +123,126 @@ extension ProductController {
         return saving(outcome)
     }
 
-    /// When the next playlist item starts on any screen: the caller asks ``advancePlaylists(now:)`` then.
+    // MARK: - Interrupts
+
+    /// `playlist.interrupt`: starts an interrupt on a screen, or ends the one there.
+    mutating func interruptPlaylist(screen: String, request: InterruptRequest) throws(MessageError) -> Outcome {
+        switch request {
+        case .start(let source, let fit, let seconds, let epoch):
+            return try startInterrupt(screen: screen, source: source, fit: fit, seconds: seconds, epoch: epoch)
+        case .clear:
+            return try clearInterrupt(screen: screen)
+        }
+    }
+
+    /// Plays the items (or the config's playlist) over what the screen shows, from the first item at `epoch`; the
+    /// screen's mode stays, for when it ends.
+    private mutating func startInterrupt(
+        screen: String, source: InterruptRequest.Source, fit: MediaFit?, seconds: Double?, epoch: Double?
+    ) throws(MessageError) -> Outcome {
+        try refuseController(screen, for: "playlists")
+        let now = Date().timeIntervalSince1970
+        var playlist: Playlist
+        switch source {
+        case .items(let items):
+            playlist = Playlist(items: items, fit: fit ?? .contain)
+        case .named(let name):
+            guard let named = model.roles.config.playlists[name] else {
+                let known = model.roles.config.playlists.keys.sorted().joined(separator: ", ")
+                throw MessageError(
+                    .invalidParams,
+                    "no [[playlist]] named \"\(name.logSafe)\" in the config (known: \(known.isEmpty ? "none" : known))"
+                )
+            }
+            playlist = named
+            if let fit { playlist.fit = fit }
+        }
+        playlist.epoch = epoch ?? now
+        let interrupt = PlaylistInterrupt(playlist: playlist, ends: seconds.map { playlist.epoch + $0 })
+        if let ends = interrupt.ends, interrupt.hasEnded(at: now) {
+            throw MessageError(
+                .invalidParams,
+                "the interrupt would have ended already (\"epoch\" + \"seconds\" = \(ends), now is \(now))")
+        }
+        try invalidParams { () throws(UnknownScreenError) in
+            try model.interrupt(interrupt, onScreen: screen, now: now)
+        }
+        let position = interrupt.position(at: now)
+        let length = seconds.map { "for \($0) s" } ?? "until cleared"
+        logger.info("interrupt of \(playlist.items.count) items on \(screen) \(length), item \(position.index + 1) now")
+        let ends: JSONValue = interrupt.ends.map { .number($0) } ?? .null
+        var outcome = Outcome(
+            reply: .result(
+                method: .interruptPlaylist,
+                result: [
+                    "screen": .string(screen), "items": .integer(playlist.items.count),
+                    "index": .integer(position.index), "until": .number(position.next), "ends": ends,
+                ]))
+        outcome.events = [
+            .playlistInterrupt(screen: screen, active: true, ends: interrupt.ends),
+            .playlistItem(
+                screen: screen, index: position.index, source: playlist.items[position.index].source,
+                until: position.next),
+        ]
+        // No role or mode changed: the assignment has nothing new to tell (its last changes were told already).
+        outcome.changes.screens = [screen]
+        return saving(outcome)
+    }
+
+    /// Ends the interrupt on a screen before its time: it shows what the clock says it would have.
+    private mutating func clearInterrupt(screen: String) throws(MessageError) -> Outcome {
+        let now = Date().timeIntervalSince1970
+        let cleared = try invalidParams { () throws(UnknownScreenError) in
+            try model.clearInterrupt(onScreen: screen, now: now)
+        }
+        guard cleared else { throw MessageError(.refused, "no interrupt is playing on \(screen)") }
+        logger.info("interrupt cleared on \(screen)")
+        var outcome = Outcome(
+            reply: .result(method: .interruptPlaylist, result: ["screen": .string(screen), "cleared": .bool(true)]))
+        outcome.events = [.playlistInterrupt(screen: screen, active: false, ends: now)]
+        outcome.events += itemEvent(on: screen, at: now)
+        outcome.changes.screens = [screen]
+        return saving(outcome)
+    }
+
+    /// The `playlist.item` of a connected screen that plays a playlist: the item it shows now, and until when.
+    private func itemEvent(on screen: String, at time: Double) -> [Event] {
+        guard let output = outputs.first(where: { $0.displayName == screen }),
+            let (playlist, index) = model.playlistItem(of: output.registryName),
+            let position = model.playlistPosition(of: output, at: time)
+        else { return [] }
+        return [.playlistItem(screen: screen, index: index, source: playlist.items[index].source, until: position.next)]
+    }
+
+    // MARK: - The clock
+
+    /// When the next playlist item starts (or an interrupt ends) on any screen: the caller asks
+    /// ``advancePlaylists(now:)`` then.
     public var nextPlaylistSwitch: Date? {
         model.nextPlaylistSwitch(after: Date().timeIntervalSince1970).map { Date(timeIntervalSince1970: $0) }
     }
 
-    /// Moves every playlist to the item the wall clock says, and turns screens off and on as their schedules say: the
-    /// screens whose item or power changed redraw, all in the same render pass.
+    /// Ends the interrupts whose time is up, moves every playlist to the item the wall clock says, and turns screens off
+    /// and on as their schedules say: the screens whose item, interrupt or power changed redraw, all in the same render
+    /// pass.
     public mutating func advancePlaylists(now: Date = Date()) -> Outcome {
         var outcome = Outcome()
         let time = now.timeIntervalSince1970
         let power = powerByScreen
-        let advanced = model.advancePlaylists(now: time)
+        let changed = model.advancePlaylists(now: time)
         reportPower(since: power, into: &outcome)
-        for (screen, index) in advanced {
-            guard let output = outputs.first(where: { $0.displayName == screen }),
-                let (playlist, _) = model.playlistItem(of: output.registryName)
-            else { continue }
-            outcome.events.append(
-                .playlistItem(
-                    screen: screen, index: index, source: playlist.items[index].source,
-                    until: playlist.position(at: time).next))
+        // Told before the items they give way to. An interrupt that ended in another step (an output change) is
+        // told here too: the model asks for this call at once then.
+        for (screen, ended) in model.takeEndedInterrupts() {
+            logger.info("interrupt on \(screen) ended")
+            outcome.events.append(.playlistInterrupt(screen: screen, active: false, ends: ended))
+            outcome.changes.screens.insert(screen)
+            outcome.changes.state = true
+        }
+        for (screen, _) in changed {
+            outcome.events += itemEvent(on: screen, at: time)
             outcome.changes.screens.insert(screen)
         }
-        return outcome
+        return saving(outcome)
     }
 }

@@ -40,7 +40,8 @@ extension ProductController {
         guard case .result(let method, _)? = reply else { return false }
         switch method {
         case .send, .openCard, .closeCard, .reopenCard, .discardCard, .setRole, .resetRole, .setContent,
-            .clearMessages, .openWeb, .closeWeb, .showMedia, .stopMedia, .setPlaylist, .clearPlaylist:
+            .clearMessages, .openWeb, .closeWeb, .showMedia, .stopMedia, .setPlaylist, .clearPlaylist,
+            .interruptPlaylist:
             return true
         case .status, .outputs, .subscribeEvents, .remoteOffer, .reloadWeb, .remoteActivity, .identifyScreens,
             .playlistHistory:

@@ -130,6 +130,7 @@ public struct ProductController {
             return try showMedia(screen: screen, path: path, fit: fit, rotation: rotation, loop: loop)
         case .setPlaylist(let screen, let playlist): return try setPlaylist(screen: screen, playlist: playlist)
         case .clearPlaylist(let screen): return try clearPlaylist(screen: screen)
+        case .interruptPlaylist(let screen, let request): return try interruptPlaylist(screen: screen, request: request)
         case .playlistHistory(let screen, let limit): return playlistHistory(screen: screen, limit: limit)
         case .stopMedia(let screen): return try stopMedia(screen: screen)
         case .identifyScreens(let seconds): return identifyScreens(for: seconds)

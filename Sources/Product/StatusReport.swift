@@ -40,7 +40,14 @@ struct StatusReport {
                 entry["playlist"] = .object([
                     "items": .integer(playlist.items.count), "index": .integer(index),
                     "source": .string(playlist.items[index].source),
-                    "until": .number(playlist.position(at: vitals.wallClock).next),
+                    "until": .number(model.playlistPosition(of: info, at: vitals.wallClock)?.next ?? .infinity),
+                ])
+            }
+            // While an interrupt plays, `playlist` above is the interrupt's; what it interrupts comes back at `ends`.
+            if let interrupt = model.interrupt(of: info) {
+                entry["interrupt"] = .object([
+                    "ends": interrupt.ends.map { .number($0) } ?? .null,
+                    "items": .integer(interrupt.playlist.items.count),
                 ])
             }
             entry["power"] = .string(product.power(of: info.registryName).rawValue)

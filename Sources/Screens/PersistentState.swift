@@ -26,11 +26,14 @@ public struct PersistentState: Codable, Equatable, Sendable {
     public var stoppedMedia: [String]?
     /// Playlists set at run time (`playlist.set`), by screen name; absent when there are none.
     public var playlists: [String: Playlist]?
+    /// Interrupts (`playlist.interrupt`) not ended yet, by screen name; absent when there are none.
+    public var interrupts: [String: PlaylistInterrupt]?
 
     public init(
         roles: [String: ScreenRole] = [:], contents: [String: ContentMode] = [:], cards: [Card] = [],
         messages: [LoggedMessage] = [], pages: [String: String] = [:], closedPages: Set<String> = [],
-        media: [String: ShownMedia] = [:], stoppedMedia: Set<String> = [], playlists: [String: Playlist] = [:]
+        media: [String: ShownMedia] = [:], stoppedMedia: Set<String> = [], playlists: [String: Playlist] = [:],
+        interrupts: [String: PlaylistInterrupt] = [:]
     ) {
         version = Self.currentVersion
         self.roles = roles
@@ -42,6 +45,7 @@ public struct PersistentState: Codable, Equatable, Sendable {
         self.media = media.isEmpty ? nil : media
         self.stoppedMedia = stoppedMedia.isEmpty ? nil : stoppedMedia.sorted()
         self.playlists = playlists.isEmpty ? nil : playlists
+        self.interrupts = interrupts.isEmpty ? nil : interrupts
     }
 
     /// The run-time roles and modes, as ``RoleAssigner`` takes them.

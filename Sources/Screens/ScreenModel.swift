@@ -25,6 +25,11 @@ public struct ScreenModel: Sendable {
     /// Playlists set at run time, by screen name (saved), and the item each plays now (``advancePlaylists(now:)``).
     public private(set) var playlists: [String: Playlist] = [:]
     public private(set) var playing: [String: Int] = [:]
+    /// Interrupts by screen name (saved): each plays over whatever its screen shows until its end, when
+    /// ``advancePlaylists(now:)`` drops it; a screen not connected keeps its own until then.
+    public private(set) var interrupts: [String: PlaylistInterrupt] = [:]
+    /// Interrupts that ended by their time and that nobody was told of yet, with when (``takeEndedInterrupts()``).
+    private var endedInterrupts: [(screen: String, ended: Double)] = []
     /// What the `[[schedule]]` of each screen whose rule names one asks for now: a playlist by name, or the screen off.
     public private(set) var scheduled: [String: Schedule.Slot] = [:]
     /// The kiosk's time zone, in which schedules are read.
@@ -46,7 +51,10 @@ public struct ScreenModel: Sendable {
         media = state.media ?? [:]
         stoppedMedia = Set(state.stoppedMedia ?? [])
         playlists = state.playlists ?? [:]
-        advancePlaylists(now: Date().timeIntervalSince1970)
+        let now = Date().timeIntervalSince1970
+        // One that ended while Multiscreen was not running is simply over: nobody heard it start either.
+        interrupts = (state.interrupts ?? [:]).filter { !$0.value.hasEnded(at: now) }
+        advancePlaylists(now: now)
     }
 
     /// The latest assignment.
@@ -175,7 +183,8 @@ public struct ScreenModel: Sendable {
     {
         _ = try roles.output(named: screen)
         playlists[screen] = playlist
-        playing[screen] = playlist.position(at: now).index
+        // Under an interrupt the screen plays the interrupt's item; the new playlist's is found when it ends.
+        if interrupts[screen] == nil { playing[screen] = playlist.position(at: now).index }
         if pages[screen] != nil {
             pages[screen] = nil
             closedPages.insert(screen)
@@ -188,17 +197,61 @@ public struct ScreenModel: Sendable {
     public mutating func clearPlaylist(onScreen screen: String) throws(UnknownScreenError) -> Bool {
         let output = try roles.output(named: screen)
         let shown = playlists.removeValue(forKey: screen) != nil
-        playing[screen] = nil
+        if interrupts[screen] == nil { playing[screen] = nil }
         if shown && assignment.kind(of: output.registryName) == .external(.playlist) {
             _ = try? roles.set(content: .messages, forOutputNamed: screen)
         }
         return shown
     }
 
-    /// Moves every screen's playlist to the item the wall clock says at `now` (seconds since 1970). - Returns: the
-    /// screens whose item changed, with the item's index.
+    /// Plays `interrupt` over whatever `screen` (a connected screen) shows, replacing an interrupt there, from its
+    /// first item. Its mode, page, picture and playlist stay as they are, shown again when it ends.
+    public mutating func interrupt(_ interrupt: PlaylistInterrupt, onScreen screen: String, now: Double)
+        throws(UnknownScreenError)
+    {
+        _ = try roles.output(named: screen)
+        interrupts[screen] = interrupt
+        playing[screen] = interrupt.position(at: now).index
+    }
+
+    /// Ends the interrupt on `screen` (connected or not: one not connected keeps its interrupt and may lose it the
+    /// same way), which shows what it would have shown: its playlist's item at `now`, else its mode's content.
+    /// - Returns: whether one was playing.
+    @discardableResult
+    public mutating func clearInterrupt(onScreen screen: String, now: Double) throws(UnknownScreenError) -> Bool {
+        guard interrupts.removeValue(forKey: screen) != nil else {
+            _ = try roles.output(named: screen)
+            return false
+        }
+        playing[screen] =
+            roles.outputs.first { $0.displayName == screen }.flatMap { playlist(of: $0) }?
+            .position(at: now).index
+        return true
+    }
+
+    /// The interrupts that ended by their time since the last call, with when they ended: their screens show what
+    /// the clock says again, and whoever listens is to be told.
+    public mutating func takeEndedInterrupts() -> [(screen: String, ended: Double)] {
+        defer { endedInterrupts = [] }
+        return endedInterrupts
+    }
+
+    /// Drops the interrupts whose end has come, connected or not; their screens' items are found again.
+    private mutating func endInterrupts(now: Double) {
+        for (screen, interrupt) in interrupts.sorted(by: { $0.key < $1.key }) where interrupt.hasEnded(at: now) {
+            interrupts[screen] = nil
+            // What the screen played was the interrupt's: whatever it plays now is a change, even the same index.
+            playing[screen] = nil
+            endedInterrupts.append((screen, interrupt.ends ?? now))
+        }
+    }
+
+    /// Moves every screen's playlist to the item the wall clock says at `now` (seconds since 1970), after ending the
+    /// interrupts whose time is up. - Returns: the screens whose item changed, with the item's index (a screen whose
+    /// interrupt ended and that plays no playlist is not among them: ``takeEndedInterrupts()`` names it).
     @discardableResult
     public mutating func advancePlaylists(now: Double) -> [(screen: String, index: Int)] {
+        endInterrupts(now: now)
         var changed: [(String, Int)] = []
         var current: [String: Int] = [:]
         let previouslyScheduled = scheduled
@@ -209,12 +262,13 @@ public struct ScreenModel: Sendable {
             }
         }
         for output in roles.outputs {
-            guard let playlist = playlist(of: output) else { continue }
-            let index = playlist.position(at: now).index
+            guard let position = playlistPosition(of: output, at: now) else { continue }
+            let index = position.index
             current[output.displayName] = index
-            if playing[output.displayName] != index
-                || previouslyScheduled[output.displayName] != scheduled[output.displayName]
-            {
+            // A schedule's change matters to a screen that plays it, not to one an interrupt plays over.
+            let scheduleChanged =
+                previouslyScheduled[output.displayName] != scheduled[output.displayName] && interrupt(of: output) == nil
+            if playing[output.displayName] != index || scheduleChanged {
                 changed.append((output.displayName, index))
             }
         }
@@ -226,10 +280,13 @@ public struct ScreenModel: Sendable {
         return changed.sorted { $0.0 < $1.0 }
     }
 
-    /// When the next playlist item starts, or a schedule turns a screen off or on, on any screen (seconds since 1970);
-    /// nil when nothing will change.
+    /// When the next playlist item starts on any screen, an interrupt ends, or a schedule turns a screen off or on
+    /// (seconds since 1970); nil when nothing will change; `now` when an interrupt ended unannounced
+    /// (``takeEndedInterrupts()``), so that it is told at once.
     public func nextPlaylistSwitch(after now: Double) -> Double? {
-        let items = roles.outputs.compactMap { playlist(of: $0)?.position(at: now).next }
+        let items = roles.outputs.compactMap { playlistPosition(of: $0, at: now)?.next }
+        // Screens not connected keep their interrupts until these ends too.
+        let interruptEnds = interrupts.values.compactMap(\.ends) + (endedInterrupts.isEmpty ? [] : [now])
         let schedules = roles.outputs.compactMap { output -> Double? in
             guard let name = roles.config.rule(for: output)?.schedule, let schedule = roles.config.schedules[name]
             else { return nil }
@@ -239,15 +296,16 @@ public struct ScreenModel: Sendable {
             guard playsIt || schedule.turnsScreensOff else { return nil }
             return schedule.nextChange(after: Date(timeIntervalSince1970: now), in: timeZone)?.timeIntervalSince1970
         }
-        return (items + schedules).filter(\.isFinite).min()
+        return (items + schedules + interruptEnds).filter(\.isFinite).min()
     }
 
-    /// The playlist the output plays while its mode is `playlist` and it is on: the one set at run time, else its
-    /// rule's.
+    /// The playlist the output plays while it is on: an interrupt's while one lasts, whatever its mode; else, while its
+    /// mode is `playlist`, the one set at run time, else its rule's or its schedule's.
     public func playlist(of output: OutputInfo) -> Playlist? {
         // Off by schedule, a screen plays nothing: its items cost no wakeups, and it comes back at the clock's item.
-        guard assignment.kind(of: output.registryName) == .external(.playlist), scheduled[output.displayName] != .off
-        else { return nil }
+        guard scheduled[output.displayName] != .off else { return nil }
+        if let interrupt = interrupt(of: output) { return interrupt.playlist }
+        guard assignment.kind(of: output.registryName) == .external(.playlist) else { return nil }
         if let set = playlists[output.displayName] { return set }
         guard let rule = roles.config.rule(for: output) else { return nil }
         if let name = rule.playlist { return roles.config.playlists[name] }
@@ -257,7 +315,24 @@ public struct ScreenModel: Sendable {
         return nil
     }
 
-    /// The playlist item the output shows now, if its mode is `playlist` and it has one.
+    /// The interrupt the output plays now: its screen's, while that is an external screen that is on (one that became
+    /// the controller's, or is off by schedule, keeps it for later, or until it ends).
+    public func interrupt(of output: OutputInfo) -> PlaylistInterrupt? {
+        guard case .external = assignment.kind(of: output.registryName), scheduled[output.displayName] != .off else {
+            return nil
+        }
+        return interrupts[output.displayName]
+    }
+
+    /// Where the output's playlist is at `time` (``playlist(of:)``; an interrupt's counts from its epoch and
+    /// switches at its end), nil without one.
+    public func playlistPosition(of output: OutputInfo, at time: Double) -> (index: Int, started: Double, next: Double)?
+    {
+        if let interrupt = interrupt(of: output) { return interrupt.position(at: time) }
+        return playlist(of: output)?.position(at: time)
+    }
+
+    /// The playlist item the output shows now, if it plays a playlist (an interrupt, or its mode's) and has one.
     public func playlistItem(of registryName: UInt32) -> (playlist: Playlist, index: Int)? {
         guard let output = roles.outputs.first(where: { $0.registryName == registryName }),
             let playlist = playlist(of: output), let index = playing[output.displayName],
@@ -301,25 +376,35 @@ public struct ScreenModel: Sendable {
         return .scheduledOff
     }
 
-    /// What the screen on this output shows: black while its schedule has it off, else a page when it has one, else
-    /// what its role and mode say.
+    /// What the screen on this output shows: black while its schedule has it off, else an interrupt's item while one
+    /// plays, else a page when it has one, else what its role and mode say.
     public func kind(of registryName: UInt32) -> ScreenKind {
         // Black rather than nothing: where the output cannot be turned off this is what shows, and where it can, the
         // last frame before it goes off is what a compositor may flash when it comes back.
         if power(of: registryName) == .scheduledOff { return .external(.blank) }
+        // An interrupt plays over whatever the screen's mode shows, a page or a picture included.
+        if let output = roles.outputs.first(where: { $0.registryName == registryName }), interrupt(of: output) != nil,
+            let (playlist, index) = playlistItem(of: registryName)
+        {
+            return Self.kind(showing: playlist.items[index], fit: playlist.fit)
+        }
         if let url = page(of: registryName) { return .web(url: url) }
         if let shown = media(of: registryName) { return .media(shown) }
         if let (playlist, index) = playlistItem(of: registryName) {
-            let item = playlist.items[index]
-            if item.isPage { return .web(url: item.source) }
-            // A playlist's files loop (a video shorter than its time plays again) and are read like any media file;
-            // the kind here only names it (the file's first bytes decide how it is decoded).
-            return .media(
-                ShownMedia(
-                    item: MediaItem(path: item.source, fit: playlist.fit, loop: true),
-                    kind: MediaKind(guessingFromName: item.source)))
+            return Self.kind(showing: playlist.items[index], fit: playlist.fit)
         }
         return assignment.kind(of: registryName)
+    }
+
+    /// What a screen playing this playlist item shows.
+    private static func kind(showing item: Playlist.Item, fit: MediaFit) -> ScreenKind {
+        if item.isPage { return .web(url: item.source) }
+        // A playlist's files loop (a video shorter than its time plays again) and are read like any media file;
+        // the kind here only names it (the file's first bytes decide how it is decoded).
+        return .media(
+            ShownMedia(
+                item: MediaItem(path: item.source, fit: fit, loop: true), kind: MediaKind(guessingFromName: item.source)
+            ))
     }
 
     /// Logs a message for every screen (`screen` nil) or one connected screen, shown for `ttl` seconds if given.
@@ -346,7 +431,7 @@ public struct ScreenModel: Sendable {
         PersistentState(
             roles: roles.memory.roles, contents: roles.memory.contents, cards: cards.cards,
             messages: log.newestFirst.reversed(), pages: pages, closedPages: closedPages, media: media,
-            stoppedMedia: stoppedMedia, playlists: playlists)
+            stoppedMedia: stoppedMedia, playlists: playlists, interrupts: interrupts)
     }
 
     private func checkCardScreen(_ screen: String) throws(CardError) {

@@ -3,13 +3,13 @@ import Foundation
 import Messaging
 import Outputs
 
-/// `multiscreen playlist set|clear|history`: items in turn on screens of a running Multiscreen, switched by the wall
-/// clock, and the proof of what each screen showed.
+/// `multiscreen playlist set|clear|interrupt|history`: items in turn on screens of a running Multiscreen, switched by
+/// the wall clock, announcements played over them for a while, and the proof of what each screen showed.
 struct PlaylistCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "playlist",
         abstract: "Play images, videos and web pages in turn on screens of a running Multiscreen.",
-        subcommands: [Set.self, Clear.self, History.self])
+        subcommands: [Set.self, Clear.self, Interrupt.self, History.self])
 
     struct Set: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -42,47 +42,20 @@ struct PlaylistCommand: ParsableCommand {
         }
 
         /// The items as the running Multiscreen takes them: sources absolute, seconds given or 10.
-        func parsedItems() throws -> [Playlist.Item] {
-            try items.map { text in
-                var source = text
-                var seconds = 10.0
-                if let at = text.lastIndex(of: "@"), let given = Double(text[text.index(after: at)...]) {
-                    source = String(text[..<at])
-                    seconds = given
-                }
-                guard !source.isEmpty else { throw ValidationError("an item names no file or URL: \(text)") }
-                let item = Playlist.Item(source: source, seconds: seconds)
-                if item.isPage || source.hasPrefix("/") { return item }
-                let absolute = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-                    .appendingPathComponent(source).standardizedFileURL.path
-                return Playlist.Item(source: absolute, seconds: seconds)
-            }
-        }
+        func parsedItems() throws -> [Playlist.Item] { try PlaylistCommand.items(items) }
 
         func run() throws {
             let playlist = Playlist(items: try parsedItems(), fit: fit, epoch: epoch)
-            var targets = screens
-            if allExternal {
-                let status = try control.request(.status)
-                guard case .array(let all)? = status["screens"] else { throw ExitCode(ControlExit.noReply) }
-                targets = all.compactMap { screen in
-                    guard case .object(let fields) = screen, case .string(let name)? = fields["name"],
-                        fields["role"] != .string("controller")
-                    else { return nil }
-                    return name
-                }
-                guard !targets.isEmpty else {
-                    control.printError("error: no external screen to play on")
-                    throw ExitCode(ControlExit.errorReply)
-                }
+            let targets = allExternal ? try PlaylistCommand.externalScreens(control) : screens
+            guard !targets.isEmpty else {
+                control.printError("error: no external screen to play on")
+                throw ExitCode(ControlExit.errorReply)
             }
-            for (index, screen) in targets.enumerated() {
-                // One request per screen, each with an id of its own (the same id would be answered as a retry).
-                var options = control
-                options.requestId = control.requestId.map { targets.count > 1 ? "\($0).\(index + 1)" : $0 }
-                try options.perform(
+            try PlaylistCommand.perform(control, on: targets) { screen in
+                (
                     .setPlaylist(screen: screen, playlist: playlist),
-                    headline: "playlist of \(playlist.items.count) items on \(screen)")
+                    "playlist of \(playlist.items.count) items on \(screen)"
+                )
             }
         }
     }
@@ -97,6 +70,50 @@ struct PlaylistCommand: ParsableCommand {
 
         func run() throws {
             try control.perform(.clearPlaylist(screen: screen), headline: "playlist cleared on \(screen)")
+        }
+    }
+
+    /// ITEMs (`PATH_OR_URL[@SECONDS]`) as the running Multiscreen takes them: sources absolute (it has a working
+    /// directory of its own), seconds given or 10.
+    static func items(_ texts: [String]) throws -> [Playlist.Item] {
+        try texts.map { text in
+            var source = text
+            var seconds = 10.0
+            if let at = text.lastIndex(of: "@"), let given = Double(text[text.index(after: at)...]) {
+                source = String(text[..<at])
+                seconds = given
+            }
+            guard !source.isEmpty else { throw ValidationError("an item names no file or URL: \(text)") }
+            let item = Playlist.Item(source: source, seconds: seconds)
+            if item.isPage || source.hasPrefix("/") { return item }
+            let absolute = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+                .appendingPathComponent(source).standardizedFileURL.path
+            return Playlist.Item(source: absolute, seconds: seconds)
+        }
+    }
+
+    /// The screens `status` lists that are not the controller, those whose entry has `key` only when given.
+    static func externalScreens(_ control: ControlOptions, having key: String? = nil) throws -> [String] {
+        let status = try control.request(.status)
+        guard case .array(let all)? = status["screens"] else { throw ExitCode(ControlExit.noReply) }
+        return all.compactMap { screen in
+            guard case .object(let fields) = screen, case .string(let name)? = fields["name"],
+                fields["role"] != .string("controller"), key.map({ fields[$0] != nil }) ?? true
+            else { return nil }
+            return name
+        }
+    }
+
+    /// One request per screen, each with an id of its own (the same id would be answered as a retry), and what it
+    /// printed: the first refusal stops there, as the exit status says.
+    static func perform(
+        _ control: ControlOptions, on screens: [String], _ request: (String) -> (Message, headline: String)
+    ) throws {
+        for (index, screen) in screens.enumerated() {
+            var options = control
+            options.requestId = control.requestId.map { screens.count > 1 ? "\($0).\(index + 1)" : $0 }
+            let (message, headline) = request(screen)
+            try options.perform(message, headline: headline)
         }
     }
 }

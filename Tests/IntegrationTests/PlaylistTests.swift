@@ -63,4 +63,31 @@ import Testing
         #expect(result.counted >= 3 && result.wrong.isEmpty, "\(result)")
         #expect(!again.log.contains("protocol error"))
     }
+
+    /// Interrupts: a 2 s picture over a screen's playlist, started at once, and the playlist's picture back after it.
+    @Test func anInterruptShowsForItsSecondsThenThePlaylistReturns() throws {
+        let directory = try MediaFixtures.directory()
+        let (red, blue) = (directory + "/red.png", directory + "/blue.png")
+        try MediaFixtures.convert(["-size", "64x48", "xc:red", red])
+        try MediaFixtures.convert(["-size", "64x48", "xc:blue", blue])
+        let sway = try HeadlessSway(outputs: 2, width: 320, height: 240)
+        let app = try MultiscreenProcess(environment: sway.environment, home: MultiscreenProcess.makeHome())
+        try app.waitForScreens(2)
+        func shows(_ colour: RGBColor) throws -> Bool {
+            try sway.screenshot("HEADLESS-2").fraction(of: colour, tolerance: 8) >= 0.98
+        }
+        let set = try app.command(["playlist", "set", "--screen", "HEADLESS-2", "--fit", "stretch", red + "@60"])
+        #expect(set.status == 0, "\(set.output)")
+        try waitUntil(timeout: 5, "the playlist's red picture") { try shows(Self.colours[0]) }
+        let interrupt = try app.command(
+            ["playlist", "interrupt", "--screen", "HEADLESS-2", "--seconds", "2", "--fit", "stretch", blue])
+        #expect(interrupt.status == 0, "\(interrupt.output)")
+        let applied = Date()
+        try waitUntil(timeout: 1.5, "the interrupt's blue picture") { try shows(Self.colours[2]) }
+        try waitUntil(timeout: 4, "the playlist's red picture again") { try shows(Self.colours[0]) }
+        let back = Date().timeIntervalSince(applied)
+        #expect(back > 1 && back < 3.5, "red again \(back) s after the interrupt was applied")
+        app.process.signal(SIGTERM)
+        #expect(try app.process.waitForExit(timeout: 10) == 0)
+    }
 }

@@ -78,6 +78,51 @@ import Testing
         #expect(throws: MessageError.self) { try MediaDirectories([root + "/signage/menus/lunch.png"]) }
     }
 
+    /// `playlist.interrupt` may be granted to a remote caller: naming a config playlist names no file, so it passes;
+    /// its own items are `playlist.set`'s, refused without media directories and checked against them with.
+    @Test func anInterruptNamesFilesOnlyWithItemsOfItsOwn() throws {
+        let gate = MethodGate(caller: "the fleet link", permitted: [.interruptPlaylist])
+        #expect(gate.permitted == [.interruptPlaylist])
+        #expect(throws: Never.self) {
+            try gate.check(.interruptPlaylist(screen: "A", request: .start(source: .named("fire-drill"), seconds: 60)))
+            try gate.check(.interruptPlaylist(screen: "A", request: .clear))
+        }
+        for source in ["/srv/signage/drill.png", "https://example.org/drill"] {
+            #expect(
+                throws: MessageError(
+                    .notPermitted,
+                    "playlist.interrupt with \"items\" is not permitted to the fleet link: they name files on the kiosk, which only the local socket may (a config playlist, by \"playlist\", may be named)"
+                ), "\(source)"
+            ) {
+                try gate.check(
+                    .interruptPlaylist(
+                        screen: "A", request: .start(source: .items([.init(source: source, seconds: 5)]))))
+            }
+        }
+        #expect(throws: MessageError.self, "not granted: refused whatever it names") {
+            try MethodGate(caller: "a phone", permitted: [.send]).check(
+                .interruptPlaylist(screen: "A", request: .start(source: .named("fire-drill"))))
+        }
+
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("media-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try FileManager.default.createDirectory(atPath: root + "/signage", withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: root + "/signage/drill.png", contents: Data([1]))
+        let fleet = MethodGate(
+            caller: "the fleet link", permitted: [.interruptPlaylist], files: try MediaDirectories([root + "/signage"]))
+        #expect(throws: Never.self) {
+            try fleet.check(
+                .interruptPlaylist(
+                    screen: "A",
+                    request: .start(source: .items([.init(source: root + "/signage/drill.png", seconds: 5)]))))
+        }
+        #expect(throws: MessageError.self) {
+            try fleet.check(
+                .interruptPlaylist(
+                    screen: "A", request: .start(source: .items([.init(source: "/etc/passwd", seconds: 5)]))))
+        }
+    }
+
     private func realpathOf(_ path: String) -> String? {
         guard let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
