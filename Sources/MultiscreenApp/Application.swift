@@ -117,7 +117,7 @@ public final class Application {
         }
         screens.onFrameShown = { [unowned self] screen, frame in
             web.shown(screen.output.registryName, committedAt: screen.timeline.lastCommittedAt)
-            plays.shown(screen, frame: frame)
+            plays.windowShown(screen.output.registryName, frame: frame)
         }
         screens.onHealthChange = { [unowned self] screen in
             consumer.publish(.screenHealth(screen: screen.output.displayName, health: screen.health.rawValue))
@@ -133,6 +133,7 @@ public final class Application {
             act(on: outcome)
         }
         media.onEvent = { [unowned self] event in consumer.publish(event) }
+        media.onShown = { [unowned self] name, path in plays.mediaShown(name, path: path) }
         loop.watch(consumer.wakeupFileDescriptor) {}  // consumed by didWake
         loop.prepareToSleep = { [unowned self] in consumer.prepareToSleep() }
         loop.didWake = { [unowned self] in consumer.didWake() }
@@ -203,9 +204,7 @@ public final class Application {
         // After the pass that drew the screens going off black: that is the last frame they show.
         screens.syncPower({ [product] in product.power(of: $0.output.registryName) }, globals: globals)
         record(
-            plays.sync(
-                screens.ordered, item: playlistItem, videoFrames: { media.videoFramesShown(on: $0.output.registryName) }
-            ))
+            plays.sync(screens.ordered, item: playlistItem))
         graphics.scheduleTextRelease()
         if drawn > 0 {
             // Process CPU time covers llvmpipe's rasteriser threads too: with software GL this is CPU + "GPU".

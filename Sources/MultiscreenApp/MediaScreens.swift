@@ -38,6 +38,9 @@ final class MediaScreens {
     var onSettled: (MediaRequest, MediaReading, OrderedReplies.Ticket?) -> Void = { _, _, _ in }
     /// Something the subscribers are told that no request asked: a video ended, a shown file failed.
     var onEvent: (Event) -> Void = { _ in }
+    /// The compositor showed a frame of the file at this path on the screen of this output (a picture when it came, a
+    /// video's frames as they come): what the proof of play counts.
+    var onShown: (UInt32, String) -> Void = { _, _ in }
     /// The file each screen showing an image or a video wants, as of the last ``sync(_:kind:covered:)`` (what `status`
     /// reports, whether its layer exists yet or not).
     private var wantedKeys: [UInt32: MediaAsset.Key] = [:]
@@ -130,7 +133,9 @@ final class MediaScreens {
                 continue
             }
             // A new or moved subsurface shows with its window's next commit: this render pass draws the window.
-            if shown.layer.show(frame, placement: placement(of: frame, item: item, on: screen), rotation: item.rotation)
+            if shown.layer.show(
+                frame, placement: placement(of: frame, item: item, on: screen), rotation: item.rotation,
+                whenShown: { [unowned self] in onShown(name, item.path) })
             {
                 screen.invalidate()
             }
@@ -289,7 +294,8 @@ final class MediaScreens {
         for (name, shown) in layers where shown.key == asset.key && !coveredScreens.contains(name) {
             guard let screen = screenOf[name], let current = video.current else { continue }
             if shown.layer.show(
-                current, placement: placement(of: current, item: shown.item, on: screen), rotation: shown.item.rotation)
+                current, placement: placement(of: current, item: shown.item, on: screen), rotation: shown.item.rotation,
+                whenShown: { [unowned self, path = shown.item.path] in onShown(name, path) })
             {
                 screen.invalidate()
             }
@@ -350,13 +356,6 @@ final class MediaScreens {
     }
 
     /// What `status` says of each screen's image or video: the file it wants (which it shows once it is read).
-    /// The frames of the video the screen on this output shows that were put on screen so far (the same count on
-    /// every screen sharing its pipeline); nil when it shows no video.
-    func videoFramesShown(on registryName: UInt32) -> Int? {
-        guard let key = layers[registryName]?.key, case .video(let video)? = assets[key]?.state else { return nil }
-        return video.shown
-    }
-
     var vitals: [UInt32: [String: JSONValue]] {
         wantedKeys.compactMapValues { assets[$0]?.vitals }
     }

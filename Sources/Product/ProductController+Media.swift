@@ -229,6 +229,7 @@ extension ProductController {
         var outcome = Outcome()
         let time = now.timeIntervalSince1970
         let power = powerByScreen
+        let kinds = Dictionary(uniqueKeysWithValues: outputs.map { ($0.displayName, kind(of: $0.registryName)) })
         let changed = model.advancePlaylists(now: time)
         reportPower(since: power, into: &outcome)
         // Told before the items they give way to. An interrupt that ended in another step (an output change) is
@@ -241,6 +242,14 @@ extension ProductController {
         }
         for (screen, _) in changed {
             outcome.events += itemEvent(on: screen, at: time)
+            // A picture or a video after another: the window under it draws the same background, and the new file goes
+            // on its own layer (``ScreenUpdates`` never needs a software frame for it; the layer asks for the window's
+            // commit when it moves). A playlist of pictures then costs a switch and a frame callback, nothing drawn.
+            if case .media = kinds[screen], let output = outputs.first(where: { $0.displayName == screen }),
+                case .media = kind(of: output.registryName)
+            {
+                continue
+            }
             outcome.changes.screens.insert(screen)
         }
         return saving(outcome)

@@ -20,6 +20,8 @@ public final class MediaLayer {
     private var placed: (placement: MediaPlacement, rotation: MediaRotation, width: Int32, height: Int32)?
     /// The frame shown now.
     public private(set) var shown: ShmFrame?
+    /// The frame callback of the newest commit, when its showing was asked to be told.
+    private var frameCallback: FrameCallback?
 
     /// Nil when the compositor lacks `wl_subcompositor` or `wp_viewporter`, or the window has no surface.
     public init?(globals: WaylandGlobals, window: ToplevelWindow) {
@@ -44,10 +46,14 @@ public final class MediaLayer {
     /// Shows `frame` placed by `placement` (computed for the frame's size turned by `rotation`) and commits it. A frame
     /// already shown is not attached again. The frame shown before stays alive while the compositor holds it: its
     /// owner retires this surface from it when it is no longer shown anywhere.
+    /// - Parameter whenShown: Called when the compositor has shown this commit (its frame callback; the newest commit's
+    ///   only: a frame replaced before it was shown is never told).
     /// - Returns: whether the window's own surface must commit for this to show: a new subsurface joins its parent, and
     ///   a subsurface moves, with the parent's next commit (wayland.xml, `wl_subsurface`), desynchronized or not.
     @discardableResult
-    public func show(_ frame: ShmFrame, placement: MediaPlacement, rotation: MediaRotation) -> Bool {
+    public func show(
+        _ frame: ShmFrame, placement: MediaPlacement, rotation: MediaRotation, whenShown: (() -> Void)? = nil
+    ) -> Bool {
         guard let surface else { return false }
         if shown === frame, let placed, placed.placement == placement, placed.rotation == rotation { return false }
         var parentMustCommit = false
@@ -67,6 +73,13 @@ public final class MediaLayer {
         // transform with its own.
         let crop = placement.bufferCrop(width: frame.width, height: frame.height, rotation: rotation)
         frame.attach(to: surface, crop: PixelCrop(x: crop.x, y: crop.y, width: crop.width, height: crop.height))
+        frameCallback = nil
+        if let whenShown, let proxy = wl_surface_frame(surface) {
+            frameCallback = FrameCallback(proxy: proxy) { [unowned self] _ in
+                frameCallback = nil
+                whenShown()
+            }
+        }
         wl_surface_commit(surface)
         shown = frame
         return parentMustCommit
@@ -75,6 +88,7 @@ public final class MediaLayer {
     /// Shows nothing (a null buffer unmaps the subsurface): the window's own surface shows through.
     public func hide() {
         guard let surface, shown != nil else { return }
+        frameCallback = nil
         wl_surface_attach(surface, nil, 0, 0)
         wl_surface_commit(surface)
         if let id = SurfaceID(surface) { shown?.retire(id) }
@@ -97,6 +111,7 @@ public final class MediaLayer {
     /// Destroys the subsurface's objects in reverse order of creation; the frame it showed lets go of its buffer for
     /// this surface (at once, or on its release). Safe to call twice.
     public func destroy() {
+        frameCallback = nil
         if let id = SurfaceID(surface) { shown?.retire(id) }
         shown = nil
         if let p = viewport { wp_viewport_destroy(p) }
