@@ -148,7 +148,8 @@ let package = Package(
         // Images and video decoded into memory the compositor can share (memfds of XRGB8888): GdkPixbuf for stills and
         // animations, one GStreamer pipeline per playing file. No Wayland.
         .target(
-            name: "Media", dependencies: ["CGdkPixbuf", "CGStreamer", "SystemCalls", "CLinux", "Outputs", logging]),
+            name: "Media",
+            dependencies: ["CGdkPixbuf", "CGStreamer", "CPNG", "SystemCalls", "CLinux", "Outputs", logging]),
         // Swift owners of Wayland objects and the display thread's event loop.
         .target(
             name: "Wayland",

@@ -60,6 +60,8 @@ public enum Message: Equatable, Hashable, Sendable {
     /// Show every screen's name, mode and role over what it shows, for `seconds` (then it goes by itself): which
     /// connector is which panel, when wiring a wall.
     case identifyScreens(seconds: Double)
+    /// Write a PNG of what `screen` shows to `path` (an absolute path on the kiosk).
+    case captureScreen(screen: String, path: String)
 
     /// The largest text, in UTF-8 bytes, a message may carry (64 KiB): a long card, far below a text slab's size.
     public static let maximumTextBytes = 64 * 1024
@@ -99,6 +101,7 @@ public enum Message: Equatable, Hashable, Sendable {
         case .interruptPlaylist: .interruptPlaylist
         case .playlistHistory: .playlistHistory
         case .identifyScreens: .identifyScreens
+        case .captureScreen: .captureScreen
         }
     }
 
@@ -113,7 +116,7 @@ public enum Message: Equatable, Hashable, Sendable {
     /// answering it is wasted work.
     public var isQuery: Bool {
         switch self {
-        case .status, .outputs, .playlistHistory: true
+        case .status, .outputs, .playlistHistory, .captureScreen: true
         default: false
         }
     }
@@ -167,6 +170,12 @@ public enum Message: Equatable, Hashable, Sendable {
             if let screen { try Self.check(name: screen, field: "screen") }
             guard (1...Self.mostHistoryRecords).contains(limit) else {
                 throw MessageError(.invalidParams, "\"limit\" must be from 1 to \(Self.mostHistoryRecords)")
+            }
+        case .captureScreen(let screen, let path):
+            try Self.check(name: screen, field: "screen")
+            try Self.check(text: path)
+            guard path.hasPrefix("/"), !path.utf8.contains(0) else {
+                throw MessageError(.invalidParams, "\"path\" must be an absolute path without NUL")
             }
         case .identifyScreens(let seconds):
             guard Self.identifySeconds.contains(seconds) else {
@@ -255,6 +264,7 @@ public enum MessageMethod: String, CaseIterable, Sendable {
     /// Internal: ``Message/remoteActivity(_:)``. Unknown on the wire (`methodNotFound`).
     case remoteActivity = "remote.activity"
     case identifyScreens = "screen.identify"
+    case captureScreen = "screen.capture"
 
     /// Posted by Multiscreen's own parts only, never accepted from a client nor named to one.
     public var isInternal: Bool { self == .remoteOffer || self == .remoteActivity }
@@ -263,6 +273,10 @@ public enum MessageMethod: String, CaseIterable, Sendable {
     /// can; never to the fleet, a phone or a page, whatever their config grants. `playlist.interrupt` names files only
     /// with items of its own (``Message/namesFiles``), so it may be granted: its items are refused where files are.
     public var isLocalOnly: Bool { self == .showMedia || self == .setPlaylist }
+
+    /// Writes a file on the kiosk (`screen.capture`): the local socket's user's alone, never granted to anyone else,
+    /// whatever their config or media directories say (a write there could replace the media itself).
+    public var writesFiles: Bool { self == .captureScreen }
 }
 
 /// A decoded request line: a ``Message`` for the display thread, or a request the transport answers itself.

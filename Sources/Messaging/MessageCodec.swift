@@ -228,6 +228,8 @@ public enum MessageCodec {
             message = .playlistHistory(screen: try reader.optionalString("screen"), limit: Int(limit))
         case .identifyScreens:
             message = .identifyScreens(seconds: try reader.optionalNumber("seconds") ?? Message.defaultIdentifySeconds)
+        case .captureScreen:
+            message = .captureScreen(screen: try reader.string("screen"), path: try reader.string("path"))
         case .remoteOffer, .remoteActivity:
             preconditionFailure("internal methods are refused above")
         case .subscribeEvents:
@@ -272,6 +274,9 @@ public enum MessageCodec {
             params["screen"] = .string(screen)
         case .identifyScreens(let seconds):
             if seconds != Message.defaultIdentifySeconds { params["seconds"] = .number(seconds) }
+        case .captureScreen(let screen, let path):
+            params["screen"] = .string(screen)
+            params["path"] = .string(path)
         case .playlistHistory(let screen, let limit):
             if let screen { params["screen"] = .string(screen) }
             if limit != Message.defaultHistoryRecords { params["limit"] = .integer(limit) }

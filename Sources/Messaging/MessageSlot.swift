@@ -48,6 +48,7 @@ struct MessageSlot: BitwiseCopyable {
             (InterruptText.encode(request), screen, 0, .interruptPlaylist)
         case .playlistHistory(let screen, let limit): ("", screen, UInt32(clamping: limit), .playlistHistory)
         case .identifyScreens(let seconds): ("", nil, UInt32((seconds * 1000).rounded()), .identifyScreens)
+        case .captureScreen(let screen, let path): (path, screen, 0, .captureScreen)
         }
     }
 
@@ -101,6 +102,7 @@ struct MessageSlot: BitwiseCopyable {
                 screen: screen ?? "", request: InterruptText.decode(body) ?? .start(source: .named("")))
         case .playlistHistory: return .playlistHistory(screen: screen, limit: Int(argument))
         case .identifyScreens: return .identifyScreens(seconds: Double(argument) / 1000)
+        case .captureScreen: return .captureScreen(screen: screen ?? "", path: body)
         case .subscribeEvents: preconditionFailure("events.subscribe is answered by its transport, never queued")
         }
     }

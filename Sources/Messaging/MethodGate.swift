@@ -13,7 +13,7 @@ public struct MethodGate: Sendable, Equatable {
     /// inside directories the config gave it.
     public init(caller: String, permitted: Set<MessageMethod>, files: MediaDirectories? = nil) {
         self.caller = caller
-        self.permitted = files == nil ? permitted.filter { !$0.isLocalOnly } : permitted
+        self.permitted = (files == nil ? permitted.filter { !$0.isLocalOnly } : permitted).filter { !$0.writesFiles }
         self.files = files
     }
 
@@ -37,6 +37,12 @@ public struct MethodGate: Sendable, Equatable {
     /// - Throws: `notPermitted`, naming the method and what this caller may call instead.
     public func check(_ method: MessageMethod) throws(MessageError) {
         guard !permitted.contains(method) else { return }
+        if method.writesFiles {
+            throw MessageError(
+                .notPermitted,
+                "\(method.rawValue) is not permitted to \(caller): it writes a file on the kiosk, which only the local socket may"
+            )
+        }
         if method.isLocalOnly {
             throw MessageError(
                 .notPermitted,

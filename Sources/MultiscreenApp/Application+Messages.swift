@@ -21,6 +21,8 @@ extension Application {
             } else if let request = outcome.mediaToRead {
                 let ticket = replies.hold(for: received.replyTo, producer: received.producerID)
                 media.read(request, ticket: ticket, screens: screens.ordered)
+            } else if let request = outcome.capture {
+                capture(request, ticket: replies.hold(for: received.replyTo, producer: received.producerID))
             }
             act(on: outcome, stamp: (outcome.changes.message?.id ?? 0, received.enqueuedAt, drainedAt))
         }

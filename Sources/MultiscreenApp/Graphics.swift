@@ -13,6 +13,8 @@ final class Graphics {
     /// Loading while the compositor is asked for its globals and outputs (fontconfig's first scan takes ~50 ms).
     private let fonts: BackgroundLoad<TextRasterizer>
     private var canvas: Canvas?
+    /// Where `screen.capture` draws a screen again to read it back (made at the first capture).
+    private var captureFrame: OffscreenFrame?
     /// The phone remote's QR code, encoded once per link rather than once per frame (libqrencode takes about a
     /// millisecond for a link, on the display thread, in every frame of a screen showing it).
     let qrCodes = QRCodeCache()
@@ -106,10 +108,28 @@ final class Graphics {
         scheduleTextRelease()
     }
 
+    /// Draws a `width`×`height` frame with `draw` into a framebuffer of its own and reads it back: `width` × 4 bytes a
+    /// row (XRGB8888, `wl_shm`'s byte order), top row first. Nil when the context or the framebuffer cannot be had.
+    func renderOffscreen(width: Int32, height: Int32, draw: (Canvas) -> Void) throws -> [UInt8]? {
+        guard context.makeCurrent(nil) else { return nil }
+        let canvas = try makeCanvas()
+        let frame = captureFrame ?? OffscreenFrame()
+        captureFrame = frame
+        defer { frame.unbind() }
+        guard frame.bind(width: width, height: height) else { return nil }
+        canvas.flipsVertically = true
+        defer { canvas.flipsVertically = false }
+        draw(canvas)
+        var pixels = [UInt8](repeating: 0, count: Int(width) * Int(height) * 4)
+        pixels.withUnsafeMutableBytes { frame.read(into: $0.baseAddress!) }
+        return pixels
+    }
+
     /// Deletes the GL objects and terminates EGL. Every window surface must be destroyed already.
     func destroy() {
         let current = context.makeCurrent(nil)
         if current {
+            captureFrame?.delete()
             mirror?.delete()
             canvas?.delete()
         }

@@ -24,6 +24,8 @@ final class MediaReader: @unchecked Sendable {
             decodeSize: @Sendable (_ width: Int, _ height: Int) -> (width: Int, height: Int))
         /// Stop a video nobody shows any more; its memory goes with it.
         case stop(VideoPipeline)
+        /// Write a screen's capture (XRGB8888, `width` × 4 bytes a row) as a PNG at `path`.
+        case writePNG(id: Int, pixels: [UInt8], width: Int, height: Int, path: String)
     }
 
     enum News: @unchecked Sendable {
@@ -32,6 +34,8 @@ final class MediaReader: @unchecked Sendable {
         case video(id: Int, VideoPipeline)
         case videoEvent(id: Int, VideoEvent)
         case failed(id: Int, MediaError)
+        /// A capture was written (`failure` nil), or why not.
+        case written(id: Int, failure: String?)
     }
 
     /// Readable when news is waiting (an eventfd; ``takeNews()`` resets it).
@@ -122,6 +126,8 @@ final class MediaReader: @unchecked Sendable {
         case .stop(let pipeline):
             pipeline.stop()
             logger.info("video pipeline stopped: \(pipeline.path.logSafe)")
+        case .writePNG(let id, let pixels, let width, let height, let path):
+            post(.written(id: id, failure: PNGFile.write(xrgb: pixels, width: width, height: height, to: path)))
         case .read(let id, let path, let loop, let decodeSize):
             do throws(MediaError) {
                 switch try MediaProbe.kind(ofFileAt: path) {

@@ -38,6 +38,8 @@ final class MediaScreens {
     var onSettled: (MediaRequest, MediaReading, OrderedReplies.Ticket?) -> Void = { _, _, _ in }
     /// Something the subscribers are told that no request asked: a video ended, a shown file failed.
     var onEvent: (Event) -> Void = { _ in }
+    /// Captures the reader is writing, by id: what to do once each is written.
+    private var writes: [Int: (String?) -> Void] = [:]
     /// The compositor showed a frame of the file at this path on the screen of this output (a picture when it came, a
     /// video's frames as they come): what the proof of play counts.
     var onShown: (UInt32, String) -> Void = { _, _ in }
@@ -222,6 +224,8 @@ final class MediaScreens {
             case .failed(let id, let error):
                 guard let asset = asset(id) else { continue }
                 fail(asset, reason: error.description)
+            case .written(let id, let failure):
+                writes.removeValue(forKey: id)?(failure)
             }
         }
         armTimer()
@@ -353,6 +357,36 @@ final class MediaScreens {
         }
         asset.destroyFrames()
         assets[asset.key] = nil
+    }
+
+    // MARK: - Captures
+
+    /// Draws the picture or the video frame `screen`'s layer shows into `pixels` (the screen's own drawing read back,
+    /// `width`×`height`), where and as the compositor shows it.
+    func composeLayer(of screen: Screen, into pixels: inout [UInt8], width: Int, height: Int) {
+        let name = screen.output.registryName
+        guard !coveredScreens.contains(name), let shown = layers[name], let frame = shown.layer.shown,
+            let memory = frame.memory
+        else { return }
+        let placement = placement(of: frame, item: shown.item, on: screen)
+        let scale = Float(width) / Float(max(screen.output.logicalSize.width, 1))
+        let d = placement.destination
+        PictureComposite.draw(
+            .init(
+                pixels: UnsafeRawPointer(memory.pixels), width: Int(frame.width), height: Int(frame.height),
+                stride: Int(frame.stride)),
+            rotation: shown.item.rotation, source: placement.source, into: &pixels, targetWidth: width,
+            targetHeight: height,
+            destination: Rect(x: d.x * scale, y: d.y * scale, width: d.width * scale, height: d.height * scale))
+    }
+
+    /// Writes a capture's pixels as a PNG at `path` on the reader's thread; `done` runs on the display thread once
+    /// it is written (nil) or could not be (why).
+    func writePNG(_ pixels: [UInt8], width: Int, height: Int, to path: String, done: @escaping (String?) -> Void) {
+        let id = nextID
+        nextID += 1
+        writes[id] = done
+        reader.read(.writePNG(id: id, pixels: pixels, width: width, height: height, path: path))
     }
 
     /// What `status` says of each screen's image or video: the file it wants (which it shows once it is read).

@@ -268,6 +268,20 @@ final class Screen {
             outputWidth: geometry.logicalWidth, outputHeight: geometry.logicalHeight, pool: pool)
     }
 
+    /// On the shared-frame mirror route, what the screen shows over black: the controller's newest frame, and where
+    /// (logical coordinates, as ``showSharedFrame(_:window:geometry:globals:)`` places it).
+    var sharedMirrorPicture: (frame: ShmFrame, at: Rect)? {
+        guard route == .sharedMirror, let frame = sharedPool?.latest, let geometry else { return nil }
+        let bounds = Rect(x: 0, y: 0, width: Float(geometry.logicalWidth), height: Float(geometry.logicalHeight))
+        let fitted = bounds.fitting(aspect: Float(frame.width) / Float(max(frame.height, 1)))
+        return (
+            frame,
+            Rect(
+                x: fitted.x.rounded(), y: fitted.y.rounded(), width: max(fitted.width.rounded(), 1),
+                height: max(fitted.height.rounded(), 1))
+        )
+    }
+
     /// Sets the window surface's buffer scale, opaque region and viewport when the geometry changed (surface state
     /// is double-buffered and sticks: set it only then).
     private func applySurfaceState(window: ToplevelWindow, geometry: SurfaceGeometry, globals: WaylandGlobals) {

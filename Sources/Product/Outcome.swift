@@ -12,6 +12,8 @@ public struct Outcome: Equatable, Sendable {
     /// A `media.show` whose file must be read before it is answered (`reply` is nil then): the caller hands it to its
     /// media owner with the request's reply sink.
     public var mediaToRead: MediaRequest?
+    /// A `screen.capture` to carry out before it is answered (`reply` is nil then).
+    public var capture: CaptureRequest?
 
     public init(reply: Reply? = nil) { self.reply = reply }
 }

@@ -44,7 +44,7 @@ extension ProductController {
             .interruptPlaylist:
             return true
         case .status, .outputs, .subscribeEvents, .remoteOffer, .reloadWeb, .remoteActivity, .identifyScreens,
-            .playlistHistory:
+            .playlistHistory, .captureScreen:
             return false
         }
     }

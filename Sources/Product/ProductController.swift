@@ -134,6 +134,7 @@ public struct ProductController {
         case .playlistHistory(let screen, let limit): return playlistHistory(screen: screen, limit: limit)
         case .stopMedia(let screen): return try stopMedia(screen: screen)
         case .identifyScreens(let seconds): return identifyScreens(for: seconds)
+        case .captureScreen(let screen, let path): return try captureScreen(screen: screen, path: path)
         }
     }
 

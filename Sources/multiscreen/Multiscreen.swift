@@ -20,7 +20,7 @@ struct Multiscreen: ParsableCommand {
             Run.self, Outputs.self, Demo.self, Bench.self, SendCommand.self, CardCommand.self, RoleCommand.self,
             ContentCommand.self, MessagesCommand.self, StatusCommand.self, EventsCommand.self, FleetCommand.self,
             LatencyCommand.self, WebCommand.self, MediaCommand.self, PlaylistCommand.self, ScreenCommand.self,
-            ConfigCommand.self,
+            CaptureCommand.self, ConfigCommand.self,
         ],
         defaultSubcommand: nil)
 

@@ -1,0 +1,50 @@
+import Messaging
+import Testing
+
+/// `screen.capture` on the wire and through a ring, and who may call it.
+@Suite struct CaptureMessageTests {
+    @Test func travelsOnTheWireAndThroughARing() throws {
+        let message = Message.captureScreen(screen: "HDMI-A-2", path: "/var/lib/proof/a.png")
+        #expect(
+            try MessageCodec.decodeRequest(
+                #"{"method":"screen.capture","params":{"screen":"HDMI-A-2","path":"/var/lib/proof/a.png"}}"#)
+                == message)
+        #expect(try MessageCodec.decodeRequest(MessageCodec.encodeRequest(message)) == message)
+        let bus = try MessageBus()
+        let consumer = bus.makeConsumer()
+        let producer = bus.makeProducer(capacity: 4)
+        #expect(producer.trySend(message) == .enqueued)
+        var received: [Message] = []
+        _ = consumer.drain { received.append($0.message) }
+        #expect(received == [message])
+    }
+
+    @Test(arguments: [
+        #"{"screen":"A"}"#, #"{"path":"/a.png"}"#, #"{"screen":"A","path":"a.png"}"#, #"{"screen":"","path":"/a"}"#,
+    ])
+    func badParamsAreRefused(params: String) {
+        do {
+            _ = try MessageCodec.decodeRequest(#"{"method":"screen.capture","params":\#(params)}"#)
+            Issue.record("accepted \(params)")
+        } catch {
+            #expect(error.code == .invalidParams, "\(params): \(error)")
+        }
+    }
+
+    /// It writes a file: never granted to anyone but the local socket, media directories or not.
+    @Test func noRemoteCallerMayCaptureWhateverItsGrant() throws {
+        let directories = try MediaDirectories(["/tmp"])
+        for gate in [
+            MethodGate(caller: "the fleet link", permitted: Set(MessageMethod.allCases)),
+            MethodGate(caller: "the fleet link", permitted: Set(MessageMethod.allCases), files: directories),
+        ] {
+            #expect(!gate.permitted.contains(.captureScreen))
+            do {
+                try gate.check(.captureScreen(screen: "A", path: "/tmp/a.png"))
+                Issue.record("permitted")
+            } catch {
+                #expect(error.code == .notPermitted && error.message.contains("writes a file on the kiosk"))
+            }
+        }
+    }
+}
