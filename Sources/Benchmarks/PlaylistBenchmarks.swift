@@ -50,6 +50,7 @@ extension DisplayBenchmarks {
         let idleWith = try idleWakeups(
             playlist: Playlist(items: pictures.map { .init(source: $0, seconds: 10) }), idleSeconds)
         let idleWithout = try idleWakeups(playlist: nil, idleSeconds)
+        let capture = try captureTimes(picture: pictures[0], rounds: 10)
 
         let p = SampleStatistics.percentile
         let results = [
@@ -74,6 +75,15 @@ extension DisplayBenchmarks {
             BenchmarkResult(
                 benchmark: "playlist-idle", subject: "no-playlist", metric: "wakeups-per-second", value: idleWithout,
                 unit: "1/s"),
+            BenchmarkResult(
+                benchmark: "capture", subject: "1920x1080-controller", metric: "median", value: p(capture.window, 50),
+                unit: "ms", samples: capture.window.count),
+            BenchmarkResult(
+                benchmark: "capture", subject: "1920x1080-picture", metric: "median", value: p(capture.picture, 50),
+                unit: "ms", samples: capture.picture.count),
+            BenchmarkResult(
+                benchmark: "capture", subject: "1920x1080-picture", metric: "p95", value: p(capture.picture, 95),
+                unit: "ms", samples: capture.picture.count),
         ]
         let targets = [
             BenchmarkTarget(
@@ -84,6 +94,9 @@ extension DisplayBenchmarks {
                 atMost: refresh + 2),
             BenchmarkTarget(
                 figure: "idle with 10 s pictures: wakeups per second", value: idleWith, unit: "1/s", atMost: 0.2),
+            BenchmarkTarget(
+                figure: "capture of a 1920×1080 screen, request → PNG written (p95, both screens)",
+                value: p(capture.window + capture.picture, 95), unit: "ms", atMost: 100),
         ]
         return TargetedResults(results: results, targets: targets)
     }
@@ -101,6 +114,27 @@ extension DisplayBenchmarks {
         let after = try instance.app.activity()
         let woke = after.wakeupsByThread.reduce(0) { $0 + $1.value - (before.wakeupsByThread[$1.key] ?? $1.value) }
         return Double(woke) / seconds
+    }
+
+    /// Request → reply (the PNG written) of `screen.capture`, `rounds` times each, on a 1920×1080 controller (drawn
+    /// again with GL) and a 1920×1080 screen showing `picture` scaled to fill it (composited on the CPU).
+    private func captureTimes(picture: String, rounds: Int) throws -> (window: [Double], picture: [Double]) {
+        let instance = try Instance(binary: binary, outputs: 2, width: 1920, height: 1080)
+        defer { instance.stop() }
+        try Self.request(
+            instance, .showMedia(screen: "HEADLESS-2", path: picture, fit: .stretch, rotation: .none, loop: false))
+        Thread.sleep(forTimeInterval: 1)
+        var times: [String: [Double]] = [:]
+        for round in 0..<rounds {
+            for screen in ["HEADLESS-1", "HEADLESS-2"] {
+                let path = instance.home + "/capture-\(round).png"
+                let started = Date()
+                try Self.request(instance, .captureScreen(screen: screen, path: path))
+                times[screen, default: []].append(Date().timeIntervalSince(started) * 1000)
+                try? FileManager.default.removeItem(atPath: path)
+            }
+        }
+        return (times["HEADLESS-1"] ?? [], times["HEADLESS-2"] ?? [])
     }
 
     /// When each screen first showed each turn, by the turn's start: `[start: [screen: shownAt]]`.

@@ -29,6 +29,7 @@ extension ProductController {
     )
         -> Outcome
     {
+        let before = model.assignment
         let screen = request.screen
         var outcome: Outcome
         switch reading {
@@ -57,7 +58,7 @@ extension ProductController {
                         screen: screen, path: request.item.path, kind: kind.rawValue, width: width, height: height,
                         decoder: decoder)
                 ]
-                absorb(model.assignment, into: &outcome)
+                absorbReassignment(since: before, into: &outcome)
                 outcome.changes.screens = [screen]
                 outcome = saving(outcome)
             } catch {
@@ -72,11 +73,12 @@ extension ProductController {
 
     /// `media.stop`: the screen shows messages again.
     mutating func stopMedia(screen: String) throws(MessageError) -> Outcome {
+        let before = model.assignment
         let shown = try invalidParams { () throws(UnknownScreenError) in try model.stopMedia(onScreen: screen) }
         guard shown else { throw MessageError(.refused, "no image or video is shown on \(screen)") }
         logger.info("media stopped on \(screen)")
         var outcome = Outcome(reply: .result(method: .stopMedia, result: ["screen": .string(screen)]))
-        absorb(model.assignment, into: &outcome)
+        absorbReassignment(since: before, into: &outcome)
         outcome.changes.screens = [screen]
         return saving(outcome)
     }
@@ -85,6 +87,7 @@ extension ProductController {
 
     /// `playlist.set`: the item the wall clock says shows at once.
     mutating func setPlaylist(screen: String, playlist: Playlist) throws(MessageError) -> Outcome {
+        let before = model.assignment
         try refuseController(screen, for: "playlists")
         let now = Date().timeIntervalSince1970
         try invalidParams { () throws(UnknownScreenError) in
@@ -107,18 +110,19 @@ extension ProductController {
                     until: position.next)
             ]
         }
-        absorb(model.assignment, into: &outcome)
+        absorbReassignment(since: before, into: &outcome)
         outcome.changes.screens = [screen]
         return saving(outcome)
     }
 
     /// `playlist.clear`: the screen shows messages again.
     mutating func clearPlaylist(screen: String) throws(MessageError) -> Outcome {
+        let before = model.assignment
         let shown = try invalidParams { () throws(UnknownScreenError) in try model.clearPlaylist(onScreen: screen) }
         guard shown else { throw MessageError(.refused, "no playlist is set on \(screen)") }
         logger.info("playlist cleared on \(screen)")
         var outcome = Outcome(reply: .result(method: .clearPlaylist, result: ["screen": .string(screen)]))
-        absorb(model.assignment, into: &outcome)
+        absorbReassignment(since: before, into: &outcome)
         outcome.changes.screens = [screen]
         return saving(outcome)
     }

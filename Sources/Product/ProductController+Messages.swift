@@ -57,12 +57,13 @@ extension ProductController {
 
     /// `card.open`: a card on an external screen (its content becomes `card`).
     mutating func openCard(screen: String, text: String) throws(MessageError) -> Outcome {
+        let before = model.assignment
         try refuseController(screen, for: "cards")
         let card = try invalidParams { () throws(CardError) in try model.openCard(text: text, onScreen: screen) }
         logger.info("card #\(card.id) opened on \(screen)")
         var outcome = Outcome(reply: .cardOpened(id: card.id, screen: screen))
         outcome.events = [.cardOpened(id: card.id, screen: screen, text: text)]
-        absorb(model.assignment, into: &outcome)
+        absorbReassignment(since: before, into: &outcome)
         outcome.changes.screens = [screen]
         return saving(outcome)
     }
@@ -87,6 +88,7 @@ extension ProductController {
 
     /// `card.reopen`: a waiting card opened again, on `screen`.
     mutating func reopenCard(id: UInt32, screen: String) throws(MessageError) -> Outcome {
+        let before = model.assignment
         try refuseController(screen, for: "cards")
         let card: Card
         do {
@@ -97,7 +99,7 @@ extension ProductController {
         logger.info("card #\(card.id) opened again on \(screen)")
         var outcome = Outcome(reply: .cardReopened(id: card.id, screen: screen))
         outcome.events = [.cardOpened(id: card.id, screen: screen, text: card.text)]
-        absorb(model.assignment, into: &outcome)
+        absorbReassignment(since: before, into: &outcome)
         outcome.changes.screens = [screen]
         return saving(outcome)
     }

@@ -7,6 +7,7 @@ import Screens
 extension ProductController {
     /// `role.set`: refused when it would leave no screen showing the controller UI, unless `force`.
     mutating func setRole(screen: String, role roleName: String, force: Bool) throws(MessageError) -> Outcome {
+        let before = model.assignment
         let known = model.roles.knownRoles
         guard let role = known.first(where: { $0.rawValue == roleName }) else {
             throw MessageError(
@@ -24,7 +25,7 @@ extension ProductController {
         }
         model = trial
         var outcome = Outcome(reply: .roleSet(screen: screen, role: role.rawValue))
-        absorb(model.assignment, into: &outcome)
+        absorbReassignment(since: before, into: &outcome)
         return saving(outcome)
     }
 

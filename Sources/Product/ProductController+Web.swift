@@ -5,6 +5,7 @@ import Screens
 extension ProductController {
     /// `web.open`: the page at `url` on `screen`, loaded again if it was shown already.
     mutating func openWeb(screen: String, url: String) throws(MessageError) -> Outcome {
+        let before = model.assignment
         if let problem = WebAddress.problem(url) {
             throw MessageError(.invalidParams, "\"url\": \(problem)")
         }
@@ -12,7 +13,7 @@ extension ProductController {
         logger.info("web page on \(screen): \(url.logSafeURL)")
         var outcome = Outcome(
             reply: .result(method: .openWeb, result: ["screen": .string(screen), "url": .string(url)]))
-        absorb(model.assignment, into: &outcome)
+        absorbReassignment(since: before, into: &outcome)
         outcome.changes.screens = [screen]
         outcome.changes.pageReloads = [screen]
         return saving(outcome)
@@ -20,11 +21,12 @@ extension ProductController {
 
     /// `web.close`: the screen shows what it showed before the page.
     mutating func closeWeb(screen: String) throws(MessageError) -> Outcome {
+        let before = model.assignment
         let shown = try invalidParams { () throws(UnknownScreenError) in try model.closePage(onScreen: screen) }
         guard shown else { throw MessageError(.refused, "no web page is shown on \(screen)") }
         logger.info("web page closed on \(screen)")
         var outcome = Outcome(reply: .result(method: .closeWeb, result: ["screen": .string(screen)]))
-        absorb(model.assignment, into: &outcome)
+        absorbReassignment(since: before, into: &outcome)
         outcome.changes.screens = [screen]
         return saving(outcome)
     }

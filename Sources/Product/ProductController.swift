@@ -156,6 +156,17 @@ public struct ProductController {
         outcome.changes.controllerUI = true
     }
 
+    /// ``absorb(_:into:)`` of the model's assignment if the step made a new one since `before`: a request that set a
+    /// mode the screen already had reassigns nothing, and the assignment there still carries the changes of the step
+    /// that made it, which must not be told twice.
+    func absorbReassignment(since before: Assignment, into outcome: inout Outcome) {
+        guard model.assignment != before else {
+            outcome.changes.controllerUI = true
+            return
+        }
+        absorb(model.assignment, into: &outcome)
+    }
+
     /// Messages and cards go to external screens: one aimed at the controller's screen would be shown nowhere.
     func refuseController(_ screen: String, for what: String) throws(MessageError) {
         guard let controller = model.assignment.controller,

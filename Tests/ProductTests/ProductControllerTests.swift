@@ -99,9 +99,14 @@ private func errorCode(_ outcome: Outcome) -> MessageError.Code? {
         #expect(opened.changes.state)
         #expect(fixture.product.kind(of: 2) == .external(.card))
 
+        // A second card on a screen already in card mode reassigns nothing: the switch above is not told again.
+        let second = fixture.execute(.openCard(screen: "HEADLESS-2", text: "Gate B"))
+        #expect(second.events == [.cardOpened(id: 2, screen: "HEADLESS-2", text: "Gate B")])
+        #expect(!second.changes.assignment)
+
         let closed = fixture.execute(.closeCard(screen: "HEADLESS-2"))
-        #expect(closed.reply == .cardClosed(id: 1, screen: "HEADLESS-2"))
-        #expect(closed.events == [.cardClosed(id: 1, screen: "HEADLESS-2")])
+        #expect(closed.reply == .cardClosed(id: 2, screen: "HEADLESS-2"))
+        #expect(closed.events == [.cardClosed(id: 2, screen: "HEADLESS-2")])
         #expect(closed.changes.screens == ["HEADLESS-2"])
         #expect(closed.changes.state)
 
