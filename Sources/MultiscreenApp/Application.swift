@@ -203,8 +203,7 @@ public final class Application {
             draw: painter.draw)
         // After the pass that drew the screens going off black: that is the last frame they show.
         screens.syncPower({ [product] in product.power(of: $0.output.registryName) }, globals: globals)
-        record(
-            plays.sync(screens.ordered, item: playlistItem))
+        record(plays.sync(screens.ordered, item: playlistItem))
         graphics.scheduleTextRelease()
         if drawn > 0 {
             // Process CPU time covers llvmpipe's rasteriser threads too: with software GL this is CPU + "GPU".

@@ -14,7 +14,8 @@ public final class Output {
     let version: UInt32
     private(set) var xdgOutput: OpaquePointer?
     var onEvent: (OutputEvent) -> Void = { _ in }
-    /// The compositor's power switch for this output, while Multiscreen holds it off (``requestPower(on:globals:answer:)``).
+    /// The compositor's power switch for this output, while Multiscreen holds it off
+    /// (``requestPower(on:globals:answer:)``).
     private var power: OutputPower?
     /// The round trip that tells whether the compositor carried out the last power request.
     private var powerAnswer: FrameCallback?
@@ -60,8 +61,8 @@ public final class Output {
         let sync = globals.requestSync { [unowned self] in
             powerAnswer = nil
             let done = !power.failed && power.reportsOn == on
-            // On again (or refused): control goes back to the compositor and to other clients.
-            if on || power.failed {
+            // On again, or refused: control goes back to the compositor and to other clients.
+            if on || !done {
                 power.destroy()
                 self.power = nil
             }
