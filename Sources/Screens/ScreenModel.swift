@@ -314,10 +314,16 @@ public struct ScreenModel: Sendable {
             if item.isPage { return .web(url: item.source) }
             // A playlist's files loop (a video shorter than its time plays again) and are read like any media file;
             // the kind here only names it (the file's first bytes decide how it is decoded).
-            return .media(
-                ShownMedia(
-                    item: MediaItem(path: item.source, fit: playlist.fit, loop: true),
-                    kind: MediaKind(guessingFromName: item.source)))
+            let kind = MediaKind(guessingFromName: item.source)
+            var shown = MediaItem(path: item.source, fit: playlist.fit, loop: true)
+            if kind == .video {
+                // A video plays where the clock says: from its item's start, which stays the same for every render
+                // pass of one turn. To the millisecond, so that the two ways of reaching a start (the sum of the items
+                // before it, the number of cycles since the epoch) give the same value, and with it the same asset.
+                let start = playlist.start(ofItem: index, at: Date().timeIntervalSince1970)
+                shown.clockStart = (start * 1000).rounded() / 1000
+            }
+            return .media(ShownMedia(item: shown, kind: kind))
         }
         return assignment.kind(of: registryName)
     }
