@@ -171,6 +171,23 @@ static inline gboolean cgst_seek_to_start(GstElement *pipeline, gboolean flush) 
                             GST_CLOCK_TIME_NONE);
 }
 
+// A flushing, accurate seek to `position` (nanoseconds), for a video that starts where the wall clock says rather
+// than at 0: the decoder starts at the keyframe before `position` and drops the frames before it, so the first frame
+// out is the one at `position` however far apart the file's keyframes are (a key-unit seek would start up to a whole
+// group of pictures early). `segment` for a looping video, as in cgst_seek_to_start.
+static inline gboolean cgst_seek_to(GstElement *pipeline, gint64 position, gboolean segment) {
+    GstSeekFlags flags = GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_ACCURATE | (segment ? GST_SEEK_FLAG_SEGMENT : 0);
+    return gst_element_seek(pipeline, 1.0, GST_FORMAT_TIME, flags, GST_SEEK_TYPE_SET, position, GST_SEEK_TYPE_NONE,
+                            GST_CLOCK_TIME_NONE);
+}
+
+// The stream's duration in nanoseconds, or -1 when the pipeline cannot say (not prerolled, a stream without one).
+static inline gint64 cgst_duration(GstElement *pipeline) {
+    gint64 duration = -1;
+    if (!gst_element_query_duration(pipeline, GST_FORMAT_TIME, &duration)) return -1;
+    return duration;
+}
+
 // What an ERROR message says: the error's message and whether it means "cannot decode this kind of file here" (no
 // decoder or demuxer, unknown type) rather than a broken file; `resource` when the file could not be read. The
 // strings are to g_free; `source` names the element that posted it.

@@ -3,8 +3,9 @@ import Synchronization
 import SystemCalls
 
 /// The loop of a pipeline's bus thread ("media-bus"): turns GStreamer's messages into ``VideoEvent``s and drives
-/// the loop seeks. Its state is the thread's own; it holds its own reference to the pipeline, so that it never
-/// touches the ``VideoPipeline`` object (whose `deinit` joins this thread).
+/// the seeks: the one to where the clock says the video starts, and the loop's. Its state is the thread's own; it
+/// holds its own reference to the pipeline, so that it never touches the ``VideoPipeline`` object (whose `deinit`
+/// joins this thread).
 final class VideoBusLoop: @unchecked Sendable {
     private let pipeline: UnsafeMutablePointer<GstElement>
     private let sink: UnsafeMutablePointer<GstElement>
@@ -12,11 +13,16 @@ final class VideoBusLoop: @unchecked Sendable {
     private let path: String
     private let loops: Bool
     private let stallSeconds: Double
+    private let startOffset: (@Sendable () -> Double)?
     private let onEvent: @Sendable (VideoEvent) -> Void
     /// ``VideoPipeline/start()`` was called (set by the caller's thread).
     let startRequested = Atomic<Bool>(false)
 
     private var prerollSeekDone = false
+    /// Where the video starts, in seconds (0 unless a seek to the clock's point was made), and when
+    /// (``MonotonicClock`` ns) the clock was read for it: the seek's own time is made up when it plays.
+    private var startPosition = 0.0
+    private var clockReadAt: UInt64?
     private var started = false
     private var finished = false
     private var stallReported = false
@@ -24,7 +30,8 @@ final class VideoBusLoop: @unchecked Sendable {
 
     init(
         pipeline: UnsafeMutablePointer<GstElement>, sink: UnsafeMutablePointer<GstElement>, receiver: FrameReceiver,
-        path: String, loops: Bool, stallSeconds: Double, onEvent: @escaping @Sendable (VideoEvent) -> Void
+        path: String, loops: Bool, stallSeconds: Double, startOffset: (@Sendable () -> Double)?,
+        onEvent: @escaping @Sendable (VideoEvent) -> Void
     ) {
         gst_object_ref(pipeline)
         gst_object_ref(sink)
@@ -34,6 +41,7 @@ final class VideoBusLoop: @unchecked Sendable {
         self.path = path
         self.loops = loops
         self.stallSeconds = stallSeconds
+        self.startOffset = startOffset
         self.onEvent = onEvent
     }
 
@@ -86,14 +94,21 @@ final class VideoBusLoop: @unchecked Sendable {
             receiver.shownLoops.add(1, ordering: .relaxed)
             _ = cgst_seek_to_start(pipeline, 0)
         case GST_MESSAGE_ASYNC_DONE:
-            // Looping: prerolled in PAUSED, the first seek (flushing) makes the segment end in SEGMENT_DONE; the
-            // preroll after that seek is the second ASYNC_DONE, and then the pipeline plays.
-            guard loops, !finished, cgst_message_is_from(message, pipeline) != 0 else { break }
+            // Prerolled in PAUSED (looping, or told where to start): the first seek (flushing) goes to where the
+            // clock says and, looping, makes the segment end in SEGMENT_DONE; the preroll after that seek is the
+            // second ASYNC_DONE, and then the pipeline plays.
+            guard loops || startOffset != nil, !finished, cgst_message_is_from(message, pipeline) != 0 else { break }
             if !prerollSeekDone {
                 prerollSeekDone = true
-                if cgst_seek_to_start(pipeline, 1) != 0 { break }
+                if seekBeforePlaying() { break }
             }
-            if !started { gst_element_set_state(pipeline, GST_STATE_PLAYING) }
+            guard !started else { break }
+            if let clockReadAt {
+                // The clock moved on while the seek decoded up to its frame: the running time starts that far in,
+                // so the frames the clock has passed go out at once (late, not dropped) and the rest on time.
+                gst_element_set_start_time(pipeline, GstClockTime(MonotonicClock.nanoseconds() &- clockReadAt))
+            }
+            gst_element_set_state(pipeline, GST_STATE_PLAYING)
         case GST_MESSAGE_STATE_CHANGED:
             guard cgst_message_is_from(message, pipeline) != 0, !started else { break }
             var old = GST_STATE_NULL
@@ -111,9 +126,35 @@ final class VideoBusLoop: @unchecked Sendable {
                 decoder = String(cString: name)
                 g_free(name)
             }
-            onEvent(.started(width: Int(width), height: Int(height), decoder: decoder))
+            onEvent(.started(width: Int(width), height: Int(height), decoder: decoder, position: startPosition))
         default: break
         }
+    }
+
+    /// The first seek, on the prerolled pipeline: accurate, to where the clock says when it was given a clock and the
+    /// point is past the beginning; else, looping, to the beginning (a segment seek, for SEGMENT_DONE at the end). A
+    /// seek the stream refuses is reported and the video plays from the beginning. - Returns: whether a seek is under
+    /// way (its preroll's ASYNC_DONE follows).
+    private func seekBeforePlaying() -> Bool {
+        if let startOffset {
+            let readAt = MonotonicClock.nanoseconds()
+            let offset = startOffset()
+            let nanoseconds = cgst_duration(pipeline)
+            let duration = nanoseconds > 0 ? Double(nanoseconds) / 1e9 : nil
+            switch VideoStart(offset: offset, duration: duration, loops: loops) {
+            case .fromBeginning: break
+            case .at(let seconds):
+                if cgst_seek_to(pipeline, gint64(seconds * 1e9), loops ? 1 : 0) != 0 {
+                    startPosition = seconds
+                    clockReadAt = readAt
+                    return true
+                }
+                onEvent(.startRefused(seconds: seconds, reason: "the stream refused the seek"))
+            case .unknownDuration:
+                onEvent(.startRefused(seconds: offset, reason: "its duration is unknown"))
+            }
+        }
+        return loops && cgst_seek_to_start(pipeline, 1) != 0
     }
 
     private func failed(_ message: UnsafeMutablePointer<GstMessage>) {

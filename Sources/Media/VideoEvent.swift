@@ -1,9 +1,13 @@
 /// What a ``VideoPipeline`` reports, on its bus thread ("media-bus"): never on the display thread, so a receiver
 /// forwards it (to the controller's queue) rather than acting on Wayland objects.
 public enum VideoEvent: Sendable {
-    /// The pipeline plays: the negotiated frame size and the factory name of the element decoding the video
-    /// (`avdec_h264`, `vp9dec`, a `va…`/`v4l2…` one when the hardware path was chosen), for `status`.
-    case started(width: Int, height: Int, decoder: String)
+    /// The pipeline plays: the negotiated frame size, the factory name of the element decoding the video
+    /// (`avdec_h264`, `vp9dec`, a `va…`/`v4l2…` one when the hardware path was chosen), for `status`, and how far into
+    /// the video it started, in seconds (0 unless it was told where the clock says it is and seeked there).
+    case started(width: Int, height: Int, decoder: String, position: Double)
+    /// It was told to start `seconds` in but could not be (the stream refused the seek, or its length is unknown):
+    /// it plays from the beginning instead. Once, before ``started(width:height:decoder:position:)``.
+    case startRefused(seconds: Double, reason: String)
     /// The end of a video that does not loop; its last frame stays shown.
     case ended
     /// The pipeline failed; it produces no more frames. ``MediaError/unsupported(path:reason:)`` names the missing

@@ -11,10 +11,14 @@ import SystemCalls
 /// thread at their presentation time; each is copied once into a ``FramePool`` slot and the display thread is woken
 /// through ``frameReadyFileDescriptor``. The display thread only ever calls ``acknowledge()``, ``takeFrame()`` and
 /// ``release(_:)``, which neither lock nor wait. The bus is read on a thread of its own ("media-bus"), which
-/// reports ``VideoEvent``s and queues the loop's segment seeks.
+/// reports ``VideoEvent``s, queues the loop's segment seeks and, for a video that starts where the wall clock says,
+/// seeks there before it plays.
 public final class VideoPipeline: @unchecked Sendable {
     public let path: String
     public let loops: Bool
+    /// Prerolled in PAUSED before it plays, so that the bus thread can seek first: a looping video, or one told where
+    /// to start.
+    private let prerolls: Bool
     private let pipeline: UnsafeMutablePointer<GstElement>
     private let sink: UnsafeMutablePointer<GstElement>
     private let receiver: FrameReceiver
@@ -27,11 +31,17 @@ public final class VideoPipeline: @unchecked Sendable {
     /// - Parameters:
     ///   - loop: Play forever, seamlessly: segment seeks, no flush between loops.
     ///   - stallSeconds: How long without a frame, once started, is a stall.
+    ///   - startOffset: How far into the video the wall clock says it is now, in seconds, asked once on the bus
+    ///     thread when the pipeline has prerolled and is about to play (nil: from the beginning). It is placed by
+    ///     ``VideoStart`` (wrapped around the video's length when it loops; not at all within its first
+    ///     ``VideoStart/smallestSeek``); the seek is accurate, and the time the seek itself took is made up by
+    ///     starting the pipeline's running time that late, so the frames then match the clock.
     ///   - onEvent: Called on the bus thread.
     /// - Throws: the file's own checks (``MediaError/notFound(path:)``, …), or
     ///   ``MediaError/unsupported(path:reason:)`` when GStreamer or one of the pipeline's elements is missing.
     public init(
-        path: String, loop: Bool, stallSeconds: Double = 5, onEvent: @escaping @Sendable (VideoEvent) -> Void
+        path: String, loop: Bool, stallSeconds: Double = 5, startOffset: (@Sendable () -> Double)? = nil,
+        onEvent: @escaping @Sendable (VideoEvent) -> Void
     ) throws(MediaError) {
         try MediaFile.check(path)
         if let failure = GStreamerRuntime.failure {
@@ -54,12 +64,13 @@ public final class VideoPipeline: @unchecked Sendable {
             pipeline, FrameReceiver.newSample, Unmanaged.passUnretained(receiver).toOpaque())!
         self.path = path
         self.loops = loop
+        prerolls = loop || startOffset != nil
         self.pipeline = pipeline
         self.sink = sink
         self.receiver = receiver
         busLoop = VideoBusLoop(
             pipeline: pipeline, sink: sink, receiver: receiver, path: path, loops: loop, stallSeconds: stallSeconds,
-            onEvent: onEvent)
+            startOffset: startOffset, onEvent: onEvent)
         do {
             let loop = busLoop
             try busThread.start(name: "media-bus") { loop.run() }
@@ -86,15 +97,15 @@ public final class VideoPipeline: @unchecked Sendable {
         _ = read(receiver.readyDescriptor, &count, 8)
     }
 
-    /// Starts playing: to PLAYING at once, or, looping, to PAUSED first so that the bus thread can make the first
-    /// (flushing) segment seek on the prerolled pipeline and then play. Once; nothing after ``stop()``.
+    /// Starts playing: to PLAYING at once, or, looping or told where to start, to PAUSED first so that the bus thread
+    /// can make the first (flushing) seek on the prerolled pipeline and then play. Once; nothing after ``stop()``.
     public func start() {
         lifecycle.withLock { state in
             guard !state.started && !state.stopped else { return }
             state.started = true
             receiver.markWaiting()
             busLoop.startRequested.store(true, ordering: .relaxed)
-            gst_element_set_state(pipeline, loops ? GST_STATE_PAUSED : GST_STATE_PLAYING)
+            gst_element_set_state(pipeline, prerolls ? GST_STATE_PAUSED : GST_STATE_PLAYING)
         }
     }
 

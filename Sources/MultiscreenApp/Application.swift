@@ -215,9 +215,8 @@ public final class Application {
     /// The playlist item a screen shows now and when its turn began, for the proof of play.
     private func playlistItem(_ screen: Screen) -> (item: PlayTracker.Item, start: Double)? {
         guard let (playlist, index) = product.model.playlistItem(of: screen.output.registryName) else { return nil }
-        let position = playlist.position(at: Date().timeIntervalSince1970)
-        // A pass a hair before the switch's timer still shows the item before: its start is one item earlier.
-        let start = position.index == index ? position.started : position.started - playlist.items[index].seconds
+        // A pass a hair before the switch's timer still shows the item before: its start, not the next one's.
+        let start = playlist.start(ofItem: index, at: Date().timeIntervalSince1970)
         return (PlayTracker.Item(source: playlist.items[index].source, index: index), start)
     }
 

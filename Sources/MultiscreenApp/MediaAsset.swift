@@ -9,15 +9,21 @@ import Wayland
 /// video, or failed. Owned by ``MediaScreens``; ``destroyFrames()`` before it is dropped (after the layers that
 /// showed its frames are gone).
 final class MediaAsset {
-    /// What makes two screens show the same asset: the same file played the same way. Fit and turn are each screen's
-    /// own (its layer's viewport and transform), so they share the decoded pixels.
+    /// What makes two screens show the same asset: the same file played the same way, from the same point of the
+    /// clock. Fit and turn are each screen's own (its layer's viewport and transform), so they share the decoded
+    /// pixels. The clock's start is part of it because a pipeline plays one timeline: screens whose items started at
+    /// different times must each show their own point of the video, and screens whose items started together (one
+    /// playlist on several screens) share one pipeline. A new turn of the same file is a new start, so its video
+    /// starts again as the clock says rather than going on from where the last turn left it.
     struct Key: Hashable {
         var path: String
         var loop: Bool
+        var clockStart: Double?
 
         init(_ item: MediaItem) {
             path = item.path
             loop = item.loop
+            clockStart = item.clockStart
         }
     }
 

@@ -1,4 +1,5 @@
 import CLinux
+import Foundation
 import Glibc
 import Logging
 import Media
@@ -17,10 +18,11 @@ import SystemCalls
 /// thread (a decode under way finishes first) and drops what was not taken.
 final class MediaReader: @unchecked Sendable {
     enum Job: @unchecked Sendable {
-        /// Read the file at `path`; `decodeSize`: the size to decode an image of this size at (what the screens need,
-        /// ``MediaPlacement/decodeSize``).
+        /// Read the file at `path`; `clockStart`: when (seconds since 1970) the clock says a video started, so that
+        /// its pipeline starts that far in (nil: from the beginning; an image ignores it); `decodeSize`: the size to
+        /// decode an image of this size at (what the screens need, ``MediaPlacement/decodeSize``).
         case read(
-            id: Int, path: String, loop: Bool,
+            id: Int, path: String, loop: Bool, clockStart: Double?,
             decodeSize: @Sendable (_ width: Int, _ height: Int) -> (width: Int, height: Int))
         /// Stop a video nobody shows any more; its memory goes with it.
         case stop(VideoPipeline)
@@ -128,13 +130,17 @@ final class MediaReader: @unchecked Sendable {
             logger.info("video pipeline stopped: \(pipeline.path.logSafe)")
         case .writePNG(let id, let pixels, let width, let height, let path):
             post(.written(id: id, failure: PNGFile.write(xrgb: pixels, width: width, height: height, to: path)))
-        case .read(let id, let path, let loop, let decodeSize):
+        case .read(let id, let path, let loop, let clockStart, let decodeSize):
             do throws(MediaError) {
                 switch try MediaProbe.kind(ofFileAt: path) {
                 case .image:
                     post(.image(id: id, try ImageDecoder.decode(path: path, sizedBy: decodeSize, limits: limits)))
                 case .video:
-                    let pipeline = try VideoPipeline(path: path, loop: loop) { [weak self] event in
+                    // Read when the pipeline has prerolled, on its bus thread: as late as possible, so that the time it
+                    // took to open the file and build the decoder is not lost.
+                    let offset = clockStart.map { start in { @Sendable in Date().timeIntervalSince1970 - start } }
+                    let pipeline = try VideoPipeline(path: path, loop: loop, startOffset: offset) {
+                        [weak self] event in
                         self?.post(.videoEvent(id: id, event))
                     }
                     // Posted before it starts, so that its events follow it in the news.

@@ -189,7 +189,7 @@ final class MediaScreens {
         // What each screen needs of the picture, from its size, fit and turn: the largest decides.
         let needs = screens.map { screen, item in (Self.pixelSize(of: screen), item.fit, item.rotation) }
         reader.read(
-            .read(id: asset.id, path: key.path, loop: key.loop) { width, height in
+            .read(id: asset.id, path: key.path, loop: key.loop, clockStart: key.clockStart) { width, height in
                 needs.reduce((width: 1, height: 1)) { largest, need in
                     let size = MediaPlacement.decodeSize(
                         width: width, height: height, rotation: need.2, fit: need.1, pixelWidth: need.0.width,
@@ -235,11 +235,16 @@ final class MediaScreens {
 
     private func handle(_ event: VideoEvent, of video: MediaAsset.Video, in asset: MediaAsset) {
         switch event {
-        case .started(let width, let height, let decoder):
+        case .started(let width, let height, let decoder, let position):
             video.facts = (width, height, decoder)
             asset.retryDelay = 0
-            logger.info("video \(width)x\(height) playing with \(decoder): \(asset.key.path.logSafe)")
+            let from = position > 0 ? " from \(Self.seconds(position)) s (the clock's point)" : ""
+            logger.info("video \(width)x\(height) playing with \(decoder)\(from): \(asset.key.path.logSafe)")
             settleWaiting(asset)
+        case .startRefused(let seconds, let reason):
+            // Once per pipeline: it plays from the beginning rather than not at all.
+            let point = "not at \(Self.seconds(seconds)) s as the clock says (\(reason))"
+            logger.warning("video started from the beginning, \(point): \(asset.key.path.logSafe)")
         case .ended:
             video.ended = true
             for (name, shown) in layers where shown.key == asset.key {
@@ -251,6 +256,9 @@ final class MediaScreens {
             fail(asset, reason: MediaError.stalled(seconds: seconds).description)
         }
     }
+
+    /// Seconds to the millisecond, for the log.
+    private static func seconds(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }
 
     /// The file cannot be shown (now): waiting requests are refused; screens that show it keep their last picture
     /// until it is read again, after a delay that doubles with each failure.

@@ -58,6 +58,19 @@ public struct Playlist: Codable, Equatable, Hashable, Sendable {
         return (0, start, start + items[0].seconds)
     }
 
+    /// When the turn of item `index` that plays at `time`, or played last before it, started (seconds since 1970):
+    /// ``position(at:)``'s start when `index` is the item playing then; else that item's latest start at or before
+    /// `time`, for a caller whose item is a moment behind the clock (a screen still on the item before a switch its
+    /// timer has not made yet).
+    public func start(ofItem index: Int, at time: Double) -> Double {
+        let position = position(at: time)
+        guard index != position.index, items.indices.contains(index) else { return position.started }
+        // Both items' places in one cycle, from the start of the cycle the playing item is in.
+        let offset = { (item: Int) in self.items[..<item].reduce(0) { $0 + $1.seconds } }
+        let start = position.started - offset(position.index) + offset(index)
+        return start > time ? start - cycle : start
+    }
+
     /// Why these items cannot be a playlist, or nil.
     public static func problem(items: [Item]) -> String? {
         if items.isEmpty { return "a playlist needs at least one item" }

@@ -9,12 +9,22 @@ public struct MediaItem: Codable, Equatable, Hashable, Sendable {
     public var rotation: MediaRotation
     /// A video starts again at its end (an animated image always repeats as its file says).
     public var loop: Bool
+    /// When the wall clock says the video began (seconds since 1970): a playlist's video item starts where the clock
+    /// says, `now − clockStart` in (wrapped around its length when it loops), not at its first frame. Nil for a file
+    /// shown by `media.show` or a rule, which starts at its beginning; never saved (only a playlist's items have one,
+    /// and those are made again from the playlist). Part of the item's identity: the same file from another start is
+    /// another timeline.
+    public var clockStart: Double?
 
-    public init(path: String, fit: MediaFit = .contain, rotation: MediaRotation = .none, loop: Bool = false) {
+    public init(
+        path: String, fit: MediaFit = .contain, rotation: MediaRotation = .none, loop: Bool = false,
+        clockStart: Double? = nil
+    ) {
         self.path = path
         self.fit = fit
         self.rotation = rotation
         self.loop = loop
+        self.clockStart = clockStart
     }
 }
 

@@ -386,25 +386,32 @@ public struct ScreenModel: Sendable {
         if let output = roles.outputs.first(where: { $0.registryName == registryName }), interrupt(of: output) != nil,
             let (playlist, index) = playlistItem(of: registryName)
         {
-            return Self.kind(showing: playlist.items[index], fit: playlist.fit)
+            return Self.kind(showing: playlist, item: index)
         }
         if let url = page(of: registryName) { return .web(url: url) }
         if let shown = media(of: registryName) { return .media(shown) }
         if let (playlist, index) = playlistItem(of: registryName) {
-            return Self.kind(showing: playlist.items[index], fit: playlist.fit)
+            return Self.kind(showing: playlist, item: index)
         }
         return assignment.kind(of: registryName)
     }
 
-    /// What a screen playing this playlist item shows.
-    private static func kind(showing item: Playlist.Item, fit: MediaFit) -> ScreenKind {
+    /// What a screen playing item `index` of `playlist` shows.
+    private static func kind(showing playlist: Playlist, item index: Int) -> ScreenKind {
+        let item = playlist.items[index]
         if item.isPage { return .web(url: item.source) }
         // A playlist's files loop (a video shorter than its time plays again) and are read like any media file;
         // the kind here only names it (the file's first bytes decide how it is decoded).
-        return .media(
-            ShownMedia(
-                item: MediaItem(path: item.source, fit: fit, loop: true), kind: MediaKind(guessingFromName: item.source)
-            ))
+        let kind = MediaKind(guessingFromName: item.source)
+        var shown = MediaItem(path: item.source, fit: playlist.fit, loop: true)
+        if kind == .video {
+            // A video plays where the clock says: from its item's start, which stays the same for every render pass of
+            // one turn. To the millisecond, so that the two ways of reaching a start (the sum of the items before it,
+            // the number of cycles since the epoch) give the same value, and with it the same asset.
+            let start = playlist.start(ofItem: index, at: Date().timeIntervalSince1970)
+            shown.clockStart = (start * 1000).rounded() / 1000
+        }
+        return .media(ShownMedia(item: shown, kind: kind))
     }
 
     /// Logs a message for every screen (`screen` nil) or one connected screen, shown for `ttl` seconds if given.

@@ -23,9 +23,13 @@ final class EventLog: Sendable {
         return nil
     }
 
-    var started: (width: Int, height: Int, decoder: String)? {
+    var started: (width: Int, height: Int, decoder: String, position: Double)? {
         wait(seconds: 10) {
-            if case .started(let width, let height, let decoder) = $0 { (width, height, decoder) } else { nil }
+            if case .started(let width, let height, let decoder, let position) = $0 {
+                (width, height, decoder, position)
+            } else {
+                nil
+            }
         }
     }
 }
@@ -104,6 +108,97 @@ final class EventLog: Sendable {
         // The presentation time went back to the start at least once.
         #expect(zip(frames, frames.dropFirst()).contains { $1.presentationTime < $0.presentationTime })
         #expect(!log.all.contains { if case .ended = $0 { true } else if case .error = $0 { true } else { false } })
+    }
+
+    /// A pipeline told the clock is `offset` s into the video (nil: no clock), its frames taken from the moment it is
+    /// started: the position it reports, the presentation time of the first frame it delivered, and how far the
+    /// newest frame after `seconds` of playing is from where the clock is then (positive: ahead).
+    private func startAt(
+        _ offset: Double?, path: String, length: Double, loop: Bool, playing seconds: Double = 1
+    ) throws -> (position: Double, first: Double, drift: Double) {
+        let log = EventLog()
+        let clockRead = Mutex<Double?>(nil)
+        var startOffset: (@Sendable () -> Double)?
+        if let offset {
+            startOffset = {
+                clockRead.withLock { $0 = MonotonicClock.seconds() }
+                return offset
+            }
+        }
+        let pipeline = try VideoPipeline(path: path, loop: loop, startOffset: startOffset, onEvent: log.handler)
+        defer { pipeline.stop() }
+        pipeline.start()
+        var first: VideoFrame?
+        var newest: (frame: VideoFrame, at: Double)?
+        var deadline = MonotonicClock.seconds() + 10
+        while MonotonicClock.seconds() < deadline {
+            var poller = pollfd(fd: pipeline.frameReadyFileDescriptor, events: Int16(POLLIN), revents: 0)
+            _ = poll(&poller, 1, 50)
+            pipeline.acknowledge()
+            if let frame = pipeline.takeFrame() {
+                if first == nil {
+                    first = frame
+                    deadline = MonotonicClock.seconds() + seconds
+                }
+                newest = (frame, MonotonicClock.seconds())
+                pipeline.release(frame)
+            }
+        }
+        let started = try #require(log.started, "events \(log.all)")
+        let firstTaken = try #require(first)
+        let last = try #require(newest)
+        // Frames delivered before the first one taken were superseded: the clips run at 30 frames a second.
+        let firstDelivered = Double(firstTaken.presentationTime) / 1e9 - Double(firstTaken.number - 1) / 30
+        var expected = (offset ?? 0) + (last.at - (clockRead.withLock { $0 } ?? last.at))
+        if loop { expected = expected.truncatingRemainder(dividingBy: length) }
+        return (started.position, firstDelivered, Double(last.frame.presentationTime) / 1e9 - expected)
+    }
+
+    /// Where the clock says, not at 0: the accurate seek decodes from the keyframe at 0 (ffmpeg's 5 s clip has no
+    /// other) up to the frame 3 s in, and the time that took is made up, so the frames then keep to the clock. Times
+    /// are the video's own, counted from its first frame (x264's B-frames put that at 2 frames, 0.067 s).
+    @Test func startsWhereTheClockSays() throws {
+        let path = try MediaFixtures.h264(seconds: 5)
+        let clipStart = try startAt(nil, path: path, length: 5, loop: false, playing: 0.1).first
+        let start = try startAt(3, path: path, length: 5, loop: false)
+        let first = start.first - clipStart
+        let drift = start.drift - clipStart
+        print("told 3 s: at \(start.position) s, first frame \(first) s in, \(drift) s off after 1 s")
+        #expect(abs(start.position - 3) < 0.001)
+        #expect(abs(first - 3) < 0.04, "first frame \(first) s in")
+        #expect(abs(drift) < 0.1, "the newest frame is \(drift) s off the clock")
+    }
+
+    /// Looping, the clock's offset wraps around the video's length: 12 s into a 5 s clip is 2 s in.
+    @Test func aLoopingVideoWrapsTheClocksOffset() throws {
+        let path = try MediaFixtures.h264(seconds: 5)
+        let clipStart = try startAt(nil, path: path, length: 5, loop: true, playing: 0.1).first
+        let start = try startAt(12, path: path, length: 5, loop: true)
+        let first = start.first - clipStart
+        let drift = start.drift - clipStart
+        print("told 12 s of a 5 s loop: at \(start.position) s, first frame \(first) s in, \(drift) s off after 1 s")
+        #expect(abs(start.position - 2) < 0.001)
+        #expect(abs(first - 2) < 0.04, "first frame \(first) s in")
+        #expect(abs(drift) < 0.1, "the newest frame is \(drift) s off the clock")
+    }
+
+    /// Within the first quarter second, and before the start, it plays from the beginning without a seek; past the
+    /// end of a video that does not loop, it shows the last frame and ends.
+    @Test func nearTheBeginningOrPastTheEndOfAVideoThatEnds() throws {
+        let path = try MediaFixtures.h264(seconds: 1)
+        for offset in [0.1, -4] {
+            let start = try startAt(offset, path: path, length: 1, loop: false, playing: 0.1)
+            #expect(start.position == 0 && start.first < 0.1, "offset \(offset): \(start)")
+        }
+        let log = EventLog()
+        let pipeline = try VideoPipeline(path: path, loop: false, startOffset: { 30 }, onEvent: log.handler)
+        defer { pipeline.stop() }
+        pipeline.start()
+        let started = try #require(log.started)
+        #expect(started.position > 0.8 && started.position < 1, "\(started.position)")
+        #expect(log.wait(seconds: 4) { if case .ended = $0 { true } else { nil } } == true)
+        let frame = try #require(pipeline.takeFrame())
+        #expect(frame.presentationTime > 800_000_000, "last frame at \(frame.presentationTime) ns")
     }
 
     @Test func brokenMoovIsAnError() throws {

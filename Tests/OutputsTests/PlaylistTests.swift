@@ -32,6 +32,18 @@ import Testing
         }
     }
 
+    /// An item's start is the same whatever moment of its turn asks, and an item just switched away from still
+    /// has its own turn's start (a screen a moment behind the clock).
+    @Test func anItemsStartIsItsTurns() {
+        let p = Self.playlist
+        for time in stride(from: 31_010.0, to: 31_015, by: 0.5) { #expect(p.start(ofItem: 1, at: time) == 31_010) }
+        #expect(p.start(ofItem: 0, at: 31_010.2) == 31_000)
+        #expect(p.start(ofItem: 2, at: 31_001) == 30_985)
+        #expect(p.start(ofItem: 2, at: 31_016) == 31_015)
+        // One item: its start is the epoch, for ever (nothing switches).
+        #expect(Playlist(items: [.init(source: "/v.mp4", seconds: 20)], epoch: 1000).start(ofItem: 0, at: 5000) == 1000)
+    }
+
     @Test func badItemsAreRefusedPrecisely() {
         #expect(Playlist.problem(items: []) == "a playlist needs at least one item")
         #expect(

@@ -116,6 +116,53 @@ import Testing
     }
 }
 
+/// A playlist's video carries its item's start by the clock, so that it plays from where the clock says.
+@Suite struct PlaylistVideoStartTests {
+    @Test func aPlaylistsVideoItemCarriesItsStartAndAnImageNone() throws {
+        var model = ScreenModel()
+        model.update(outputs: MediaModelTests.outputs)
+        let external = model.assignment.controller == 1 ? "HDMI-A-2" : "DP-1"
+        let name: UInt32 = external == "HDMI-A-2" ? 2 : 1
+        let now = Date().timeIntervalSince1970
+        // The cycle began 8 s ago with the video, which plays for an hour.
+        let epoch = (now - 8).rounded(.down)
+        let playlist = Playlist(
+            items: [.init(source: "/srv/promo.mp4", seconds: 3600), .init(source: "/srv/menu.png", seconds: 10)],
+            fit: .cover, epoch: epoch)
+        try model.setPlaylist(playlist, onScreen: external, now: now)
+        let video = MediaItem(path: "/srv/promo.mp4", fit: .cover, loop: true, clockStart: epoch)
+        #expect(model.kind(of: name) == .media(ShownMedia(item: video, kind: .video)))
+        // The same on every render pass of the turn: the same asset, the same pipeline.
+        #expect(model.kind(of: name) == model.kind(of: name))
+
+        // The image's turn: no clock start (a picture has no timeline).
+        model.advancePlaylists(now: epoch + 3600.5)
+        #expect(
+            model.kind(of: name)
+                == .media(
+                    ShownMedia(item: MediaItem(path: "/srv/menu.png", fit: .cover, loop: true), kind: .image)))
+
+        // A file shown by media.show starts at its beginning.
+        let shown = ShownMedia(item: MediaItem(path: "/srv/promo.mp4", loop: true), kind: .video)
+        try model.showMedia(shown, onScreen: external)
+        #expect(model.kind(of: name) == .media(shown))
+    }
+
+    @Test func aListOfOneVideoStartsAtTheEpochForEver() throws {
+        var model = ScreenModel()
+        model.update(outputs: MediaModelTests.outputs)
+        let external = model.assignment.controller == 1 ? "HDMI-A-2" : "DP-1"
+        let name: UInt32 = external == "HDMI-A-2" ? 2 : 1
+        let playlist = Playlist(items: [.init(source: "/srv/loop.webm", seconds: 20)], epoch: 1_700_000_000.25)
+        try model.setPlaylist(playlist, onScreen: external, now: Date().timeIntervalSince1970)
+        guard case .media(let shown) = model.kind(of: name) else {
+            Issue.record("\(model.kind(of: name))")
+            return
+        }
+        #expect(shown.item.clockStart == 1_700_000_000.25)
+    }
+}
+
 /// `[[playlist]]` in the config, played by the screens whose rule says `content = "playlist"`.
 @Suite struct PlaylistConfigTests {
     static let config = """
