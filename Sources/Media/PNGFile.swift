@@ -15,6 +15,8 @@ public enum PNGFile {
         image.height = UInt32(height)
         // The fourth byte of each pixel is not alpha (it is undefined in XRGB): packed to BGR, written as RGB.
         image.format = UInt32(PNG_FORMAT_FLAG_COLOR | PNG_FORMAT_FLAG_BGR)
+        // Speed over size: a capture is asked for now, and zlib's default level took most of its time (1080p).
+        image.flags = UInt32(PNG_IMAGE_FLAG_FAST)
         var packed = [UInt8](repeating: 0, count: width * height * 3)
         packed.withUnsafeMutableBufferPointer { out in
             pixels.withUnsafeBufferPointer { source in

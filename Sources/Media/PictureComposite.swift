@@ -34,12 +34,14 @@ public enum PictureComposite {
         let y1 = min(targetHeight, Int((destination.y + destination.height).rounded()))
         guard x0 < x1, y0 < y1 else { return }
         let bytes = picture.pixels.assumingMemoryBound(to: UInt8.self)
+        // Each column's coordinate across the turned picture, computed once rather than per pixel.
+        let us = (x0..<x1).map { source.x + (Float($0) + 0.5 - destination.x) / destination.width * source.width }
         target.withUnsafeMutableBufferPointer { out in
             for y in y0..<y1 {
                 // The pixel's centre in the turned picture.
                 let v = source.y + (Float(y) + 0.5 - destination.y) / destination.height * source.height
-                for x in x0..<x1 {
-                    let u = source.x + (Float(x) + 0.5 - destination.x) / destination.width * source.width
+                var at = (y * targetWidth + x0) * 4
+                for u in us {
                     // Back to the stored picture: the turn undone (``MediaPlacement/bufferCrop``'s mapping).
                     let (px, py): (Float, Float)
                     switch rotation {
@@ -48,35 +50,36 @@ public enum PictureComposite {
                     case .half: (px, py) = (w - u, h - v)
                     case .threeQuarters: (px, py) = (w - v, u)
                     }
-                    let sample = bilinear(bytes, picture, px - 0.5, py - 0.5)
-                    let at = (y * targetWidth + x) * 4
-                    out[at] = sample.0
-                    out[at + 1] = sample.1
-                    out[at + 2] = sample.2
-                    out[at + 3] = 0xFF
+                    bilinear(bytes, picture, px - 0.5, py - 0.5, into: out.baseAddress! + at)
+                    at += 4
                 }
             }
         }
     }
 
-    /// The picture at (`x`, `y`) (pixel centres at whole numbers), its edge pixels repeated beyond it.
-    private static func bilinear(_ bytes: UnsafePointer<UInt8>, _ picture: Picture, _ x: Float, _ y: Float) -> (
-        UInt8, UInt8, UInt8
+    /// Writes the picture at (`x`, `y`) (pixel centres at whole numbers, its edge pixels repeated beyond it) to `out`'s
+    /// first three bytes, and 0xFF to the fourth.
+    @inline(__always)
+    private static func bilinear(
+        _ bytes: UnsafePointer<UInt8>, _ picture: Picture, _ x: Float, _ y: Float, into out: UnsafeMutablePointer<UInt8>
     ) {
         let fx = max(0, min(x, Float(picture.width - 1)))
         let fy = max(0, min(y, Float(picture.height - 1)))
         let ix = Int(fx)
         let iy = Int(fy)
-        let nx = min(ix + 1, picture.width - 1)
-        let ny = min(iy + 1, picture.height - 1)
+        let nx = min(ix + 1, picture.width - 1) - ix
+        let ny = min(iy + 1, picture.height - 1) - iy
         let ax = fx - Float(ix)
         let ay = fy - Float(iy)
-        func channel(_ c: Int) -> UInt8 {
-            func at(_ px: Int, _ py: Int) -> Float { Float(bytes[py * picture.stride + px * 4 + c]) }
-            let top = at(ix, iy) * (1 - ax) + at(nx, iy) * ax
-            let bottom = at(ix, ny) * (1 - ax) + at(nx, ny) * ax
-            return UInt8(max(0, min(255, (top * (1 - ay) + bottom * ay).rounded())))
+        let topLeft = bytes + iy * picture.stride + ix * 4
+        let topRight = topLeft + nx * 4
+        let bottomLeft = topLeft + ny * picture.stride
+        let bottomRight = bottomLeft + nx * 4
+        for channel in 0..<3 {
+            let top = Float(topLeft[channel]) + (Float(topRight[channel]) - Float(topLeft[channel])) * ax
+            let bottom = Float(bottomLeft[channel]) + (Float(bottomRight[channel]) - Float(bottomLeft[channel])) * ax
+            out[channel] = UInt8(max(0, min(255, (top + (bottom - top) * ay).rounded())))
         }
-        return (channel(0), channel(1), channel(2))
+        out[3] = 0xFF
     }
 }
