@@ -34,52 +34,63 @@ public enum PictureComposite {
         let y1 = min(targetHeight, Int((destination.y + destination.height).rounded()))
         guard x0 < x1, y0 < y1 else { return }
         let bytes = picture.pixels.assumingMemoryBound(to: UInt8.self)
-        // Each column's coordinate across the turned picture, computed once rather than per pixel.
+        // A pixel's centre in the turned picture: `u` across a row, `v` down a column.
         let us = (x0..<x1).map { source.x + (Float($0) + 0.5 - destination.x) / destination.width * source.width }
+        let vs = (y0..<y1).map { source.y + (Float($0) + 0.5 - destination.y) / destination.height * source.height }
+        // Back to the stored picture (the turn undone, ``MediaPlacement/bufferCrop``'s mapping): each target column
+        // reads along one of the picture's axes and each row along the other, so both are sampled once, here.
+        let across = Axis(length: picture.width, step: 4)
+        let down = Axis(length: picture.height, step: picture.stride)
+        let (columns, rows): ([Tap], [Tap])
+        switch rotation {
+        case .none: (columns, rows) = (us.map { across.tap($0) }, vs.map { down.tap($0) })
+        case .quarter: (columns, rows) = (us.map { down.tap(h - $0) }, vs.map { across.tap($0) })
+        case .half: (columns, rows) = (us.map { across.tap(w - $0) }, vs.map { down.tap(h - $0) })
+        case .threeQuarters: (columns, rows) = (us.map { down.tap($0) }, vs.map { across.tap(w - $0) })
+        }
         target.withUnsafeMutableBufferPointer { out in
-            for y in y0..<y1 {
-                // The pixel's centre in the turned picture.
-                let v = source.y + (Float(y) + 0.5 - destination.y) / destination.height * source.height
-                var at = (y * targetWidth + x0) * 4
-                for u in us {
-                    // Back to the stored picture: the turn undone (``MediaPlacement/bufferCrop``'s mapping).
-                    let (px, py): (Float, Float)
-                    switch rotation {
-                    case .none: (px, py) = (u, v)
-                    case .quarter: (px, py) = (v, h - u)
-                    case .half: (px, py) = (w - u, h - v)
-                    case .threeQuarters: (px, py) = (w - v, u)
+            for (row, y) in zip(rows, y0..<y1) {
+                var at = out.baseAddress! + (y * targetWidth + x0) * 4
+                for column in columns {
+                    let topLeft = bytes + row.offset + column.offset
+                    let topRight = topLeft + column.next
+                    let bottomLeft = topLeft + row.next
+                    let bottomRight = bottomLeft + column.next
+                    for channel in 0..<3 {
+                        let top =
+                            Float(topLeft[channel]) + (Float(topRight[channel]) - Float(topLeft[channel]))
+                            * column.weight
+                        let bottom =
+                            Float(bottomLeft[channel]) + (Float(bottomRight[channel]) - Float(bottomLeft[channel]))
+                            * column.weight
+                        at[channel] = UInt8(max(0, min(255, (top + (bottom - top) * row.weight).rounded())))
                     }
-                    bilinear(bytes, picture, px - 0.5, py - 0.5, into: out.baseAddress! + at)
+                    at[3] = 0xFF
                     at += 4
                 }
             }
         }
     }
 
-    /// Writes the picture at (`x`, `y`) (pixel centres at whole numbers, its edge pixels repeated beyond it) to `out`'s
-    /// first three bytes, and 0xFF to the fourth.
-    @inline(__always)
-    private static func bilinear(
-        _ bytes: UnsafePointer<UInt8>, _ picture: Picture, _ x: Float, _ y: Float, into out: UnsafeMutablePointer<UInt8>
-    ) {
-        let fx = max(0, min(x, Float(picture.width - 1)))
-        let fy = max(0, min(y, Float(picture.height - 1)))
-        let ix = Int(fx)
-        let iy = Int(fy)
-        let nx = min(ix + 1, picture.width - 1) - ix
-        let ny = min(iy + 1, picture.height - 1) - iy
-        let ax = fx - Float(ix)
-        let ay = fy - Float(iy)
-        let topLeft = bytes + iy * picture.stride + ix * 4
-        let topRight = topLeft + nx * 4
-        let bottomLeft = topLeft + ny * picture.stride
-        let bottomRight = bottomLeft + nx * 4
-        for channel in 0..<3 {
-            let top = Float(topLeft[channel]) + (Float(topRight[channel]) - Float(topLeft[channel])) * ax
-            let bottom = Float(bottomLeft[channel]) + (Float(bottomRight[channel]) - Float(bottomLeft[channel])) * ax
-            out[channel] = UInt8(max(0, min(255, (top + (bottom - top) * ay).rounded())))
+    /// Where one coordinate samples along one of the picture's axes: the byte offset of the pixel before it, the bytes
+    /// to the pixel after it (0 at the edge, which repeats), and how much of the one after it counts.
+    private struct Tap {
+        var offset: Int
+        var next: Int
+        var weight: Float
+    }
+
+    /// One of the picture's axes: `length` pixels, `step` bytes apart.
+    private struct Axis {
+        var length: Int
+        var step: Int
+
+        /// The tap of the coordinate `c` (pixel centres at half-integers, as a viewport samples).
+        func tap(_ c: Float) -> Tap {
+            let clamped = max(0, min(c - 0.5, Float(length - 1)))
+            let index = Int(clamped)
+            let next = min(index + 1, length - 1) - index
+            return Tap(offset: index * step, next: next * step, weight: clamped - Float(index))
         }
-        out[3] = 0xFF
     }
 }
