@@ -10,13 +10,7 @@ import Testing
                 #"{"method":"screen.capture","params":{"screen":"HDMI-A-2","path":"/var/lib/proof/a.png"}}"#)
                 == message)
         #expect(try MessageCodec.decodeRequest(MessageCodec.encodeRequest(message)) == message)
-        let bus = try MessageBus()
-        let consumer = bus.makeConsumer()
-        let producer = bus.makeProducer(capacity: 4)
-        #expect(producer.trySend(message) == .enqueued)
-        var received: [Message] = []
-        _ = consumer.drain { received.append($0.message) }
-        #expect(received == [message])
+        #expect(try throughARing([message]) == [message])
     }
 
     @Test(arguments: [

@@ -14,13 +14,7 @@ import Testing
         for message in messages {
             #expect(try MessageCodec.decodeRequest(MessageCodec.encodeRequest(message)) == message)
         }
-        let bus = try MessageBus()
-        let consumer = bus.makeConsumer()
-        let producer = bus.makeProducer(capacity: 8)
-        for message in messages { #expect(producer.trySend(message) == .enqueued) }
-        var received: [Message] = []
-        _ = consumer.drain { received.append($0.message) }
-        #expect(received == messages)
+        #expect(try throughARing(messages) == messages)
     }
 
     @Test(arguments: [

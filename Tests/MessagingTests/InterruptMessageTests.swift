@@ -20,13 +20,7 @@ import Testing
         for message in Self.messages {
             #expect(try MessageCodec.decodeRequest(MessageCodec.encodeRequest(message)) == message)
         }
-        let bus = try MessageBus()
-        let consumer = bus.makeConsumer()
-        let producer = bus.makeProducer(capacity: 8)
-        for message in Self.messages { #expect(producer.trySend(message) == .enqueued) }
-        var received: [Message] = []
-        _ = consumer.drain { received.append($0.message) }
-        #expect(received == Self.messages)
+        #expect(try throughARing(Self.messages) == Self.messages)
     }
 
     @Test func decodesWithDefaults() throws {
