@@ -26,8 +26,11 @@ import Testing
         try app.waitForScreens(2)
         let set = try app.command(["playlist", "set", "--screen", "HEADLESS-2"] + files.map { $0 + "@1" })
         #expect(set.status == 0, "\(set.output)")
-        Thread.sleep(forTimeInterval: 4.5)  // four switches at least
-        let records = try Self.records(app, ["--screen", "HEADLESS-2"])
+        var records: [[String: Any]] = []
+        try waitUntil(timeout: 15, "three turns of HEADLESS-2 recorded") {
+            records = try Self.records(app, ["--screen", "HEADLESS-2"])
+            return records.count >= 3
+        }
         #expect(records.count >= 3, "\(records)")
         for (number, record) in records.enumerated() {
             let start = try #require(record["start"] as? Double)

@@ -35,7 +35,11 @@ import Testing
         #expect(try app.command(["send", "--screen", "HEADLESS-2", "Platform 4: delayed"]).status == 0)
         let shown = try app.command(["media", "show", "--screen", "HEADLESS-3", picture])
         #expect(shown.status == 0, "\(shown.output)")
-        Thread.sleep(forTimeInterval: 1)  // the message and the picture on screen
+        try waitUntil(timeout: 10, "the message and the picture on screen") {
+            let messages = try sway.screenshot("HEADLESS-2")
+            let picture = try sway.screenshot("HEADLESS-3")
+            return showsScreen(messages, index: 1) && picture.pixel(x: 160, y: 30).red > 150
+        }
         for name in ["HEADLESS-1", "HEADLESS-2", "HEADLESS-3", "HEADLESS-4"] {
             let file = directory + "/\(name).png"
             let captured = try app.command(["capture", "--screen", name, "-o", file])
