@@ -32,6 +32,7 @@ public struct Event: Equatable, Sendable {
         case playlistInterrupt = "playlist.interrupt"
         case playlistPlayed = "playlist.played"
         case powerChanged = "power.changed"
+        case scheduleChanged = "schedule.changed"
     }
 
     public init(name: String, params: [String: JSONValue] = [:]) {
@@ -152,5 +153,16 @@ public struct Event: Equatable, Sendable {
     /// A screen's schedule turned it off or on; `power` is `"off (scheduled)"` or `"on"`.
     public static func powerChanged(screen: String, power: String) -> Event {
         Event(name: Name.powerChanged.rawValue, params: ["screen": .string(screen), "power": .string(power)])
+    }
+
+    /// The schedule `screen` follows changed (`schedule`: its name, nil for none), or what it asks for did: `now` is
+    /// `{"playlist": NAME}`, `"off"` or null; `next`: when that changes again (seconds since 1970), nil for never.
+    public static func scheduleChanged(screen: String, schedule: String?, now: JSONValue, next: Double?) -> Event {
+        Event(
+            name: Name.scheduleChanged.rawValue,
+            params: [
+                "screen": .string(screen), "schedule": .optional(schedule), "now": now,
+                "next": next.map { .number($0) } ?? .null,
+            ])
     }
 }

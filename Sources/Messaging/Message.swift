@@ -57,6 +57,16 @@ public enum Message: Equatable, Hashable, Sendable {
     case interruptPlaylist(screen: String, request: InterruptRequest)
     /// Proof of play: the newest `limit` playlist items shown (on `screen`, or on every screen), oldest first.
     case playlistHistory(screen: String?, limit: Int)
+    /// `playlist.show`: the playlist a screen plays, where it is, and the steps taken on it.
+    case showPlaylist(screen: String)
+    /// `playlist.next`, `playlist.previous`, `playlist.pause`, `playlist.resume` on the playlist a screen plays, taken
+    /// at `at` (seconds since 1970; nil: when it arrives). The CLI gives several screens the same `at`, so screens that
+    /// switched together go on switching together.
+    case stepPlaylist(screen: String, step: PlaylistStep, at: Double?)
+    /// `schedule.show`: the schedule each screen (or one) follows, what it asks for now and when that changes.
+    case showSchedule(screen: String?)
+    /// `schedule.set`: a screen follows the config's `[[schedule]]` named `schedule` (nil: its rule's again).
+    case setSchedule(screen: String, schedule: String?)
     /// Show every screen's name, mode and role over what it shows, for `seconds` (then it goes by itself): which
     /// connector is which panel, when wiring a wall.
     case identifyScreens(seconds: Double)
@@ -100,6 +110,10 @@ public enum Message: Equatable, Hashable, Sendable {
         case .clearPlaylist: .clearPlaylist
         case .interruptPlaylist: .interruptPlaylist
         case .playlistHistory: .playlistHistory
+        case .showPlaylist: .showPlaylist
+        case .stepPlaylist(_, let step, _): MessageMethod(step)
+        case .showSchedule: .showSchedule
+        case .setSchedule: .setSchedule
         case .identifyScreens: .identifyScreens
         case .captureScreen: .captureScreen
         }
@@ -116,7 +130,7 @@ public enum Message: Equatable, Hashable, Sendable {
     /// answering it is wasted work.
     public var isQuery: Bool {
         switch self {
-        case .status, .outputs, .playlistHistory, .captureScreen: true
+        case .status, .outputs, .playlistHistory, .showPlaylist, .showSchedule, .captureScreen: true
         default: false
         }
     }
@@ -154,8 +168,21 @@ public enum Message: Equatable, Hashable, Sendable {
             try Self.check(name: screen, field: "screen")
             try Self.check(interrupt: request)
         case .closeCard(let screen), .reopenCard(_, let screen), .closeWeb(let screen), .reloadWeb(let screen),
-            .stopMedia(let screen), .clearPlaylist(let screen):
+            .stopMedia(let screen), .clearPlaylist(let screen), .showPlaylist(let screen):
             try Self.check(name: screen, field: "screen")
+        case .stepPlaylist(let screen, _, let at):
+            try Self.check(name: screen, field: "screen")
+            if let at, !at.isFinite { throw MessageError(.invalidParams, "\"at\" must be a number") }
+        case .showSchedule(let screen):
+            if let screen { try Self.check(name: screen, field: "screen") }
+        case .setSchedule(let screen, let schedule):
+            try Self.check(name: screen, field: "screen")
+            if let schedule {
+                try Self.check(name: schedule, field: "schedule")
+                if schedule.unicodeScalars.contains(where: { $0.value < 0x20 }) {
+                    throw MessageError(.invalidParams, "\"schedule\" must not contain control characters")
+                }
+            }
         case .discardCard:
             break
         case .setRole(let screen, let role, _):
@@ -261,10 +288,38 @@ public enum MessageMethod: String, CaseIterable, Sendable {
     case clearPlaylist = "playlist.clear"
     case interruptPlaylist = "playlist.interrupt"
     case playlistHistory = "playlist.history"
+    case showPlaylist = "playlist.show"
+    case nextPlaylistItem = "playlist.next"
+    case previousPlaylistItem = "playlist.previous"
+    case pausePlaylist = "playlist.pause"
+    case resumePlaylist = "playlist.resume"
+    case showSchedule = "schedule.show"
+    case setSchedule = "schedule.set"
     /// Internal: ``Message/remoteActivity(_:)``. Unknown on the wire (`methodNotFound`).
     case remoteActivity = "remote.activity"
     case identifyScreens = "screen.identify"
     case captureScreen = "screen.capture"
+
+    /// The method that takes `step` (``Message/stepPlaylist(screen:step:at:)``).
+    public init(_ step: PlaylistStep) {
+        switch step {
+        case .next: self = .nextPlaylistItem
+        case .previous: self = .previousPlaylistItem
+        case .pause: self = .pausePlaylist
+        case .resume: self = .resumePlaylist
+        }
+    }
+
+    /// The step this method takes on a playlist, if it is one of `playlist.next|previous|pause|resume`.
+    public var playlistStep: PlaylistStep? {
+        switch self {
+        case .nextPlaylistItem: .next
+        case .previousPlaylistItem: .previous
+        case .pausePlaylist: .pause
+        case .resumePlaylist: .resume
+        default: nil
+        }
+    }
 
     /// Posted by Multiscreen's own parts only, never accepted from a client nor named to one.
     public var isInternal: Bool { self == .remoteOffer || self == .remoteActivity }

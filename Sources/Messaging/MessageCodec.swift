@@ -226,6 +226,13 @@ public enum MessageCodec {
                 throw MessageError(.invalidParams, "\"limit\" must be a whole number")
             }
             message = .playlistHistory(screen: try reader.optionalString("screen"), limit: Int(limit))
+        case .showPlaylist: message = .showPlaylist(screen: try reader.string("screen"))
+        case .nextPlaylistItem, .previousPlaylistItem, .pausePlaylist, .resumePlaylist:
+            message = .stepPlaylist(
+                screen: try reader.string("screen"), step: method.playlistStep!, at: try reader.optionalNumber("at"))
+        case .showSchedule: message = .showSchedule(screen: try reader.optionalString("screen"))
+        case .setSchedule:
+            message = .setSchedule(screen: try reader.string("screen"), schedule: try reader.optionalString("schedule"))
         case .identifyScreens:
             message = .identifyScreens(seconds: try reader.optionalNumber("seconds") ?? Message.defaultIdentifySeconds)
         case .captureScreen:
@@ -270,8 +277,16 @@ public enum MessageCodec {
             if let seconds { params["seconds"] = .number(seconds) }
             if let epoch { params["epoch"] = .number(epoch) }
         case .closeCard(let screen), .closeWeb(let screen), .reloadWeb(let screen), .stopMedia(let screen),
-            .clearPlaylist(let screen):
+            .clearPlaylist(let screen), .showPlaylist(let screen):
             params["screen"] = .string(screen)
+        case .stepPlaylist(let screen, _, let at):
+            params["screen"] = .string(screen)
+            if let at { params["at"] = .number(at) }
+        case .showSchedule(let screen):
+            if let screen { params["screen"] = .string(screen) }
+        case .setSchedule(let screen, let schedule):
+            params["screen"] = .string(screen)
+            if let schedule { params["schedule"] = .string(schedule) }
         case .identifyScreens(let seconds):
             if seconds != Message.defaultIdentifySeconds { params["seconds"] = .number(seconds) }
         case .captureScreen(let screen, let path):

@@ -47,6 +47,12 @@ struct MessageSlot: BitwiseCopyable {
         case .interruptPlaylist(let screen, let request):
             (InterruptText.encode(request), screen, 0, .interruptPlaylist)
         case .playlistHistory(let screen, let limit): ("", screen, UInt32(clamping: limit), .playlistHistory)
+        case .showPlaylist(let screen): ("", screen, 0, .showPlaylist)
+        // The moment as text: a slot's number is 32 bits, too few for seconds since 1970 to the millisecond.
+        case .stepPlaylist(let screen, let step, let at): (at.map { "\($0)" } ?? "", screen, 0, MessageMethod(step))
+        case .showSchedule(let screen): ("", screen, 0, .showSchedule)
+        // A schedule's name is never empty (``Message/validate()``): empty is "the rule's again".
+        case .setSchedule(let screen, let schedule): (schedule ?? "", screen, 0, .setSchedule)
         case .identifyScreens(let seconds): ("", nil, UInt32((seconds * 1000).rounded()), .identifyScreens)
         case .captureScreen(let screen, let path): (path, screen, 0, .captureScreen)
         }
@@ -101,6 +107,12 @@ struct MessageSlot: BitwiseCopyable {
             return .interruptPlaylist(
                 screen: screen ?? "", request: InterruptText.decode(body) ?? .start(source: .named("")))
         case .playlistHistory: return .playlistHistory(screen: screen, limit: Int(argument))
+        case .showPlaylist: return .showPlaylist(screen: screen ?? "")
+        case .nextPlaylistItem, .previousPlaylistItem, .pausePlaylist, .resumePlaylist:
+            let method = MessageMethod.allCases[Int(method)]
+            return .stepPlaylist(screen: screen ?? "", step: method.playlistStep!, at: Double(body))
+        case .showSchedule: return .showSchedule(screen: screen)
+        case .setSchedule: return .setSchedule(screen: screen ?? "", schedule: body.isEmpty ? nil : body)
         case .identifyScreens: return .identifyScreens(seconds: Double(argument) / 1000)
         case .captureScreen: return .captureScreen(screen: screen ?? "", path: body)
         case .subscribeEvents: preconditionFailure("events.subscribe is answered by its transport, never queued")

@@ -26,24 +26,35 @@ public struct Playlist: Codable, Equatable, Hashable, Sendable {
     /// Seconds since 1970 (UTC) at which a cycle began with the first item; by default 0, so that the same playlist
     /// lines up everywhere without anyone agreeing on a start.
     public var epoch: Double
+    /// While paused (`playlist.pause`): the moment it stopped at (seconds since 1970). A paused playlist holds the item
+    /// of that moment and never switches, until ``resumed(at:)``.
+    public var pausedAt: Double?
 
     /// The shortest item: a switch more often than this is not a signage playlist but a busy loop.
     public static let shortestItem = 0.5
     /// The most items a playlist holds.
     public static let mostItems = 1000
 
-    public init(items: [Item], fit: MediaFit = .contain, epoch: Double = 0) {
+    public init(items: [Item], fit: MediaFit = .contain, epoch: Double = 0, pausedAt: Double? = nil) {
         self.items = items
         self.fit = fit
         self.epoch = epoch
+        self.pausedAt = pausedAt
     }
 
     /// One cycle through every item, in seconds.
     public var cycle: Double { items.reduce(0) { $0 + $1.seconds } }
 
     /// The item playing at `time` (seconds since 1970), when it started, and when the next one starts (never, for a
-    /// list of one: nothing switches, so nothing wakes).
+    /// list of one or a paused list: nothing switches, so nothing wakes).
     public func position(at time: Double) -> (index: Int, started: Double, next: Double) {
+        guard let pausedAt else { return running(at: time) }
+        let held = running(at: pausedAt)
+        return (held.index, held.started, .infinity)
+    }
+
+    /// ``position(at:)`` as if nothing held it.
+    private func running(at time: Double) -> (index: Int, started: Double, next: Double) {
         let cycle = self.cycle
         guard items.count > 1, cycle > 0 else { return (0, epoch, .infinity) }
         let elapsed = time - epoch
@@ -69,6 +80,35 @@ public struct Playlist: Codable, Equatable, Hashable, Sendable {
         let offset = { (item: Int) in self.items[..<item].reduce(0) { $0 + $1.seconds } }
         let start = position.started - offset(position.index) + offset(index)
         return start > time ? start - cycle : start
+    }
+
+    // MARK: Steps an operator takes (`playlist.next`, `previous`, `pause`, `resume`)
+
+    /// This playlist moved so that item `index` starts at `time`, the items after it following from there: the cycle
+    /// begins somewhere else, and the clock goes on deciding. Paused, it stays paused, at the item's start.
+    public func starting(item index: Int, at time: Double) -> Playlist {
+        var moved = self
+        moved.epoch = time - items[..<index].reduce(0) { $0 + $1.seconds }
+        if pausedAt != nil { moved.pausedAt = time }
+        return moved
+    }
+
+    /// This playlist held at `time`: the item playing then stays, without switching (already paused: unchanged).
+    public func paused(at time: Double) -> Playlist {
+        guard pausedAt == nil else { return self }
+        var held = self
+        held.pausedAt = time
+        return held
+    }
+
+    /// This playlist going on at `time` from where it was paused: the held item gets the rest of its time (not paused:
+    /// unchanged).
+    public func resumed(at time: Double) -> Playlist {
+        guard let pausedAt else { return self }
+        var going = self
+        going.epoch += time - pausedAt
+        going.pausedAt = nil
+        return going
     }
 
     /// Why these items cannot be a playlist, or nil.

@@ -233,9 +233,11 @@ extension ProductController {
         var outcome = Outcome()
         let time = now.timeIntervalSince1970
         let power = powerByScreen
+        let schedules = scheduleChoices
         let kinds = Dictionary(uniqueKeysWithValues: outputs.map { ($0.displayName, kind(of: $0.registryName)) })
         let changed = model.advancePlaylists(now: time)
         reportPower(since: power, into: &outcome)
+        reportSchedules(since: schedules, into: &outcome)
         // Told before the items they give way to. An interrupt that ended in another step (an output change) is
         // told here too: the model asks for this call at once then.
         for (screen, ended) in model.takeEndedInterrupts() {

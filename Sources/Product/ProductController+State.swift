@@ -41,10 +41,10 @@ extension ProductController {
         switch method {
         case .send, .openCard, .closeCard, .reopenCard, .discardCard, .setRole, .resetRole, .setContent,
             .clearMessages, .openWeb, .closeWeb, .showMedia, .stopMedia, .setPlaylist, .clearPlaylist,
-            .interruptPlaylist:
+            .interruptPlaylist, .nextPlaylistItem, .previousPlaylistItem, .pausePlaylist, .resumePlaylist, .setSchedule:
             return true
         case .status, .outputs, .subscribeEvents, .remoteOffer, .reloadWeb, .remoteActivity, .identifyScreens,
-            .playlistHistory, .captureScreen:
+            .playlistHistory, .captureScreen, .showPlaylist, .showSchedule:
             return false
         }
     }

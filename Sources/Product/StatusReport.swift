@@ -37,10 +37,17 @@ struct StatusReport {
             }
             if let (playlist, index) = model.playlistItem(of: info.registryName) {
                 entry["content"] = .string("playlist")
-                entry["playlist"] = .object([
+                var shown: [String: JSONValue] = [
                     "items": .integer(playlist.items.count), "index": .integer(index),
                     "source": .string(playlist.items[index].source),
                     "until": .number(model.playlistPosition(of: info, at: vitals.wallClock)?.next ?? .infinity),
+                ]
+                if playlist.pausedAt != nil { shown["paused"] = .bool(true) }
+                entry["playlist"] = .object(shown)
+            }
+            if let schedule = model.scheduleName(of: info) {
+                entry["schedule"] = .object([
+                    "name": .string(schedule), "now": ProductController.json(model.scheduled[info.displayName]),
                 ])
             }
             // While an interrupt plays, `playlist` above is the interrupt's; what it interrupts comes back at `ends`.

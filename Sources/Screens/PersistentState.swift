@@ -28,12 +28,17 @@ public struct PersistentState: Codable, Equatable, Sendable {
     public var playlists: [String: Playlist]?
     /// Interrupts (`playlist.interrupt`) not ended yet, by screen name; absent when there are none.
     public var interrupts: [String: PlaylistInterrupt]?
+    /// Steps taken on playlists (`playlist.next`, `pause`, …), by screen name; absent when there are none.
+    public var steering: [String: PlaylistSteering]?
+    /// Schedules chosen at run time (`schedule.set`), a `[[schedule]]`'s name by screen name; absent when none.
+    public var schedules: [String: String]?
 
     public init(
         roles: [String: ScreenRole] = [:], contents: [String: ContentMode] = [:], cards: [Card] = [],
         messages: [LoggedMessage] = [], pages: [String: String] = [:], closedPages: Set<String> = [],
         media: [String: ShownMedia] = [:], stoppedMedia: Set<String> = [], playlists: [String: Playlist] = [:],
-        interrupts: [String: PlaylistInterrupt] = [:]
+        interrupts: [String: PlaylistInterrupt] = [:], steering: [String: PlaylistSteering] = [:],
+        schedules: [String: String] = [:]
     ) {
         version = Self.currentVersion
         self.roles = roles
@@ -46,6 +51,8 @@ public struct PersistentState: Codable, Equatable, Sendable {
         self.stoppedMedia = stoppedMedia.isEmpty ? nil : stoppedMedia.sorted()
         self.playlists = playlists.isEmpty ? nil : playlists
         self.interrupts = interrupts.isEmpty ? nil : interrupts
+        self.steering = steering.isEmpty ? nil : steering
+        self.schedules = schedules.isEmpty ? nil : schedules
     }
 
     /// The run-time roles and modes, as ``RoleAssigner`` takes them.

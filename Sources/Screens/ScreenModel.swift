@@ -30,7 +30,13 @@ public struct ScreenModel: Sendable {
     public private(set) var interrupts: [String: PlaylistInterrupt] = [:]
     /// Interrupts that ended by their time and that nobody was told of yet, with when (``takeEndedInterrupts()``).
     private var endedInterrupts: [(screen: String, ended: Double)] = []
-    /// What the `[[schedule]]` of each screen whose rule names one asks for now: a playlist by name, or the screen off.
+    /// Steps taken on the playlists screens play (`playlist.next`, `pause`, …), by screen name (saved); each applies
+    /// while the screen's playlist is the one it was taken on (``PlaylistSteering``).
+    public private(set) var steering: [String: PlaylistSteering] = [:]
+    /// Schedules chosen at run time (`schedule.set`): a `[[schedule]]`'s name by screen name (saved), followed instead
+    /// of the screen's rule's.
+    public private(set) var schedules: [String: String] = [:]
+    /// What the `[[schedule]]` of each screen that follows one asks for now: a playlist by name, or the screen off.
     public private(set) var scheduled: [String: Schedule.Slot] = [:]
     /// The kiosk's time zone, in which schedules are read.
     public var timeZone = TimeZone.current
@@ -51,6 +57,9 @@ public struct ScreenModel: Sendable {
         media = state.media ?? [:]
         stoppedMedia = Set(state.stoppedMedia ?? [])
         playlists = state.playlists ?? [:]
+        steering = state.steering ?? [:]
+        // A schedule the config no longer has is forgotten: the screen follows its rule's again.
+        schedules = (state.schedules ?? [:]).filter { config.schedules[$0.value] != nil }
         let now = Date().timeIntervalSince1970
         // One that ended while Multiscreen was not running is simply over: nobody heard it start either.
         interrupts = (state.interrupts ?? [:]).filter { !$0.value.hasEnded(at: now) }
@@ -183,6 +192,7 @@ public struct ScreenModel: Sendable {
     {
         _ = try roles.output(named: screen)
         playlists[screen] = playlist
+        steering[screen] = nil
         // Under an interrupt the screen plays the interrupt's item; the new playlist's is found when it ends.
         if interrupts[screen] == nil { playing[screen] = playlist.position(at: now).index }
         if pages[screen] != nil {
@@ -197,11 +207,55 @@ public struct ScreenModel: Sendable {
     public mutating func clearPlaylist(onScreen screen: String) throws(UnknownScreenError) -> Bool {
         let output = try roles.output(named: screen)
         let shown = playlists.removeValue(forKey: screen) != nil
+        steering[screen] = nil
         if interrupts[screen] == nil { playing[screen] = nil }
         if shown && assignment.kind(of: output.registryName) == .external(.playlist) {
             _ = try? roles.set(content: .messages, forOutputNamed: screen)
         }
         return shown
+    }
+
+    /// Takes `step` on the playlist `screen` plays, at `time`, and shows the item the step leaves it on.
+    /// - Returns: the playlist as stepped; nil when the screen plays no playlist of its own now (none, off by
+    ///   schedule, or an interrupt over it, whose items are not stepped).
+    public mutating func take(_ step: PlaylistStep, onScreen screen: String, at time: Double)
+        throws(UnknownScreenError) -> Playlist?
+    {
+        let output = try roles.output(named: screen)
+        guard interrupt(of: output) == nil, scheduled[screen] != .off, let own = ownPlaylist(of: output),
+            let current = playlist(of: output)
+        else { return nil }
+        let stepped = current.taking(step, at: time)
+        steering[screen] = stepped == own ? nil : PlaylistSteering(base: own, steered: stepped)
+        playing[screen] = stepped.position(at: time).index
+        return stepped
+    }
+
+    /// Makes `screen` follow the config's `[[schedule]]` named `name` from now on, instead of its rule's (nil: its
+    /// rule's again). A schedule that names playlists puts the screen in `playlist` mode, in place of a playlist set
+    /// at run time; one that only turns the screen off leaves what it shows alone. What it asks for now takes effect
+    /// at the next ``advancePlaylists(now:)``.
+    /// - Throws: ``UnknownScreenError`` for a screen not connected.
+    /// - Returns: false when the config has no schedule of that name (nothing changed).
+    public mutating func choose(schedule name: String?, onScreen screen: String) throws(UnknownScreenError) -> Bool
+    {
+        _ = try roles.output(named: screen)
+        guard let name else {
+            schedules[screen] = nil
+            return true
+        }
+        guard let schedule = roles.config.schedules[name] else { return false }
+        schedules[screen] = name
+        if schedule.namesPlaylists {
+            playlists[screen] = nil
+            steering[screen] = nil
+            if pages[screen] != nil {
+                pages[screen] = nil
+                closedPages.insert(screen)
+            }
+            _ = try? roles.set(content: .playlist, forOutputNamed: screen)
+        }
+        return true
     }
 
     /// Plays `interrupt` over whatever `screen` (a connected screen) shows, replacing an interrupt there, from its
@@ -257,8 +311,12 @@ public struct ScreenModel: Sendable {
         let previouslyScheduled = scheduled
         scheduled = [:]
         for output in roles.outputs {
-            if let name = roles.config.rule(for: output)?.schedule, let schedule = roles.config.schedules[name] {
+            if let schedule = schedule(of: output) {
                 scheduled[output.displayName] = schedule.slot(at: Date(timeIntervalSince1970: now), in: timeZone)
+            }
+            // Steps taken on a playlist the screen no longer plays are over: it starts from the clock again.
+            if let steered = steering[output.displayName], ownPlaylist(of: output) != steered.base {
+                steering[output.displayName] = nil
             }
         }
         for output in roles.outputs {
@@ -274,7 +332,8 @@ public struct ScreenModel: Sendable {
         }
         // Playlists set at run time on screens not connected now keep their place for when they return.
         for (screen, playlist) in playlists where current[screen] == nil {
-            current[screen] = playlist.position(at: now).index
+            let steered = steering[screen].flatMap { $0.base == playlist ? $0.steered : nil }
+            current[screen] = (steered ?? playlist).position(at: now).index
         }
         playing = current
         return changed.sorted { $0.0 < $1.0 }
@@ -288,8 +347,7 @@ public struct ScreenModel: Sendable {
         // Screens not connected keep their interrupts until these ends too.
         let interruptEnds = interrupts.values.compactMap(\.ends) + (endedInterrupts.isEmpty ? [] : [now])
         let schedules = roles.outputs.compactMap { output -> Double? in
-            guard let name = roles.config.rule(for: output)?.schedule, let schedule = roles.config.schedules[name]
-            else { return nil }
+            guard let schedule = schedule(of: output) else { return nil }
             // A schedule's playlists matter while the screen plays them; its periods that turn the screen off, always.
             let playsIt =
                 assignment.kind(of: output.registryName) == .external(.playlist) && playlists[output.displayName] == nil
@@ -299,20 +357,39 @@ public struct ScreenModel: Sendable {
         return (items + schedules + interruptEnds).filter(\.isFinite).min()
     }
 
-    /// The playlist the output plays while it is on: an interrupt's while one lasts, whatever its mode; else, while its
-    /// mode is `playlist`, the one set at run time, else its rule's or its schedule's.
+    /// The playlist the output plays while it is on: an interrupt's while one lasts, whatever its mode; else its own
+    /// (``ownPlaylist(of:)``) as the steps taken on it left it.
     public func playlist(of output: OutputInfo) -> Playlist? {
         // Off by schedule, a screen plays nothing: its items cost no wakeups, and it comes back at the clock's item.
         guard scheduled[output.displayName] != .off else { return nil }
         if let interrupt = interrupt(of: output) { return interrupt.playlist }
+        guard let own = ownPlaylist(of: output) else { return nil }
+        if let steered = steering[output.displayName], steered.base == own { return steered.steered }
+        return own
+    }
+
+    /// The playlist the output plays, while its mode is `playlist`, before any step taken on it: the one set at run
+    /// time, else its schedule's (chosen at run time or by its rule), else its rule's.
+    public func ownPlaylist(of output: OutputInfo) -> Playlist? {
         guard assignment.kind(of: output.registryName) == .external(.playlist) else { return nil }
         if let set = playlists[output.displayName] { return set }
-        guard let rule = roles.config.rule(for: output) else { return nil }
-        if let name = rule.playlist { return roles.config.playlists[name] }
-        if rule.schedule != nil, case .playlist(let name) = scheduled[output.displayName] {
-            return roles.config.playlists[name]
+        if case .playlist(let name) = scheduled[output.displayName] { return roles.config.playlists[name] }
+        // A schedule chosen at run time that names playlists replaces the rule's playlist, outside its periods too.
+        if let chosen = schedules[output.displayName], roles.config.schedules[chosen]?.namesPlaylists == true {
+            return nil
         }
-        return nil
+        guard let name = roles.config.rule(for: output)?.playlist else { return nil }
+        return roles.config.playlists[name]
+    }
+
+    /// The `[[schedule]]` the output follows: the one chosen for its screen at run time, else its rule's.
+    public func schedule(of output: OutputInfo) -> Schedule? {
+        scheduleName(of: output).flatMap { roles.config.schedules[$0] }
+    }
+
+    /// The name of the `[[schedule]]` the output follows (``schedule(of:)``).
+    public func scheduleName(of output: OutputInfo) -> String? {
+        schedules[output.displayName] ?? roles.config.rule(for: output)?.schedule
     }
 
     /// The interrupt the output plays now: its screen's, while that is an external screen that is on (one that became
@@ -438,7 +515,8 @@ public struct ScreenModel: Sendable {
         PersistentState(
             roles: roles.memory.roles, contents: roles.memory.contents, cards: cards.cards,
             messages: log.newestFirst.reversed(), pages: pages, closedPages: closedPages, media: media,
-            stoppedMedia: stoppedMedia, playlists: playlists, interrupts: interrupts)
+            stoppedMedia: stoppedMedia, playlists: playlists, interrupts: interrupts, steering: steering,
+            schedules: schedules)
     }
 
     private func checkCardScreen(_ screen: String) throws(CardError) {

@@ -19,7 +19,8 @@ struct Multiscreen: ParsableCommand {
         subcommands: [
             Run.self, Outputs.self, Demo.self, Bench.self, SendCommand.self, CardCommand.self, RoleCommand.self,
             ContentCommand.self, MessagesCommand.self, StatusCommand.self, EventsCommand.self, FleetCommand.self,
-            LatencyCommand.self, WebCommand.self, MediaCommand.self, PlaylistCommand.self, ScreenCommand.self,
+            LatencyCommand.self, WebCommand.self, MediaCommand.self, PlaylistCommand.self, ScheduleCommand.self,
+            ScreenCommand.self,
             CaptureCommand.self, ConfigCommand.self,
         ],
         defaultSubcommand: nil)

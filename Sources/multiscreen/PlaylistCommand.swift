@@ -3,13 +3,16 @@ import Foundation
 import Messaging
 import Outputs
 
-/// `multiscreen playlist set|clear|interrupt|history`: items in turn on screens of a running Multiscreen, switched by
-/// the wall clock, announcements played over them for a while, and the proof of what each screen showed.
+/// `multiscreen playlist set|clear|show|next|previous|pause|resume|interrupt|history`: items in turn on screens of a
+/// running Multiscreen, switched by the wall clock, stepped or held by hand, announcements played over them for a
+/// while, and the proof of what each screen showed.
 struct PlaylistCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "playlist",
         abstract: "Play images, videos and web pages in turn on screens of a running Multiscreen.",
-        subcommands: [Set.self, Clear.self, Interrupt.self, History.self])
+        subcommands: [
+            Set.self, Clear.self, Show.self, Next.self, Previous.self, Pause.self, Resume.self, Interrupt.self, History.self,
+        ])
 
     struct Set: ParsableCommand {
         static let configuration = CommandConfiguration(
