@@ -230,14 +230,19 @@ extension ProductController {
     /// and on as their schedules say: the screens whose item, interrupt or power changed redraw, all in the same render
     /// pass.
     public mutating func advancePlaylists(now: Date = Date()) -> Outcome {
+        advancePlaylists(now: now, schedulesBefore: scheduleChoices)
+    }
+
+    /// ``advancePlaylists(now:)``, telling the schedules that differ from `schedulesBefore`: a request that chose
+    /// another schedule took its snapshot before the choice.
+    mutating func advancePlaylists(now: Date, schedulesBefore schedules: [String: ScheduleChoice]) -> Outcome {
         var outcome = Outcome()
         let time = now.timeIntervalSince1970
         let power = powerByScreen
-        let schedules = scheduleChoices
         let kinds = Dictionary(uniqueKeysWithValues: outputs.map { ($0.displayName, kind(of: $0.registryName)) })
         let changed = model.advancePlaylists(now: time)
         reportPower(since: power, into: &outcome)
-        reportSchedules(since: schedules, into: &outcome)
+        reportSchedules(since: schedules, at: now, into: &outcome)
         // Told before the items they give way to. An interrupt that ended in another step (an output change) is
         // told here too: the model asks for this call at once then.
         for (screen, ended) in model.takeEndedInterrupts() {

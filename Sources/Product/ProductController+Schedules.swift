@@ -38,6 +38,7 @@ extension ProductController {
         if let name, model.roles.config.schedules[name]?.namesPlaylists == true {
             try refuseController(screen, for: "playlists")
         }
+        let schedules = scheduleChoices
         let chosen = try invalidParams { () throws(UnknownScreenError) in
             try model.choose(schedule: name, onScreen: screen)
         }
@@ -45,10 +46,11 @@ extension ProductController {
             let known = model.roles.config.schedules.keys.sorted().joined(separator: ", ")
             throw MessageError(
                 .refused,
-                "no [[schedule]] named \"\(name?.logSafe ?? "")\" in the config (known: \(known.isEmpty ? "none" : known))")
+                "no [[schedule]] named \"\(name?.logSafe ?? "")\" in the config (known: \(known.isEmpty ? "none" : known))"
+            )
         }
         logger.info("\(screen) follows \(name.map { "schedule \($0)" } ?? "its rule's schedule") now")
-        var outcome = advancePlaylists()
+        var outcome = advancePlaylists(now: Date(), schedulesBefore: schedules)
         outcome.reply = .result(
             method: .setSchedule,
             result: [
@@ -62,14 +64,14 @@ extension ProductController {
     }
 
     /// The `schedule.changed` events of the screens whose schedule, or what it asks for, differs from `before`.
-    func reportSchedules(since before: [String: ScheduleChoice], into outcome: inout Outcome) {
+    func reportSchedules(since before: [String: ScheduleChoice], at time: Date, into outcome: inout Outcome) {
         for output in outputs {
             let now = scheduleChoice(of: output)
             guard now != before[output.displayName] ?? ScheduleChoice(name: nil, slot: nil) else { continue }
             outcome.events.append(
                 .scheduleChanged(
                     screen: output.displayName, schedule: now.name, now: Self.json(now.slot),
-                    next: model.schedule(of: output)?.nextChange(after: Date(), in: model.timeZone)?
+                    next: model.schedule(of: output)?.nextChange(after: time, in: model.timeZone)?
                         .timeIntervalSince1970))
         }
     }

@@ -39,13 +39,22 @@ import Testing
     @Test func badParamsAreRefusedPrecisely() {
         let cases: [(String, String)] = [
             (#"{"method": "playlist.next", "params": {}}"#, #"playlist.next needs "screen""#),
-            (#"{"method": "playlist.next", "params": {"screen": "A", "at": "now"}}"#, #""at" of playlist.next must be a number"#),
-            (#"{"method": "schedule.set", "params": {"screen": "A", "schedule": ""}}"#, #""schedule" must not be empty"#),
+            (
+                #"{"method": "playlist.next", "params": {"screen": "A", "at": "now"}}"#,
+                #""at" of playlist.next must be a number"#
+            ),
+            (
+                #"{"method": "schedule.set", "params": {"screen": "A", "schedule": ""}}"#,
+                #""schedule" must not be empty"#
+            ),
             (
                 #"{"method": "schedule.set", "params": {"screen": "A", "schedule": "a\u0001"}}"#,
                 #""schedule" must not contain control characters"#
             ),
-            (#"{"method": "schedule.show", "params": {"screen": "A", "x": 1}}"#, #"schedule.show has no parameter "x""#),
+            (
+                #"{"method": "schedule.show", "params": {"screen": "A", "x": 1}}"#,
+                #"schedule.show has no parameter "x""#
+            ),
         ]
         for (line, wording) in cases {
             #expect {

@@ -7,7 +7,8 @@ import Testing
 @Suite struct PlaylistStepTests {
     static let playlist = Playlist(
         items: [
-            .init(source: "/a.png", seconds: 10), .init(source: "/b.png", seconds: 5), .init(source: "/c.png", seconds: 15),
+            .init(source: "/a.png", seconds: 10), .init(source: "/b.png", seconds: 5),
+            .init(source: "/c.png", seconds: 15),
         ], epoch: 1000)
 
     @Test func nextShowsTheNextItemNowAndTheClockGoesOnFromThere() {

@@ -41,7 +41,11 @@ import Testing
         _ = product.advancePlaylists(now: evening)
         #expect(product.power(of: 2) == .on)
         let night = product.advancePlaylists(now: evening.addingTimeInterval(60))
-        #expect(night.events == [.powerChanged(screen: "HEADLESS-2", power: "off (scheduled)")])
+        #expect(
+            night.events == [
+                .powerChanged(screen: "HEADLESS-2", power: "off (scheduled)"),
+                .scheduleChanged(screen: "HEADLESS-2", schedule: "nights", now: .string("off"), next: 1_795_672_800),
+            ])
         #expect(night.changes.screens == ["HEADLESS-2"])
         #expect(product.kind(of: 2) == .external(.blank))
         var vitals = Vitals()
@@ -54,7 +58,11 @@ import Testing
         #expect(screens.last?.objectValue["powerMethod"] == .string("black-screen"))
 
         let morning = product.advancePlaylists(now: evening.addingTimeInterval(60 + 7 * 3600))
-        #expect(morning.events == [.powerChanged(screen: "HEADLESS-2", power: "on")])
+        #expect(
+            morning.events == [
+                .powerChanged(screen: "HEADLESS-2", power: "on"),
+                .scheduleChanged(screen: "HEADLESS-2", schedule: "nights", now: .null, next: 1_795_734_000),
+            ])
         #expect(product.kind(of: 2) == .external(.messages))
     }
 }
