@@ -237,8 +237,7 @@ public struct ScreenModel: Sendable {
     /// at the next ``advancePlaylists(now:)``.
     /// - Throws: ``UnknownScreenError`` for a screen not connected.
     /// - Returns: false when the config has no schedule of that name (nothing changed).
-    public mutating func choose(schedule name: String?, onScreen screen: String) throws(UnknownScreenError) -> Bool
-    {
+    public mutating func choose(schedule name: String?, onScreen screen: String) throws(UnknownScreenError) -> Bool {
         _ = try roles.output(named: screen)
         guard let name else {
             schedules[screen] = nil

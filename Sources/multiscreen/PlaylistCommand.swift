@@ -11,7 +11,8 @@ struct PlaylistCommand: ParsableCommand {
         commandName: "playlist",
         abstract: "Play images, videos and web pages in turn on screens of a running Multiscreen.",
         subcommands: [
-            Set.self, Clear.self, Show.self, Next.self, Previous.self, Pause.self, Resume.self, Interrupt.self, History.self,
+            Set.self, Clear.self, Show.self, Next.self, Previous.self, Pause.self, Resume.self, Interrupt.self,
+            History.self,
         ])
 
     struct Set: ParsableCommand {
