@@ -93,4 +93,62 @@ import Testing
         app.process.signal(SIGTERM)
         #expect(try app.process.waitForExit(timeout: 10) == 0)
     }
+
+    /// Steps by hand: `playlist next` shows the next picture at once, `pause` holds it past its time, `resume` goes on,
+    /// and `schedule set` makes the screen follow a config schedule's playlist instead.
+    @Test func nextPauseResumeAndAScheduleChosenAtRunTime() throws {
+        let directory = try MediaFixtures.directory()
+        let (red, lime, blue) = (directory + "/red.png", directory + "/lime.png", directory + "/blue.png")
+        for (colour, path) in [("red", red), ("lime", lime), ("blue", blue)] {
+            try MediaFixtures.convert(["-size", "64x48", "xc:\(colour)", path])
+        }
+        let sway = try HeadlessSway(outputs: 2, width: 320, height: 240)
+        let home = MultiscreenProcess.makeHome()
+        let config = """
+            [[playlist]]
+            name = "blue"
+            fit = "stretch"
+            items = [{ source = "\(blue)", seconds = 600 }]
+
+            [[schedule]]
+            name = "all-blue"
+            fallback = "blue"
+            """
+        try MultiscreenProcess.writeConfig(config, home: home)
+        let app = try MultiscreenProcess(environment: sway.environment, home: home)
+        try app.waitForScreens(2)
+        func shows(_ colour: RGBColor) throws -> Bool {
+            try sway.screenshot("HEADLESS-2").fraction(of: colour, tolerance: 8) >= 0.98
+        }
+        // Two items of 3 s from an epoch now: red first.
+        let epoch = String(Int(Date().timeIntervalSince1970))
+        let set = try app.command(
+            [
+                "playlist", "set", "--screen", "HEADLESS-2", "--fit", "stretch", "--epoch", epoch, red + "@3",
+                lime + "@3",
+            ])
+        #expect(set.status == 0, "\(set.output)")
+        try waitUntil(timeout: 5, "the first item, red") { try shows(Self.colours[0]) }
+        let next = try app.command(["playlist", "next", "--screen", "HEADLESS-2"])
+        #expect(next.status == 0, "\(next.output)")
+        try waitUntil(timeout: 1, "the next item, lime, at once") { try shows(Self.colours[1]) }
+        let pause = try app.command(["playlist", "pause", "--screen", "HEADLESS-2"])
+        #expect(pause.status == 0, "\(pause.output)")
+        // Held past its 3 s: still lime.
+        Thread.sleep(forTimeInterval: 3.5)
+        #expect(try shows(Self.colours[1]))
+        let show = try app.command(["playlist", "show", "--screen", "HEADLESS-2", "--json"])
+        #expect(show.output.contains(#""paused":true"#), "\(show.output)")
+        let resume = try app.command(["playlist", "resume", "--screen", "HEADLESS-2"])
+        #expect(resume.status == 0, "\(resume.output)")
+        try waitUntil(timeout: 5, "red after the held item's rest") { try shows(Self.colours[0]) }
+
+        let chosen = try app.command(["schedule", "set", "--screen", "HEADLESS-2", "all-blue"])
+        #expect(chosen.status == 0, "\(chosen.output)")
+        try waitUntil(timeout: 2, "the schedule's blue playlist") { try shows(Self.colours[2]) }
+        let schedules = try app.command(["schedule", "show", "--screen", "HEADLESS-2"])
+        #expect(schedules.output.contains("all-blue (set at run time)  now: playlist blue"), "\(schedules.output)")
+        app.process.signal(SIGTERM)
+        #expect(try app.process.waitForExit(timeout: 10) == 0)
+    }
 }
