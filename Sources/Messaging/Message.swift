@@ -163,6 +163,10 @@ public enum Message: Equatable, Hashable, Sendable {
                 throw MessageError(.invalidParams, "\"items\": \(problem)")
             }
             guard playlist.epoch.isFinite else { throw MessageError(.invalidParams, "\"epoch\" must be a number") }
+            guard (0..<Playlist.mostItems).contains(playlist.offset) else {
+                throw MessageError(
+                    .invalidParams, "\"offset\" must be a whole number from 0 to \(Playlist.mostItems - 1)")
+            }
             try Self.check(text: PlaylistText.encode(playlist))
         case .interruptPlaylist(let screen, let request):
             try Self.check(name: screen, field: "screen")

@@ -216,7 +216,7 @@ public enum MessageCodec {
                 screen: try reader.string("screen"),
                 playlist: Playlist(
                     items: try reader.playlistItems(), fit: try reader.optionalEnum("fit", MediaFit.self) ?? .contain,
-                    epoch: try reader.optionalNumber("epoch") ?? 0))
+                    epoch: try reader.optionalNumber("epoch") ?? 0, offset: try reader.offset()))
         case .clearPlaylist: message = .clearPlaylist(screen: try reader.string("screen"))
         case .interruptPlaylist:
             message = .interruptPlaylist(screen: try reader.string("screen"), request: try reader.interrupt())
@@ -264,6 +264,7 @@ public enum MessageCodec {
             params["items"] = json(playlist.items)
             if playlist.fit != .contain { params["fit"] = .string(playlist.fit.rawValue) }
             if playlist.epoch != 0 { params["epoch"] = .number(playlist.epoch) }
+            if playlist.offset != 0 { params["offset"] = .integer(playlist.offset) }
         case .interruptPlaylist(let screen, .clear):
             params["screen"] = .string(screen)
             params["clear"] = .bool(true)

@@ -52,6 +52,15 @@ struct ParamsReader {
         return value
     }
 
+    /// `offset` of `playlist.set`: a screen's place in a spread, a whole number from 0 (the default).
+    mutating func offset() throws(MessageError) -> Int {
+        guard let value = try optionalNumber("offset") else { return 0 }
+        guard value == value.rounded(), value >= 0, value < Double(Playlist.mostItems) else {
+            throw MessageError(.invalidParams, "\"offset\" must be a whole number from 0 to \(Playlist.mostItems - 1)")
+        }
+        return Int(value)
+    }
+
     /// `items`: an array of `{"source": PATH_OR_URL, "seconds": N}`.
     mutating func playlistItems() throws(MessageError) -> [Playlist.Item] {
         guard case .array(let values)? = params.removeValue(forKey: "items") else {

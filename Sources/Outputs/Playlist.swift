@@ -29,18 +29,39 @@ public struct Playlist: Codable, Equatable, Hashable, Sendable {
     /// While paused (`playlist.pause`): the moment it stopped at (seconds since 1970). A paused playlist holds the item
     /// of that moment and never switches, until ``resumed(at:)``.
     public var pausedAt: Double?
+    /// This screen's place in a spread (a group of screens showing one playlist side by side, in a set order): it shows
+    /// the item `offset` places after the one the clock says, and switches when that one does, so the group shows
+    /// consecutive items and moves along together. 0 for a screen on its own.
+    public var offset: Int
 
     /// The shortest item: a switch more often than this is not a signage playlist but a busy loop.
     public static let shortestItem = 0.5
     /// The most items a playlist holds.
     public static let mostItems = 1000
 
-    public init(items: [Item], fit: MediaFit = .contain, epoch: Double = 0, pausedAt: Double? = nil) {
+    public init(items: [Item], fit: MediaFit = .contain, epoch: Double = 0, pausedAt: Double? = nil, offset: Int = 0) {
         self.items = items
         self.fit = fit
         self.epoch = epoch
         self.pausedAt = pausedAt
+        self.offset = offset
     }
+
+    private enum CodingKeys: String, CodingKey { case items, fit, epoch, pausedAt, offset }
+
+    // Saved playlists from before spreads (and steps) had no `offset` (nor `pausedAt`).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        items = try container.decode([Item].self, forKey: .items)
+        fit = try container.decode(MediaFit.self, forKey: .fit)
+        epoch = try container.decode(Double.self, forKey: .epoch)
+        pausedAt = try container.decodeIfPresent(Double.self, forKey: .pausedAt)
+        offset = try container.decodeIfPresent(Int.self, forKey: .offset) ?? 0
+    }
+
+    /// The item shown in the turn of item `index` of the clock's cycle (``offset`` places on), and back.
+    private func shown(_ index: Int) -> Int { (index + offset) % items.count }
+    private func turn(ofShown index: Int) -> Int { ((index - offset) % items.count + items.count) % items.count }
 
     /// One cycle through every item, in seconds.
     public var cycle: Double { items.reduce(0) { $0 + $1.seconds } }
@@ -48,12 +69,11 @@ public struct Playlist: Codable, Equatable, Hashable, Sendable {
     /// The item playing at `time` (seconds since 1970), when it started, and when the next one starts (never, for a
     /// list of one or a paused list: nothing switches, so nothing wakes).
     public func position(at time: Double) -> (index: Int, started: Double, next: Double) {
-        guard let pausedAt else { return running(at: time) }
-        let held = running(at: pausedAt)
-        return (held.index, held.started, .infinity)
+        let turn = running(at: pausedAt ?? time)
+        return (shown(turn.index), turn.started, pausedAt == nil ? turn.next : .infinity)
     }
 
-    /// ``position(at:)`` as if nothing held it.
+    /// The clock's turn at `time`: the item of the cycle, unshifted by ``offset``, as if nothing held it.
     private func running(at time: Double) -> (index: Int, started: Double, next: Double) {
         let cycle = self.cycle
         guard items.count > 1, cycle > 0 else { return (0, epoch, .infinity) }
@@ -76,19 +96,19 @@ public struct Playlist: Codable, Equatable, Hashable, Sendable {
     public func start(ofItem index: Int, at time: Double) -> Double {
         let position = position(at: time)
         guard index != position.index, items.indices.contains(index) else { return position.started }
-        // Both items' places in one cycle, from the start of the cycle the playing item is in.
-        let offset = { (item: Int) in self.items[..<item].reduce(0) { $0 + $1.seconds } }
-        let start = position.started - offset(position.index) + offset(index)
+        // Both turns' places in one cycle, from the start of the cycle the playing turn is in.
+        let place = { (shown: Int) in self.items[..<self.turn(ofShown: shown)].reduce(0) { $0 + $1.seconds } }
+        let start = position.started - place(position.index) + place(index)
         return start > time ? start - cycle : start
     }
 
     // MARK: Steps an operator takes (`playlist.next`, `previous`, `pause`, `resume`)
 
-    /// This playlist moved so that item `index` starts at `time`, the items after it following from there: the cycle
+    /// This playlist moved so that item `index` shows from `time`, the items after it following from there: the cycle
     /// begins somewhere else, and the clock goes on deciding. Paused, it stays paused, at the item's start.
     public func starting(item index: Int, at time: Double) -> Playlist {
         var moved = self
-        moved.epoch = time - items[..<index].reduce(0) { $0 + $1.seconds }
+        moved.epoch = time - items[..<turn(ofShown: index)].reduce(0) { $0 + $1.seconds }
         if pausedAt != nil { moved.pausedAt = time }
         return moved
     }

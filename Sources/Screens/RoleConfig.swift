@@ -57,11 +57,15 @@ public struct RoleConfig: Equatable, Sendable {
         /// Or the name of the `[[schedule]]` that says which playlist it plays when, and when the screen is off (a rule
         /// with other content may name a schedule whose periods only turn the screen off).
         public var schedule: String?
+        /// Screens (output names) that show the rule's playlist side by side in this order: the n-th shows the item n
+        /// places after the first's (``Playlist/offset``). Empty: each screen shows the clock's item.
+        public var spread: [String]
 
         public init(
             match: OutputMatch, role: ScreenRole, content: ContentMode? = nil, url: String? = nil,
-            media: MediaItem? = nil, playlist: String? = nil, schedule: String? = nil
+            media: MediaItem? = nil, playlist: String? = nil, schedule: String? = nil, spread: [String] = []
         ) {
+            self.spread = spread
             self.match = match
             self.role = role
             self.content = content
@@ -230,7 +234,9 @@ public struct RoleConfig: Equatable, Sendable {
     private static func rule(_ table: TOMLTable, path: String) throws(RoleConfigError) -> Rule {
         try checkKeys(
             table, path: path,
-            allowed: ["match", "role", "content", "url", "path", "fit", "rotate", "loop", "playlist", "schedule"])
+            allowed: [
+                "match", "role", "content", "url", "path", "fit", "rotate", "loop", "playlist", "schedule", "spread",
+            ])
         guard let matchValue = table["match"] else { throw .missingKey(file: nil, key: "\(path).match") }
         guard let matchTable = matchValue.table else {
             throw .wrongType(file: nil, key: "\(path).match", expected: "a table such as { name = \"HDMI-A-1\" }")
@@ -296,9 +302,27 @@ public struct RoleConfig: Equatable, Sendable {
                 file: nil, key: "\(path).content", value: "playlist",
                 reason: "give either playlist = NAME or schedule = NAME (one of them)")
         }
+        var spread: [String] = []
+        if let value = table["spread"] {
+            guard content == .playlist, let array = value.array, !array.isEmpty else {
+                throw .invalidValue(
+                    file: nil, key: "\(path).spread", value: "…",
+                    reason:
+                        "spread is a list of screens, [\"HDMI-A-1\", \"HDMI-A-2\"], in a rule with content = \"playlist\""
+                )
+            }
+            for index in 0..<array.count {
+                let name = try string(array[index], key: "\(path).spread[\(index + 1)]")
+                guard !spread.contains(name) else {
+                    throw .invalidValue(
+                        file: nil, key: "\(path).spread[\(index + 1)]", value: name, reason: "a screen listed twice")
+                }
+                spread.append(name)
+            }
+        }
         return Rule(
             match: match, role: role, content: content, url: url, media: media, playlist: named["playlist"],
-            schedule: named["schedule"])
+            schedule: named["schedule"], spread: spread)
     }
 
     /// One `[[playlist]]`: its `name`, `items` (`{ source = PATH_OR_URL, seconds = N }`), optional `fit` and `epoch`.

@@ -372,13 +372,23 @@ public struct ScreenModel: Sendable {
     public func ownPlaylist(of output: OutputInfo) -> Playlist? {
         guard assignment.kind(of: output.registryName) == .external(.playlist) else { return nil }
         if let set = playlists[output.displayName] { return set }
-        if case .playlist(let name) = scheduled[output.displayName] { return roles.config.playlists[name] }
+        // The rule's (or its schedule's) playlist, at the screen's place in the rule's spread.
+        let place = roles.config.rule(for: output)?.spread.firstIndex(of: output.displayName) ?? 0
+        if case .playlist(let name) = scheduled[output.displayName] {
+            return roles.config.playlists[name].map { Self.placed($0, at: place) }
+        }
         // A schedule chosen at run time that names playlists replaces the rule's playlist, outside its periods too.
         if let chosen = schedules[output.displayName], roles.config.schedules[chosen]?.namesPlaylists == true {
             return nil
         }
         guard let name = roles.config.rule(for: output)?.playlist else { return nil }
-        return roles.config.playlists[name]
+        return roles.config.playlists[name].map { Self.placed($0, at: place) }
+    }
+
+    private static func placed(_ playlist: Playlist, at place: Int) -> Playlist {
+        var placed = playlist
+        placed.offset = place
+        return placed
     }
 
     /// The `[[schedule]]` the output follows: the one chosen for its screen at run time, else its rule's.

@@ -35,6 +35,12 @@ struct PlaylistCommand: ParsableCommand {
         var fit: MediaFit = .contain
         @Option(help: "When a cycle through the items began, in seconds since 1970 (default 0: the same everywhere).")
         var epoch: Double = 0
+        @Flag(
+            help: """
+                Spread the items over the screens side by side, in the order given: each shows the item after the one \
+                before it shows, and all move along together.
+                """)
+        var spread = false
         @Argument(help: ArgumentHelp("The items.", valueName: "PATH_OR_URL[@SECONDS]"))
         var items: [String]
 
@@ -56,9 +62,12 @@ struct PlaylistCommand: ParsableCommand {
                 throw ExitCode(ControlExit.errorReply)
             }
             try PlaylistCommand.perform(control, on: targets) { screen in
-                (
-                    .setPlaylist(screen: screen, playlist: playlist),
-                    "playlist of \(playlist.items.count) items on \(screen)"
+                var placed = playlist
+                if spread { placed.offset = targets.firstIndex(of: screen)! % playlist.items.count }
+                let place = spread ? ", from item \(placed.offset + 1)" : ""
+                return (
+                    .setPlaylist(screen: screen, playlist: placed),
+                    "playlist of \(playlist.items.count) items on \(screen)\(place)"
                 )
             }
         }

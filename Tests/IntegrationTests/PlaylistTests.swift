@@ -151,4 +151,45 @@ import Testing
         app.process.signal(SIGTERM)
         #expect(try app.process.waitForExit(timeout: 10) == 0)
     }
+
+    /// A spread: three screens show consecutive items of one playlist, in the order given, and move along together.
+    @Test func aSpreadShowsConsecutiveItemsInTheOrderGiven() throws {
+        let directory = try MediaFixtures.directory()
+        let files = try ["red", "lime", "blue"].map { colour in
+            let path = directory + "/\(colour).png"
+            try MediaFixtures.convert(["-size", "64x48", "xc:\(colour)", path])
+            return path
+        }
+        let sway = try HeadlessSway(outputs: 4, width: 320, height: 240)
+        let app = try MultiscreenProcess(environment: sway.environment, home: MultiscreenProcess.makeHome())
+        try app.waitForScreens(4)
+        // The order given: HEADLESS-4 first, then HEADLESS-2, then HEADLESS-3; items of 2 s from the epoch 0.
+        let order = ["HEADLESS-4", "HEADLESS-2", "HEADLESS-3"]
+        let set = try app.command(
+            ["playlist", "set", "--spread", "--fit", "stretch"] + order.flatMap { ["--screen", $0] }
+                + files.map { $0 + "@2" })
+        #expect(set.status == 0, "\(set.output)")
+        var counted = 0
+        var wrong: [String] = []
+        let end = Date().addingTimeInterval(7)
+        while Date() < end {
+            let before = Date().timeIntervalSince1970
+            let shots = try order.map { try sway.screenshot($0) }
+            let after = Date().timeIntervalSince1970
+            // Inside one 2 s item, 150 ms after its switch.
+            let turn = (before / 2).rounded(.down)
+            guard turn == (after / 2).rounded(.down), before - turn * 2 > 0.15 else { continue }
+            counted += 1
+            for (place, (screen, shot)) in zip(order, shots).enumerated() {
+                let expected = Self.colours[(Int(turn) + place) % 3]
+                if shot.fraction(of: expected, tolerance: 8) < 0.98 {
+                    wrong.append("\(screen) at \(before): dominant \(shot.dominantColor()), expected \(expected)")
+                }
+            }
+        }
+        #expect(counted >= 4, "\(counted) samples")
+        #expect(wrong.isEmpty, "\(wrong)")
+        app.process.signal(SIGTERM)
+        #expect(try app.process.waitForExit(timeout: 10) == 0)
+    }
 }

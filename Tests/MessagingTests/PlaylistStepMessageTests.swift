@@ -66,3 +66,20 @@ import Testing
         }
     }
 }
+
+/// `playlist.set`'s `offset`: a screen's place in a spread, on the wire and through a ring.
+@Suite struct PlaylistSpreadMessageTests {
+    @Test func theOffsetTravelsAndIsChecked() throws {
+        let placed = Message.setPlaylist(
+            screen: "DP-2", playlist: Playlist(items: [.init(source: "/a.png", seconds: 2)], epoch: 7, offset: 3))
+        #expect(try MessageCodec.decodeRequest(MessageCodec.encodeRequest(placed)) == placed)
+        #expect(try throughARing([placed]) == [placed])
+        let items = #"[{"source": "/a.png", "seconds": 5}]"#
+        for bad in ["-1", "1.5", "1000"] {
+            #expect(throws: MessageError.self) {
+                try MessageCodec.decodeRequest(
+                    #"{"method": "playlist.set", "params": {"screen": "A", "items": \#(items), "offset": \#(bad)}}"#)
+            }
+        }
+    }
+}

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import Outputs
@@ -57,5 +58,39 @@ import Testing
         for time in stride(from: 1_795_000_003.25, to: 1_795_000_100, by: 0.7) {
             #expect(a.position(at: time) == b.position(at: time))
         }
+    }
+}
+
+/// A spread: screens showing one playlist side by side, each `offset` items on, switching together.
+@Suite struct PlaylistSpreadTests {
+    static let items: [Playlist.Item] = [
+        .init(source: "/a.png", seconds: 10), .init(source: "/b.png", seconds: 5), .init(source: "/c.png", seconds: 15),
+    ]
+
+    @Test func eachPlaceShowsTheNextItemAndAllSwitchTogether() {
+        let places = (0..<4).map { Playlist(items: Self.items, epoch: 1000, offset: $0) }
+        for time in stride(from: 1000.0, to: 1100, by: 0.9) {
+            let positions = places.map { $0.position(at: time) }
+            // Consecutive items, wrapping; one start and one switch for all.
+            #expect(positions.map(\.index) == (0..<4).map { (positions[0].index + $0) % 3 })
+            #expect(Set(positions.map(\.started)).count == 1 && Set(positions.map(\.next)).count == 1)
+        }
+        // A video's start is its turn's, whichever place shows it.
+        #expect(places[1].start(ofItem: 1, at: 1003) == 1000)
+        #expect(places[1].start(ofItem: 2, at: 1012) == 1010)
+    }
+
+    @Test func aStepTakenOnEveryPlaceAtOneMomentKeepsThemSpread() {
+        let places = (0..<3).map { Playlist(items: Self.items, epoch: 1000, offset: $0).taking(.next, at: 1003) }
+        #expect(places.map { $0.position(at: 1003).index } == [1, 2, 0])
+        #expect(Set(places.map(\.epoch)).count == 1)
+        let back = places.map { $0.taking(.previous, at: 1004) }
+        #expect(back.map { $0.position(at: 1004).index } == [0, 1, 2])
+    }
+
+    @Test func aPlaylistSavedBeforeSpreadsReadsAsPlaceZero() throws {
+        let saved = #"{"items": [{"source": "/a.png", "seconds": 10}], "fit": "contain", "epoch": 5}"#
+        let playlist = try JSONDecoder().decode(Playlist.self, from: Data(saved.utf8))
+        #expect(playlist == Playlist(items: [.init(source: "/a.png", seconds: 10)], epoch: 5))
     }
 }

@@ -195,6 +195,20 @@ import Testing
         #expect(model.nextPlaylistSwitch(after: 0) == 20)
     }
 
+    /// A rule's spread: its screens show consecutive items of its playlist, in the order it lists them.
+    @Test func aRulesSpreadPlacesItsScreensInOrder() throws {
+        let config = try RoleConfig.parse(
+            Self.config.replacingOccurrences(of: "name = \"HDMI-A-2\"", with: "name = \"*\"")
+                + "\nspread = [\"DP-1\", \"HDMI-A-2\"]\n")
+        var model = ScreenModel(config: config)
+        model.update(outputs: MediaModelTests.outputs)
+        let offsets = model.roles.outputs.compactMap { model.playlist(of: $0)?.offset }
+        // Both screens are external: DP-1 shows the clock's item, HDMI-A-2 (second in the spread) the one after it.
+        #expect(offsets == [0, 1])
+        let time = Date().timeIntervalSince1970
+        #expect(model.playlistItem(of: 2)?.index == (config.playlists["menu"]!.position(at: time).index + 1) % 2)
+    }
+
     @Test func aBrokenPlaylistIsRefusedWithItsPlace() {
         let cases: [(String, String)] = [
             (
@@ -216,6 +230,14 @@ import Testing
             (
                 Self.config + "\n[[playlist]]\nname = \"menu\"\nitems = [{ source = \"/a.png\", seconds = 1 }]\n",
                 "'playlist[2].name' = \"menu\": a second playlist of that name"
+            ),
+            (
+                Self.config + "\nspread = [\"HDMI-A-2\", \"HDMI-A-2\"]\n",
+                "'rule[1].spread[2]' = \"HDMI-A-2\": a screen listed twice"
+            ),
+            (
+                Self.config + "\nspread = \"HDMI-A-2\"\n",
+                "'rule[1].spread' = \"…\": spread is a list of screens"
             ),
         ]
         for (text, expected) in cases {
