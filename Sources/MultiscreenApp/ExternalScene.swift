@@ -132,6 +132,19 @@ enum ExternalScene {
         }
     }
 
+    /// A playlist's text slide: its words set as the newest message is, without a time, filling the content area.
+    static func drawSlide(on canvas: Canvas, geometry: SurfaceGeometry, output: OutputInfo, look: Look, text: String) {
+        let width = Float(geometry.bufferWidth)
+        let height = Float(geometry.bufferHeight)
+        canvas.begin(width: geometry.bufferWidth, height: geometry.bufferHeight, background: look.background)
+        let unit = max(min(height, width * 9 / 16), 90)
+        let area = contentArea(on: canvas, width: width, height: height, unit: unit, output: output, look: look)
+        guard area.height > 0, area.width > 0 else { return }
+        canvas.text(
+            text, x: area.x, y: area.y, style: look.style(unit * 0.11, look.text),
+            box: TextBox(maxWidth: Int(area.width), maxHeight: Int(area.height)))
+    }
+
     /// `card`: one card of content, large, on a light panel, ellipsised within it.
     static func drawCard(on canvas: Canvas, geometry: SurfaceGeometry, output: OutputInfo, look: Look, card: Card) {
         let width = Float(geometry.bufferWidth)

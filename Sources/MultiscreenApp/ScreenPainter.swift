@@ -57,6 +57,13 @@ struct ScreenPainter {
             // around it, the theme's background, black without one.
             let background = product.model.roles.config.theme.background ?? SceneStyle.black
             canvas.begin(width: geometry.bufferWidth, height: geometry.bufferHeight, background: background)
+        case .slide(.text(let words)):
+            ExternalScene.drawSlide(
+                on: canvas, geometry: geometry, output: screen.output, look: look(screen), text: words)
+        case .slide(.card(let words)):
+            ExternalScene.drawCard(
+                on: canvas, geometry: geometry, output: screen.output, look: look(screen),
+                card: Card(id: 0, text: words, screen: nil))
         case .web(let url):
             drawPage(screen, url: url, on: canvas, geometry: geometry)
             // A page in place of the controller UI is what mirrors of the controller show.
@@ -177,6 +184,8 @@ struct ScreenPainter {
         case .external(let mode): role = "external · \(mode.rawValue)"
         case .web(let url): role = "web · \(url)"
         case .media(let shown): role = "\(shown.kind.rawValue) · \(shown.item.path.split(separator: "/").last ?? "")"
+        case .slide(.text): role = "playlist · text"
+        case .slide(.card): role = "playlist · card"
         }
         let scale = info.scale > 1 ? " @\(info.scale)x" : ""
         let state = screens.hasShown(screen) ? "" : " · waiting"

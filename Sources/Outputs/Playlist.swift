@@ -4,7 +4,8 @@
 /// and a kiosk restarted mid-item (or a screen plugged in) shows the item the others show.
 public struct Playlist: Codable, Equatable, Hashable, Sendable {
     public struct Item: Codable, Equatable, Hashable, Sendable {
-        /// An image or video file (an absolute path), or a web page (a `file://`, `http://` or `https://` URL).
+        /// An image or video file (an absolute path), a web page (a `file://`, `http://` or `https://` URL), a text
+        /// slide (`text:WORDS`), a card (`card:WORDS`) or `blank` (``content``).
         public var source: String
         /// How long it shows, in seconds (a video is cut there, or played again until then).
         public var seconds: Double
@@ -141,13 +142,17 @@ public struct Playlist: Codable, Equatable, Hashable, Sendable {
                 return "\(place): seconds must be \(shortestItem) to 86400"
             }
             if item.source.isEmpty || item.source.unicodeScalars.contains(where: { $0.value < 0x20 }) {
-                return "\(place): a file's absolute path or a page's URL, without control characters"
+                return "\(place): a file's absolute path, a page's URL or a slide's words, without control characters"
             }
-            if item.isPage && item.source.contains(" ") {
+            switch item.content {
+            case .page(let url) where url.contains(" "):
                 return "\(place): a URL has no spaces (percent-encode them)"
-            }
-            if !item.isPage && !item.source.hasPrefix("/") {
-                return "\(place): \(item.source) is neither an absolute path nor a file://, http:// or https:// URL"
+            case .text(let words), .card(let words):
+                if words.allSatisfy(\.isWhitespace) { return "\(place): \(item.source.prefix(5)) needs words after it" }
+            case .file(let path) where !path.hasPrefix("/"):
+                return
+                    "\(place): \(path) is neither an absolute path, a file://, http:// or https:// URL, text:WORDS, card:WORDS nor blank"
+            default: break
             }
         }
         return nil

@@ -34,6 +34,9 @@ struct StatusReport {
                 ]
                 if let playing = vitals.media[info.registryName] { media.merge(playing) { $1 } }
                 entry["media"] = .object(media)
+            case .slide:
+                // Only a playlist shows slides: `content` is `playlist` below, its item the slide's source.
+                entry["role"] = .string(model.assignment.roles[info.registryName]?.rawValue ?? "external")
             }
             if let (playlist, index) = model.playlistItem(of: info.registryName) {
                 entry["content"] = .string("playlist")

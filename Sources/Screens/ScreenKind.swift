@@ -9,6 +9,8 @@ public enum ScreenKind: Equatable, Sendable {
     case web(url: String)
     /// An image or a video on an external screen (``ScreenModel/media(of:)``).
     case media(ShownMedia)
+    /// A playlist's text slide or card on an external screen.
+    case slide(Slide)
 
     /// A page, whose frames come from its web view rather than from Multiscreen's own drawing.
     public var isWeb: Bool {

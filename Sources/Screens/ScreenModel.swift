@@ -450,7 +450,7 @@ public struct ScreenModel: Sendable {
         switch assignment.kind(of: registryName) {
         case .controller: return rule.content == .web ? url : nil
         case .external(let mode): return mode == .web ? url : nil
-        case .web, .media: return nil
+        case .web, .media, .slide: return nil
         }
     }
 
@@ -485,7 +485,13 @@ public struct ScreenModel: Sendable {
     /// What a screen playing item `index` of `playlist` shows.
     private static func kind(showing playlist: Playlist, item index: Int) -> ScreenKind {
         let item = playlist.items[index]
-        if item.isPage { return .web(url: item.source) }
+        switch item.content {
+        case .page(let url): return .web(url: url)
+        case .text(let words): return .slide(.text(words))
+        case .card(let words): return .slide(.card(words))
+        case .blank: return .external(.blank)
+        case .file: break
+        }
         // A playlist's files loop (a video shorter than its time plays again) and are read like any media file;
         // the kind here only names it (the file's first bytes decide how it is decoded).
         let kind = MediaKind(guessingFromName: item.source)

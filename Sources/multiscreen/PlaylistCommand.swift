@@ -19,8 +19,9 @@ struct PlaylistCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Play ITEMs in turn on external screens, each for its seconds, over and over.",
             discussion: """
-                An ITEM is PATH_OR_URL[@SECONDS]: an image or video file (absolute, or relative to this directory) or \
-                a web page's URL, shown for SECONDS (default 10). Which item plays is the wall clock's business: every \
+                An ITEM is PATH_OR_URL[@SECONDS]: an image or video file (absolute, or relative to this directory), \
+                a web page's URL, text:WORDS (a text slide), card:WORDS (a card) or blank, shown for SECONDS \
+                (default 10). Which item plays is the wall clock's business: every \
                 screen given the same items shows the same one and switches at the same moment, on this kiosk and on \
                 any other whose clock agrees, and a restarted kiosk picks up where the clock says.
                 \(ControlExit.discussion)
@@ -98,7 +99,7 @@ struct PlaylistCommand: ParsableCommand {
             }
             guard !source.isEmpty else { throw ValidationError("an item names no file or URL: \(text)") }
             let item = Playlist.Item(source: source, seconds: seconds)
-            if item.isPage || source.hasPrefix("/") { return item }
+            if !item.namesFile || source.hasPrefix("/") { return item }
             let absolute = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
                 .appendingPathComponent(source).standardizedFileURL.path
             return Playlist.Item(source: absolute, seconds: seconds)

@@ -192,4 +192,36 @@ import Testing
         app.process.signal(SIGTERM)
         #expect(try app.process.waitForExit(timeout: 10) == 0)
     }
+
+    /// Items Multiscreen draws itself: a text slide (white words on the screen's background), a card (a light panel)
+    /// and blank (black), stepped through with `playlist next`.
+    @Test func textSlidesCardsAndBlankItems() throws {
+        let sway = try HeadlessSway(outputs: 2, width: 320, height: 240)
+        let app = try MultiscreenProcess(environment: sway.environment, home: MultiscreenProcess.makeHome())
+        try app.waitForScreens(2)
+        let white = RGBColor(hex: 0xF8_FA_FC)
+        func shot() throws -> Screenshot { try sway.screenshot("HEADLESS-2") }
+        let epoch = String(Int(Date().timeIntervalSince1970))
+        let set = try app.command(
+            [
+                "playlist", "set", "--screen", "HEADLESS-2", "--epoch", epoch, "text:Lunch at noon@600",
+                "card:Menu@600",
+                "blank@600",
+            ])
+        #expect(set.status == 0, "\(set.output)")
+        try waitUntil(timeout: 5, "the text slide: white words on the screen's background") {
+            let words = try shot().fraction(of: white, tolerance: 24)
+            // The words' strokes: a few hundred pixels at this size (a screen without messages has none).
+            return words > 0.001 && words < 0.3
+        }
+        #expect(try shot().fraction(of: RGBColor(hex: 0), tolerance: 8) < 0.5)
+        #expect(try app.command(["playlist", "next", "--screen", "HEADLESS-2"]).status == 0)
+        try waitUntil(timeout: 2, "the card's light panel") { try shot().fraction(of: white, tolerance: 8) > 0.4 }
+        #expect(try app.command(["playlist", "next", "--screen", "HEADLESS-2"]).status == 0)
+        try waitUntil(timeout: 2, "blank: black") { try shot().fraction(of: RGBColor(hex: 0), tolerance: 8) > 0.98 }
+        let history = try app.command(["playlist", "history", "--screen", "HEADLESS-2", "--json"])
+        #expect(history.output.contains(#""source":"text:Lunch at noon""#), "\(history.output)")
+        app.process.signal(SIGTERM)
+        #expect(try app.process.waitForExit(timeout: 10) == 0)
+    }
 }

@@ -92,7 +92,7 @@ import Testing
             ),
             (
                 #"{"screen": "A", "items": [{"source": "a.png", "seconds": 1}]}"#,
-                #""items": item 1: a.png is neither an absolute path nor a file://, http:// or https:// URL"#
+                #""items": item 1: a.png is neither an absolute path, a file://, http:// or https:// URL, text:WORDS, card:WORDS nor blank"#
             ),
         ]
         for (params, message) in cases {

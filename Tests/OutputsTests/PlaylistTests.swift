@@ -50,12 +50,28 @@ import Testing
             Playlist.problem(items: [.init(source: "/a.png", seconds: 0.1)]) == "item 1: seconds must be 0.5 to 86400")
         #expect(
             Playlist.problem(items: [.init(source: "/a.png", seconds: 1), .init(source: "b.png", seconds: 1)])
-                == "item 2: b.png is neither an absolute path nor a file://, http:// or https:// URL")
+                == "item 2: b.png is neither an absolute path, a file://, http:// or https:// URL, text:WORDS, card:WORDS nor blank"
+        )
         #expect(
             Playlist.problem(items: [.init(source: "/a\nb.png", seconds: 1)])
-                == "item 1: a file's absolute path or a page's URL, without control characters")
+                == "item 1: a file's absolute path, a page's URL or a slide's words, without control characters")
         #expect(Playlist.problem(items: Self.playlist.items) == nil)
         #expect(Playlist.Item(source: "HTTPS://example.org/", seconds: 1).isPage)
         #expect(!Playlist.Item(source: "/srv/http://x.png", seconds: 1).isPage)
+    }
+
+    /// Items Multiscreen draws itself are told by their source: `text:`, `card:`, `blank`.
+    @Test func slidesCardsAndBlankAreToldByTheirSource() {
+        let contents = ["text:Lunch at noon", "card:Menu", "blank", "/srv/blank", "https://x.org/", "text:"].map {
+            Playlist.Item(source: $0, seconds: 1).content
+        }
+        #expect(
+            contents == [
+                .text("Lunch at noon"), .card("Menu"), .blank, .file("/srv/blank"), .page("https://x.org/"), .text(""),
+            ])
+        #expect(Playlist.problem(items: [.init(source: "card: ", seconds: 1)]) == "item 1: card: needs words after it")
+        #expect(
+            Playlist.problem(items: [.init(source: "text:Hi", seconds: 1), .init(source: "blank", seconds: 1)]) == nil)
+        #expect(!Playlist.Item(source: "text:/etc/passwd", seconds: 1).namesFile)
     }
 }

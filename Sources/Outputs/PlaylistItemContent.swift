@@ -1,0 +1,26 @@
+extension Playlist.Item {
+    /// What an item shows, told by its source: a page (`file://`, `http://`, `https://`), a text slide (`text:WORDS`,
+    /// drawn as a message is), a card (`card:WORDS`, drawn as `card.open` draws one), black (`blank`), or else a
+    /// file (an image or a video, by absolute path).
+    public enum Content: Equatable, Sendable {
+        case file(String)
+        case page(String)
+        case text(String)
+        case card(String)
+        case blank
+    }
+
+    public var content: Content {
+        if isPage { return .page(source) }
+        if source.hasPrefix("text:") { return .text(String(source.dropFirst(5))) }
+        if source.hasPrefix("card:") { return .card(String(source.dropFirst(5))) }
+        if source == "blank" { return .blank }
+        return .file(source)
+    }
+
+    /// Whether the item names a file on the kiosk (what only callers given media directories may send).
+    public var namesFile: Bool {
+        if case .file = content { return true }
+        return false
+    }
+}
