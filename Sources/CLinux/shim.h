@@ -1,9 +1,10 @@
-// Linux headers Glibc's Swift module does not export (like swift-nio's CNIOLinux): event file descriptors and
+// Linux headers Glibc's Swift module does not export (like swift-nio's CNIOLinux): event file descriptors, inotify and
 // mallopt, and the calls below.
 #pragma once
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
+#include <sys/inotify.h>
 #include <signal.h>
 #include <malloc.h>
 

@@ -193,7 +193,10 @@ public final class Application {
         let cpuBefore = MonotonicClock.nanoseconds(clock: CLOCK_PROCESS_CPUTIME_ID)
         let kind = { [product] (screen: Screen) in product.kind(of: screen.output.registryName) }
         web.sync(screens.ordered, kind: kind, context: graphics.context, eglExtensions: graphics.context.extensions)
-        media.sync(screens.ordered, kind: kind) { [product] in product.identity(of: $0.output.registryName) != nil }
+        media.sync(
+            screens.ordered, kind: kind,
+            ahead: { [product] in product.model.playlistPictures(of: $0.output.registryName) },
+            covered: { [product] in product.identity(of: $0.output.registryName) != nil })
         let painter = ScreenPainter(
             product: product, screens: screens, graphics: graphics, bus: bus, applied: messagesApplied,
             now: MonotonicClock.nanoseconds(), web: web)

@@ -47,6 +47,17 @@ final class MediaAsset {
     var deadline: UInt64?
     /// Frames of a video that failed: screens keep showing the last one until the file is read again.
     var leftovers: [ShmFrame] = []
+    /// When a screen last showed it (``MonotonicClock`` ns): the pictures kept between turns go least recent first.
+    var lastShown: UInt64 = 0
+    /// Its file changed on disk since it was read: it is not kept once no screen shows it, so its next turn reads the
+    /// file again.
+    var isStale = false
+
+    /// The decoded pixels a picture holds (every frame of an animation); 0 for anything else.
+    var pictureBytes: Int {
+        guard case .image(let picture) = state else { return 0 }
+        return Int(picture.image.width) * Int(picture.image.height) * 4 * picture.image.frames.count
+    }
 
     init(id: Int, key: Key) {
         self.id = id
@@ -61,6 +72,12 @@ final class MediaAsset {
 
     /// Read and decodable: a picture, or a video that started.
     var canShow: Bool { facts != nil }
+
+    /// Failed, and keeping when it is read again (``retryAt``).
+    var isFailed: Bool {
+        if case .failed = state { return true }
+        return false
+    }
 
     func isRetryDue(now: UInt64) -> Bool {
         guard case .failed = state, let retryAt else { return false }

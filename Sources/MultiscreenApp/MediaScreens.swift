@@ -27,6 +27,8 @@ final class MediaScreens {
     private let globals: WaylandGlobals
     private let reader: MediaReader
     private let timer: OneShotTimer
+    /// The files of the pictures kept between turns, whose change on disk makes them read again.
+    private let fileChanges: FileChangeWatch
     /// The display thread's loop: the reader's news, the timer and each video's frames are watched there, by this
     /// owner of them, from when each is made to when it goes.
     private unowned let loop: EventLoop
@@ -55,6 +57,9 @@ final class MediaScreens {
     /// default reply timeout (5 s), so that `media show` on a file whose pipeline neither plays nor fails (an MP4 cut
     /// short can leave GStreamer waiting) is answered with a refusal rather than no reply.
     static let readTimeout = 4.0
+    /// How much decoded picture memory the playlists' pictures may keep between their turns (each read once, then
+    /// shown again without reading); beyond it, the least recently shown go, and are read again at their turn.
+    static let keptPictureBytes = 256 << 20
 
     init(globals: WaylandGlobals, loop: EventLoop, logger: Logger) throws {
         self.globals = globals
@@ -62,7 +67,9 @@ final class MediaScreens {
         self.logger = logger
         reader = try MediaReader(logger: logger)
         timer = try OneShotTimer(on: loop)
+        fileChanges = try FileChangeWatch(on: loop)
         timer.fired = { [unowned self] in timerFired() }
+        fileChanges.changed = { [unowned self] path in fileChanged(path) }
         loop.watch(reader.newsFileDescriptor) { [unowned self] in takeNews() }
     }
 
@@ -96,7 +103,13 @@ final class MediaScreens {
     /// ready, the file read for any that is not, and nothing left of what no screen shows any more. A screen
     /// `covered` by something the window draws over its content (`screen.identify`) has its layer hidden while its
     /// media keeps playing, so it comes back where it would have been.
-    func sync(_ screens: [Screen], kind: (Screen) -> ScreenKind, covered: (Screen) -> Bool) {
+    ///
+    /// `ahead` gives each screen's playlist pictures from its next item on (``ScreenModel/playlistPictures(of:)``):
+    /// the next one is read before its turn, and every one read is kept decoded (within ``keptPictureBytes``), so a
+    /// switch to a picture is ready at once and a playlist of pictures reads each file once, not at every turn.
+    func sync(
+        _ screens: [Screen], kind: (Screen) -> ScreenKind, ahead: (Screen) -> [MediaItem], covered: (Screen) -> Bool
+    ) {
         screenOf = Dictionary(uniqueKeysWithValues: screens.map { ($0.output.registryName, $0) })
         coveredScreens = Set(screens.filter(covered).map(\.output.registryName))
         let now = MonotonicClock.nanoseconds()
@@ -104,8 +117,15 @@ final class MediaScreens {
         for screen in screens {
             if case .media(let shown) = kind(screen) { wanted[screen.output.registryName] = (screen, shown.item) }
         }
+        let previouslyWanted = wantedKeys
         wantedKeys = wanted.mapValues { MediaAsset.Key($0.item) }
         for name in layers.keys where wanted[name] == nil { removeLayer(name) }
+        // A file read ahead that failed is told when its turn comes, as one read then would be.
+        for (name, key) in wantedKeys where previouslyWanted[name] != key {
+            if case .failed(let reason)? = assets[key]?.state {
+                onEvent(.mediaError(screen: screenName(name), path: key.path, error: reason))
+            }
+        }
         for (name, (screen, item)) in wanted {
             let key = MediaAsset.Key(item)
             var asset = assets[key]
@@ -142,10 +162,57 @@ final class MediaScreens {
                 screen.invalidate()
             }
         }
-        for (key, asset) in assets where asset.waiting.isEmpty && !layers.values.contains(where: { $0.key == key }) {
-            if !wanted.values.contains(where: { MediaAsset.Key($0.item) == key }) { destroy(asset) }
-        }
+        for shown in layers.values { assets[shown.key]?.lastShown = now }
+        keepPictures(readingAhead: screens.map { ($0, ahead($0)) }, wanted: Set(wantedKeys.values))
         armTimer()
+    }
+
+    /// Reads each screen's next playlist picture ahead of its turn, keeps the playlists' pictures read so far (the
+    /// least recently shown go beyond ``keptPictureBytes``, and any whose file changed), and destroys every other
+    /// asset no screen shows or waits for.
+    private func keepPictures(readingAhead ahead: [(Screen, [MediaItem])], wanted: Set<MediaAsset.Key>) {
+        let now = MonotonicClock.nanoseconds()
+        for (screen, pictures) in ahead {
+            // One that failed is read again after its delay, as a shown one is.
+            guard let next = pictures.first, assets[MediaAsset.Key(next)].map({ $0.isRetryDue(now: now) }) ?? true
+            else { continue }
+            startReading(MediaAsset.Key(next), for: [(screen, next)])
+        }
+        let playlistPictures = Set(ahead.flatMap { $0.1.map(MediaAsset.Key.init) })
+        let nextPictures = Set(ahead.compactMap { $0.1.first.map(MediaAsset.Key.init) })
+        var budget = Self.keptPictureBytes
+        let idle = assets.values.filter { asset in
+            asset.waiting.isEmpty && !wanted.contains(asset.key) && !layers.values.contains { $0.key == asset.key }
+        }
+        // The next pictures first (read for their turn: never dropped for the budget, or they would be read again at
+        // every pass), then the most recently shown.
+        let order = idle.sorted { a, b in
+            let (aNext, bNext) = (nextPictures.contains(a.key), nextPictures.contains(b.key))
+            return aNext != bNext ? aNext : a.lastShown > b.lastShown
+        }
+        for asset in order {
+            let keeps =
+                playlistPictures.contains(asset.key) && !asset.isStale
+                && (asset.isReading && !isVideo(asset) || asset.isFailed || nextPictures.contains(asset.key)
+                    || (1...max(budget, 1)).contains(asset.pictureBytes))
+            if keeps {
+                budget -= asset.pictureBytes
+            } else {
+                destroy(asset)
+            }
+        }
+        fileChanges.watch(Set(assets.values.filter { $0.pictureBytes > 0 }.map(\.key.path)))
+    }
+
+    private func isVideo(_ asset: MediaAsset) -> Bool {
+        if case .video = asset.state { return true }
+        return false
+    }
+
+    /// A file changed on disk: the pictures read from it are read again at their next turn (one on screen now stays
+    /// until then).
+    private func fileChanged(_ path: String) {
+        for asset in assets.values where asset.key.path == path && asset.pictureBytes > 0 { asset.isStale = true }
     }
 
     /// Where `frame` goes on `screen`'s output.
@@ -207,6 +274,7 @@ final class MediaScreens {
             case .image(let id, let image):
                 // An image nobody waits for any more: its memory goes with the last reference.
                 guard let asset = asset(id) else { continue }
+                logger.debug("picture \(image.width)x\(image.height) decoded: \(asset.key.path.logSafe)")
                 asset.state = .image(MediaAsset.Picture(image))
                 asset.retryDelay = 0
                 settleWaiting(asset)

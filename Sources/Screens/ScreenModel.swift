@@ -482,6 +482,19 @@ public struct ScreenModel: Sendable {
         return assignment.kind(of: registryName)
     }
 
+    /// The pictures of the playlist the output plays, as its screen shows them, from the item after the one shown now
+    /// round to the one before it: what is read ahead and kept decoded, so that a switch to a picture needs no read. A
+    /// held playlist switches to nothing, and a video or a page is never read ahead.
+    public func playlistPictures(of registryName: UInt32) -> [MediaItem] {
+        guard let (playlist, index) = playlistItem(of: registryName), playlist.pausedAt == nil else { return [] }
+        let count = playlist.items.count
+        return (1..<max(count, 1)).compactMap { step in
+            let item = playlist.items[(index + step) % count]
+            guard case .file(let path) = item.content, MediaKind(guessingFromName: path) == .image else { return nil }
+            return MediaItem(path: path, fit: playlist.fit, loop: true)
+        }
+    }
+
     /// What a screen playing item `index` of `playlist` shows.
     private static func kind(showing playlist: Playlist, item index: Int) -> ScreenKind {
         let item = playlist.items[index]

@@ -224,4 +224,35 @@ import Testing
         app.process.signal(SIGTERM)
         #expect(try app.process.waitForExit(timeout: 10) == 0)
     }
+
+    /// A playlist of pictures reads each file once (read ahead of its turn, then kept decoded), and a file replaced on
+    /// disk is read again at its next turn.
+    @Test func picturesAreReadOnceAndAgainWhenTheirFileChanges() throws {
+        let directory = try MediaFixtures.directory()
+        let (red, lime) = (directory + "/red.png", directory + "/lime.png")
+        try MediaFixtures.convert(["-size", "64x48", "xc:red", red])
+        try MediaFixtures.convert(["-size", "64x48", "xc:lime", lime])
+        let sway = try HeadlessSway(outputs: 2, width: 320, height: 240)
+        let app = try MultiscreenProcess(environment: sway.environment, home: MultiscreenProcess.makeHome())
+        try app.waitForScreens(2)
+        let set = try app.command([
+            "playlist", "set", "--screen", "HEADLESS-2", "--fit", "stretch", red + "@1", lime + "@1",
+        ])
+        #expect(set.status == 0, "\(set.output)")
+        func decodes(_ path: String) -> Int {
+            app.log.split(separator: "\n").filter { $0.hasSuffix("decoded: \(path)") }.count
+        }
+        // Three cycles: each picture decoded once.
+        Thread.sleep(forTimeInterval: 6)
+        #expect(decodes(red) == 1 && decodes(lime) == 1, "\(decodes(red)) and \(decodes(lime)) decodes")
+        // A new file renamed over red.png, as deployment tools replace files: blue at red's next turns.
+        try MediaFixtures.convert(["-size", "64x48", "xc:blue", directory + "/incoming.png"])
+        #expect(rename(directory + "/incoming.png", red) == 0)
+        try waitUntil(timeout: 5, "the replaced file's blue picture") {
+            try sway.screenshot("HEADLESS-2").fraction(of: Self.colours[2], tolerance: 8) >= 0.98
+        }
+        #expect(decodes(red) == 2)
+        app.process.signal(SIGTERM)
+        #expect(try app.process.waitForExit(timeout: 10) == 0)
+    }
 }
