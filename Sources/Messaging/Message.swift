@@ -71,7 +71,7 @@ public enum Message: Equatable, Hashable, Sendable {
     /// connector is which panel, when wiring a wall.
     case identifyScreens(seconds: Double)
     /// Write a PNG of what `screen` shows to `path` (an absolute path on the kiosk).
-    case captureScreen(screen: String, path: String)
+    case captureScreen(screen: String, path: String?)
 
     /// The largest text, in UTF-8 bytes, a message may carry (64 KiB): a long card, far below a text slab's size.
     public static let maximumTextBytes = 64 * 1024
@@ -124,6 +124,14 @@ public enum Message: Equatable, Hashable, Sendable {
     public var namesFiles: Bool {
         if case .interruptPlaylist(_, let request) = self { return request.hasItems }
         return method.isLocalOnly
+    }
+
+    /// Writes a file on the kiosk (`screen.capture` with a `path`): the local socket's user's alone, never granted to
+    /// anyone else, whatever their config or media directories say (a write there could replace the media itself).
+    /// Without a path the capture comes back in the reply, which any caller granted `screen.capture` may ask for.
+    public var writesFiles: Bool {
+        if case .captureScreen(_, let path?) = self { return !path.isEmpty }
+        return false
     }
 
     /// A request whose only effect is its reply (`status`, `outputs`): when nobody is left to read the reply,
@@ -204,9 +212,11 @@ public enum Message: Equatable, Hashable, Sendable {
             }
         case .captureScreen(let screen, let path):
             try Self.check(name: screen, field: "screen")
-            try Self.check(text: path)
-            guard path.hasPrefix("/"), !path.utf8.contains(0) else {
-                throw MessageError(.invalidParams, "\"path\" must be an absolute path without NUL")
+            if let path {
+                try Self.check(text: path)
+                guard path.hasPrefix("/"), !path.utf8.contains(0) else {
+                    throw MessageError(.invalidParams, "\"path\" must be an absolute path without NUL")
+                }
             }
         case .identifyScreens(let seconds):
             guard Self.identifySeconds.contains(seconds) else {
@@ -333,9 +343,7 @@ public enum MessageMethod: String, CaseIterable, Sendable {
     /// with items of its own (``Message/namesFiles``), so it may be granted: its items are refused where files are.
     public var isLocalOnly: Bool { self == .showMedia || self == .setPlaylist }
 
-    /// Writes a file on the kiosk (`screen.capture`): the local socket's user's alone, never granted to anyone else,
-    /// whatever their config or media directories say (a write there could replace the media itself).
-    public var writesFiles: Bool { self == .captureScreen }
+
 }
 
 /// A decoded request line: a ``Message`` for the display thread, or a request the transport answers itself.

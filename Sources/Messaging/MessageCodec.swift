@@ -236,7 +236,7 @@ public enum MessageCodec {
         case .identifyScreens:
             message = .identifyScreens(seconds: try reader.optionalNumber("seconds") ?? Message.defaultIdentifySeconds)
         case .captureScreen:
-            message = .captureScreen(screen: try reader.string("screen"), path: try reader.string("path"))
+            message = .captureScreen(screen: try reader.string("screen"), path: try reader.optionalString("path"))
         case .remoteOffer, .remoteActivity:
             preconditionFailure("internal methods are refused above")
         case .subscribeEvents:
@@ -292,7 +292,7 @@ public enum MessageCodec {
             if seconds != Message.defaultIdentifySeconds { params["seconds"] = .number(seconds) }
         case .captureScreen(let screen, let path):
             params["screen"] = .string(screen)
-            params["path"] = .string(path)
+            if let path { params["path"] = .string(path) }
         case .playlistHistory(let screen, let limit):
             if let screen { params["screen"] = .string(screen) }
             if limit != Message.defaultHistoryRecords { params["limit"] = .integer(limit) }

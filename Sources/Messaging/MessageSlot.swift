@@ -54,7 +54,8 @@ struct MessageSlot: BitwiseCopyable {
         // A schedule's name is never empty (``Message/validate()``): empty is "the rule's again".
         case .setSchedule(let screen, let schedule): (schedule ?? "", screen, 0, .setSchedule)
         case .identifyScreens(let seconds): ("", nil, UInt32((seconds * 1000).rounded()), .identifyScreens)
-        case .captureScreen(let screen, let path): (path, screen, 0, .captureScreen)
+        // An absolute path is never empty (``Message/validate()``): empty is "in the reply".
+        case .captureScreen(let screen, let path): (path ?? "", screen, 0, .captureScreen)
         }
     }
 
@@ -114,7 +115,7 @@ struct MessageSlot: BitwiseCopyable {
         case .showSchedule: return .showSchedule(screen: screen)
         case .setSchedule: return .setSchedule(screen: screen ?? "", schedule: body.isEmpty ? nil : body)
         case .identifyScreens: return .identifyScreens(seconds: Double(argument) / 1000)
-        case .captureScreen: return .captureScreen(screen: screen ?? "", path: body)
+        case .captureScreen: return .captureScreen(screen: screen ?? "", path: body.isEmpty ? nil : body)
         case .subscribeEvents: preconditionFailure("events.subscribe is answered by its transport, never queued")
         }
     }

@@ -13,13 +13,19 @@ public struct MethodGate: Sendable, Equatable {
     /// inside directories the config gave it.
     public init(caller: String, permitted: Set<MessageMethod>, files: MediaDirectories? = nil) {
         self.caller = caller
-        self.permitted = (files == nil ? permitted.filter { !$0.isLocalOnly } : permitted).filter { !$0.writesFiles }
+        self.permitted = files == nil ? permitted.filter { !$0.isLocalOnly } : permitted
         self.files = files
     }
 
     /// The method, then every file the message names.
     public func check(_ message: Message) throws(MessageError) {
         try check(message.method)
+        if message.writesFiles {
+            throw MessageError(
+                .notPermitted,
+                "\(message.method.rawValue) with \"path\" is not permitted to \(caller): it writes a file on the kiosk, which only the local socket may (without \"path\" the picture comes back in the reply)"
+            )
+        }
         guard let files else {
             // A method granted whose other form names files (an interrupt with items of its own rather than a
             // config playlist's name): that form is the local socket's alone, as `playlist.set` is.
@@ -37,12 +43,6 @@ public struct MethodGate: Sendable, Equatable {
     /// - Throws: `notPermitted`, naming the method and what this caller may call instead.
     public func check(_ method: MessageMethod) throws(MessageError) {
         guard !permitted.contains(method) else { return }
-        if method.writesFiles {
-            throw MessageError(
-                .notPermitted,
-                "\(method.rawValue) is not permitted to \(caller): it writes a file on the kiosk, which only the local socket may"
-            )
-        }
         if method.isLocalOnly {
             throw MessageError(
                 .notPermitted,

@@ -9,17 +9,18 @@ import Product
 extension Application {
     func capture(_ request: CaptureRequest, ticket: OrderedReplies.Ticket?) {
         let started = MonotonicClock.nanoseconds()
-        let answer = { [unowned self] (width: Int, height: Int, failure: String?) in
+        let answer = { [unowned self] (width: Int, height: Int, png: [UInt8]?, failure: String?) in
             let milliseconds = Double(MonotonicClock.nanoseconds() - started) / 1e6
             let reply = ProductController.captured(
-                request, width: width, height: height, milliseconds: milliseconds, failure: failure)
+                request, width: width, height: height, milliseconds: milliseconds, png: png, failure: failure)
             if failure == nil {
-                logger.info("captured \(request.screen) in \(Int(milliseconds)) ms: \(request.path.logSafe)")
+                let to = request.path.map { $0.logSafe } ?? "\(png?.count ?? 0) bytes in the reply"
+                logger.info("captured \(request.screen) in \(Int(milliseconds)) ms: \(to)")
             }
             if let ticket { replies.settle(ticket, with: reply) }
         }
         guard let screen = screens.screens[request.registryName], let geometry = screen.geometry else {
-            return answer(0, 0, "it has not drawn a frame yet")
+            return answer(0, 0, nil, "it has not drawn a frame yet")
         }
         let (width, height) = (Int(geometry.bufferWidth), Int(geometry.bufferHeight))
         var pixels: [UInt8]
@@ -45,15 +46,15 @@ extension Application {
                     let drawn = try graphics.renderOffscreen(
                         width: geometry.bufferWidth, height: geometry.bufferHeight,
                         draw: { painter.draw(screen, on: $0, geometry: geometry) })
-                else { return answer(width, height, "it cannot be drawn off screen (no framebuffer)") }
+                else { return answer(width, height, nil, "it cannot be drawn off screen (no framebuffer)") }
                 pixels = drawn
             } catch {
-                return answer(width, height, "it cannot be drawn: \(error)")
+                return answer(width, height, nil, "it cannot be drawn: \(error)")
             }
             media.composeLayer(of: screen, into: &pixels, width: width, height: height)
         }
-        media.writePNG(pixels, width: width, height: height, to: request.path) { failure in
-            answer(width, height, failure)
+        media.writePNG(pixels, width: width, height: height, to: request.path) { png, failure in
+            answer(width, height, png, failure)
         }
     }
 }

@@ -26,8 +26,8 @@ final class MediaReader: @unchecked Sendable {
             decodeSize: @Sendable (_ width: Int, _ height: Int) -> (width: Int, height: Int))
         /// Stop a video nobody shows any more; its memory goes with it.
         case stop(VideoPipeline)
-        /// Write a screen's capture (XRGB8888, `width` × 4 bytes a row) as a PNG at `path`.
-        case writePNG(id: Int, pixels: [UInt8], width: Int, height: Int, path: String)
+        /// Write a screen's capture (XRGB8888, `width` × 4 bytes a row) as a PNG at `path`, or in memory without one.
+        case writePNG(id: Int, pixels: [UInt8], width: Int, height: Int, path: String?)
     }
 
     enum News: @unchecked Sendable {
@@ -36,8 +36,8 @@ final class MediaReader: @unchecked Sendable {
         case video(id: Int, VideoPipeline)
         case videoEvent(id: Int, VideoEvent)
         case failed(id: Int, MediaError)
-        /// A capture was written (`failure` nil), or why not.
-        case written(id: Int, failure: String?)
+        /// A capture was written to its file (`png` nil) or encoded (`png`: its bytes), or why not (`failure`).
+        case written(id: Int, png: [UInt8]?, failure: String?)
     }
 
     /// Readable when news is waiting (an eventfd; ``takeNews()`` resets it).
@@ -48,6 +48,10 @@ final class MediaReader: @unchecked Sendable {
     private let thread = LoopThread()
     private let limits: ImageLimits
     private let logger: Logger
+
+    /// The largest PNG a capture carries in its reply (base64 makes it 4/3 of this on the wire): a 4K screen of
+    /// photographs fits; anything larger is written to a file instead.
+    static let largestEncodedPNG = 24 << 20
 
     init(limits: ImageLimits = ImageLimits(), logger: Logger) throws(SystemCallError) {
         self.limits = limits
@@ -128,8 +132,13 @@ final class MediaReader: @unchecked Sendable {
         case .stop(let pipeline):
             pipeline.stop()
             logger.info("video pipeline stopped: \(pipeline.path.logSafe)")
-        case .writePNG(let id, let pixels, let width, let height, let path):
-            post(.written(id: id, failure: PNGFile.write(xrgb: pixels, width: width, height: height, to: path)))
+        case .writePNG(let id, let pixels, let width, let height, let path?):
+            post(.written(id: id, png: nil, failure: PNGFile.write(xrgb: pixels, width: width, height: height, to: path)))
+        case .writePNG(let id, let pixels, let width, let height, nil):
+            switch PNGFile.encode(xrgb: pixels, width: width, height: height, limit: Self.largestEncodedPNG) {
+            case .success(let png): post(.written(id: id, png: png, failure: nil))
+            case .failure(let failure): post(.written(id: id, png: nil, failure: failure.description))
+            }
         case .read(let id, let path, let loop, let clockStart, let decodeSize):
             do throws(MediaError) {
                 switch try MediaProbe.kind(ofFileAt: path) {

@@ -41,7 +41,7 @@ final class MediaScreens {
     /// Something the subscribers are told that no request asked: a video ended, a shown file failed.
     var onEvent: (Event) -> Void = { _ in }
     /// Captures the reader is writing, by id: what to do once each is written.
-    private var writes: [Int: (String?) -> Void] = [:]
+    private var writes: [Int: ([UInt8]?, String?) -> Void] = [:]
     /// The compositor showed a frame of the file at this path on the screen of this output (a picture when it came, a
     /// video's frames as they come): what the proof of play counts.
     var onShown: (UInt32, String) -> Void = { _, _ in }
@@ -292,8 +292,8 @@ final class MediaScreens {
             case .failed(let id, let error):
                 guard let asset = asset(id) else { continue }
                 fail(asset, reason: error.description)
-            case .written(let id, let failure):
-                writes.removeValue(forKey: id)?(failure)
+            case .written(let id, let png, let failure):
+                writes.removeValue(forKey: id)?(png, failure)
             }
         }
         armTimer()
@@ -456,9 +456,12 @@ final class MediaScreens {
             destination: Rect(x: d.x * scale, y: d.y * scale, width: d.width * scale, height: d.height * scale))
     }
 
-    /// Writes a capture's pixels as a PNG at `path` on the reader's thread; `done` runs on the display thread once
-    /// it is written (nil) or could not be (why).
-    func writePNG(_ pixels: [UInt8], width: Int, height: Int, to path: String, done: @escaping (String?) -> Void) {
+    /// Writes a capture's pixels as a PNG at `path` (without one: encodes it in memory) on the reader's thread; `done`
+    /// runs on the display thread with the PNG's bytes when it was not written to a file, or why it could not be.
+    func writePNG(
+        _ pixels: [UInt8], width: Int, height: Int, to path: String?,
+        done: @escaping (_ png: [UInt8]?, _ failure: String?) -> Void
+    ) {
         let id = nextID
         nextID += 1
         writes[id] = done

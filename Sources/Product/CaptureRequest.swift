@@ -3,10 +3,10 @@
 public struct CaptureRequest: Equatable, Sendable {
     public var registryName: UInt32
     public var screen: String
-    /// Where the PNG goes: an absolute path, replaced if it exists.
-    public var path: String
+    /// Where the PNG goes: an absolute path, replaced if it exists; nil: in the reply.
+    public var path: String?
 
-    public init(registryName: UInt32, screen: String, path: String) {
+    public init(registryName: UInt32, screen: String, path: String?) {
         self.registryName = registryName
         self.screen = screen
         self.path = path

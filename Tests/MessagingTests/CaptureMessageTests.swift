@@ -11,10 +11,16 @@ import Testing
                 == message)
         #expect(try MessageCodec.decodeRequest(MessageCodec.encodeRequest(message)) == message)
         #expect(try throughARing([message]) == [message])
+        // Without a path, the picture comes back in the reply.
+        let inReply = Message.captureScreen(screen: "HDMI-A-2", path: nil)
+        #expect(
+            try MessageCodec.decodeRequest(#"{"method":"screen.capture","params":{"screen":"HDMI-A-2"}}"#) == inReply)
+        #expect(try throughARing([inReply, message]) == [inReply, message])
+        #expect(!inReply.writesFiles && message.writesFiles)
     }
 
     @Test(arguments: [
-        #"{"screen":"A"}"#, #"{"path":"/a.png"}"#, #"{"screen":"A","path":"a.png"}"#, #"{"screen":"","path":"/a"}"#,
+        #"{"path":"/a.png"}"#, #"{"screen":"A","path":"a.png"}"#, #"{"screen":"","path":"/a"}"#,
     ])
     func badParamsAreRefused(params: String) {
         do {
@@ -25,14 +31,16 @@ import Testing
         }
     }
 
-    /// It writes a file: never granted to anyone but the local socket, media directories or not.
-    @Test func noRemoteCallerMayCaptureWhateverItsGrant() throws {
+    /// Writing a file is never granted to anyone but the local socket, media directories or not; a capture in the
+    /// reply is granted like any method.
+    @Test func noRemoteCallerMayWriteACaptureWhateverItsGrant() throws {
         let directories = try MediaDirectories(["/tmp"])
         for gate in [
             MethodGate(caller: "the fleet link", permitted: Set(MessageMethod.allCases)),
             MethodGate(caller: "the fleet link", permitted: Set(MessageMethod.allCases), files: directories),
         ] {
-            #expect(!gate.permitted.contains(.captureScreen))
+            #expect(gate.permitted.contains(.captureScreen))
+            try gate.check(.captureScreen(screen: "A", path: nil))
             do {
                 try gate.check(.captureScreen(screen: "A", path: "/tmp/a.png"))
                 Issue.record("permitted")
@@ -40,5 +48,10 @@ import Testing
                 #expect(error.code == .notPermitted && error.message.contains("writes a file on the kiosk"))
             }
         }
+    }
+
+    @Test func aCallerNotGrantedItIsRefused() {
+        let gate = MethodGate(caller: "a phone", permitted: [.send])
+        #expect(throws: MessageError.self) { try gate.check(.captureScreen(screen: "A", path: nil)) }
     }
 }
