@@ -117,10 +117,12 @@ enum FleetMail: Sendable {
 }
 
 /// What a request in the link's ring belongs to: an operator's request (answered in its envelope on the reply
-/// topic), or the link's own `status` read that refreshes the retained status.
+/// topic), the link's own `status` read that refreshes the retained status, or a `playlist.set`/`playlist.clear`
+/// that a retained playlist document asked for (answered to nobody: counted, and logged when refused).
 enum FleetRequestTag: Sendable {
     case request(Envelope)
     case statusRefresh
+    case desiredPlaylist(topic: String, method: MessageMethod, screen: String)
 }
 
 /// What the fleet thread publishes for `status`, once per wakeup.
