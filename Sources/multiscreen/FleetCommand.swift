@@ -184,7 +184,11 @@ struct FleetCommand: ParsableCommand {
             commandName: "playlist",
             abstract: "Retain a playlist for a kiosk, a group or the site (--clear withdraws it).",
             discussion: """
-                An ITEM is PATH_OR_URL[@SECONDS] as for `multiscreen playlist set`: a file on the kiosks (inside                 their [fleet] media) or a web page's URL, shown for SECONDS (default 10). The document is retained                 on multiscreen/<site>/<target>/playlist: a kiosk that connects later, or again, plays it too. A                 kiosk plays the most specific one it has: its own, its first group's, then the site's (--all);                 withdrawing one clears its screens unless a less specific one remains.
+                An ITEM is PATH_OR_URL[@SECONDS] as for `multiscreen playlist set`: a file on the kiosks (inside \
+                their [fleet] media) or a web page's URL, shown for SECONDS (default 10). The document is retained \
+                on multiscreen/<site>/<target>/playlist: a kiosk that connects later, or again, plays it too. A \
+                kiosk plays the most specific one it has: its own, its first group's, then the site's (--all); \
+                withdrawing one clears its screens unless a less specific one remains.
                 """)
         @OptionGroup var broker: BrokerOptions
         @Option(help: ArgumentHelp("One kiosk.", valueName: "name"))
