@@ -373,6 +373,12 @@ struct FleetCommand: ParsableCommand {
             var parts = ["\(kiosk) status: \(screens.count) screens (\(screens.joined(separator: ", ")))"]
             if case .string(let version)? = status["version"] { parts.append("version \(version)") }
             if case .integer(let uptime)? = status["uptimeSeconds"] { parts.append("up \(uptime) s") }
+            // The retained playlist document in force there: its topic's target and digest.
+            let playlist = status["fleetPlaylist"]?.objectValue ?? [:]
+            if case .string(let topic)? = playlist["topic"], case .string(let digest)? = playlist["digest"] {
+                let target = topic.split(separator: "/").dropLast().last.map(String.init) ?? topic
+                parts.append("playlist \(target) \(digest)")
+            }
             return parts.joined(separator: ", ")
         }
     }

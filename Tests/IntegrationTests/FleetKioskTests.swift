@@ -272,6 +272,11 @@ import Testing
         try desk.wait("the document in force in the retained status") {
             desk.last("gate-a", "status")?.contains(#""topic":"multiscreen/\#(Self.site)/t2/playlist""#) == true
         }
+        let listing = try ChildProcess(
+            MultiscreenProcess.binary, ["fleet", "status", "--broker", broker.url, "--site", Self.site],
+            environment: ["XDG_CONFIG_HOME": "/nonexistent"])
+        #expect(try listing.waitForExit(timeout: 15) == 0, "\(listing.output)")
+        #expect(listing.standardOutput.contains(", playlist t2 "), "\(listing.standardOutput)")
         #expect(try playlist(["--group", "t2", "--clear"]).contains("withdrawn"))
         _ = try kiosk.sway.waitForScreenshot("HEADLESS-2", "the playlist cleared") {
             $0.fraction(of: red, tolerance: 8) < 0.1
