@@ -39,6 +39,8 @@ final class FleetLoop {
     private var outbox: [(topic: String, payload: [UInt8], retain: Bool)] = []
     /// The retained playlist documents and what they asked of the screens.
     private var playlists: PlaylistDesiredState
+    /// Whether the previous run's retained status (which screens it gave a playlist document) was read.
+    private var previousStatusRead = false
     private var statusDirty = true
     private var statusInFlight = false
     private var lastStatusAt = -Double.infinity
@@ -206,10 +208,15 @@ final class FleetLoop {
             metadata: ["kiosk": "\(config.kiosk)", "site": "\(config.site)"])
         do throws(MosquittoError) {
             for topic in topics.commands(groups: config.groups) { try client.subscribe(topic, qos: 1) }
+            // The previous run's retained status says which screens it gave a playlist document: read once, before
+            // the documents arrive, so a document withdrawn while the kiosk was stopped still clears them. Our own
+            // later updates need not come back: unsubscribed at once (the broker has sent the retained one by then).
+            if stats["connects"] == 1 { try client.subscribe(topics.status, qos: 1) }
             // Desired state, not commands: the broker hands over the retained documents at every subscription, so
             // the one in force is applied again at each connection (idempotent: the wall clock picks the item).
             // Most specific first, so the kiosk's own arrives before its groups' and the site's.
             for topic in playlists.topics { try client.subscribe(topic, qos: 1) }
+            try client.unsubscribe(topics.status)
             try client.publish(topic: topics.online, payload: Array("true".utf8), qos: 1, retain: true)
             // Our own presence, watched after it is published: anything else retained there while we are connected
             // (someone's spoofed "false") is corrected at once, or operators would see this kiosk offline for good.
@@ -284,6 +291,13 @@ final class FleetLoop {
         }
         if playlists.topics.contains(message.topic) {
             receivedPlaylist(message)
+            return
+        }
+        if message.topic == topics.status {
+            if message.retained && !previousStatusRead {
+                previousStatusRead = true
+                restorePlaylists(fromStatus: message.payload)
+            }
             return
         }
         stats["requests", default: 0] += 1
@@ -373,6 +387,20 @@ final class FleetLoop {
             "fleet playlist document \(document?.digest ?? "withdrawn") on \(message.topic)",
             metadata: ["retained": "\(message.retained)"])
         perform(playlists.received(document, on: message.topic))
+    }
+
+    /// The screens the previous run gave a playlist document, from its retained status (`fleetPlaylist`).
+    private func restorePlaylists(fromStatus payload: [UInt8]) {
+        guard case .object(let status)? = try? JSONValue.parse(payload),
+            case .object(let previous)? = status["fleetPlaylist"], case .string(let topic)? = previous["topic"],
+            case .array(let names)? = previous["screens"]
+        else { return }
+        let screens = names.compactMap { name -> String? in
+            if case .string(let text) = name { return text }
+            return nil
+        }
+        logger.debug("fleet playlist document of the previous run: \(topic) on \(screens)")
+        perform(playlists.restored(topic: topic, screens: screens))
     }
 
     /// The screens of a `status` reply: those that are not the controller may be given a playlist document.

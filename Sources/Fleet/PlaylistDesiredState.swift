@@ -19,9 +19,9 @@ struct PlaylistDesiredState {
     private var documents: [String: DesiredPlaylist] = [:]
     /// The screens that are not the controller, as the last `status` listed them; nil before the first.
     private(set) var external: [String]?
-    /// The topic whose document was last applied, nil when none was.
+    /// The topic whose document was last applied (or is waiting for the first `status`), nil when none was.
     private(set) var appliedTopic: String?
-    /// The screens given the document in force (and so cleared when it goes without a successor for them).
+    /// The screens given a document (and so cleared when it goes without a successor for them).
     private(set) var applied: [String] = []
 
     init(topics: [String]) { self.topics = topics }
@@ -36,35 +36,44 @@ struct PlaylistDesiredState {
     mutating func received(_ document: DesiredPlaylist?, on topic: String) -> [Action] {
         guard topics.contains(topic) else { return [] }
         documents[topic] = document
-        guard let current = inForce else {
-            appliedTopic = nil
-            defer { applied = [] }
-            return applied.map { .clear(screen: $0) }
-        }
         // A less specific document that changed while a more specific one is in force changes nothing.
-        if current.topic != topic && current.topic == appliedTopic { return [] }
-        return apply(current)
+        if let current = inForce, current.topic != topic, current.topic == appliedTopic { return [] }
+        return reconcile()
     }
 
     /// The kiosk's screens as `status` lists them now: those that are not the controller.
     mutating func screensChanged(external now: [String]) -> [Action] {
-        let changed = external != now
+        let first = external == nil
+        guard external != now else { return [] }
         external = now
-        guard changed, let current = inForce else { return [] }
+        if first { return reconcile() }
+        guard let current = inForce else { return [] }
         // Screens gone (unplugged, or now the controller) are forgotten: the display thread keeps a playlist for its
         // monitor, and one plugged in again is given the document again (the same picture).
         applied.removeAll { !now.contains($0) }
         let fresh = current.playlist.targets(among: now).filter { !applied.contains($0) }
-        if appliedTopic != current.topic { return apply(current) }
         applied += fresh
         return fresh.map { .set(screen: $0, current.playlist) }
     }
 
-    private mutating func apply(_ current: (topic: String, playlist: DesiredPlaylist)) -> [Action] {
-        appliedTopic = current.topic
-        let targets = external.map { current.playlist.targets(among: $0) } ?? []
+    /// What a previous run of the kiosk had given (its retained status): those screens are cleared too when no
+    /// document in force names them any more, as if this run had given them.
+    mutating func restored(topic: String, screens: [String]) -> [Action] {
+        applied += screens.filter { !applied.contains($0) }
+        if appliedTopic == nil { appliedTopic = topic }
+        return external == nil ? [] : reconcile()
+    }
+
+    /// The document in force on each of its screens, and a clear for each screen given one before that it does not
+    /// name; nothing until the screens are known.
+    private mutating func reconcile() -> [Action] {
+        let current = inForce
+        appliedTopic = current?.topic
+        guard let external else { return [] }
+        let targets = current?.playlist.targets(among: external) ?? []
         let dropped = applied.filter { !targets.contains($0) }
         applied = targets
-        return dropped.map { .clear(screen: $0) } + targets.map { .set(screen: $0, current.playlist) }
+        let sets = current.map { current in targets.map { Action.set(screen: $0, current.playlist) } } ?? []
+        return dropped.map { .clear(screen: $0) } + sets
     }
 }

@@ -139,6 +139,34 @@ import Testing
         #expect(link.counters["playlistClears"] == 0)
     }
 
+    /// The display keeps its playlists across a restart of the link (as the product restores them); a document
+    /// withdrawn meanwhile clears the screens it gave, which the new link learns from the retained status.
+    @Test func aDocumentWithdrawnWhileTheKioskWasStoppedClearsItsScreensWhenItIsBack() throws {
+        let media = try mediaDirectory()
+        defer { try? FileManager.default.removeItem(atPath: media) }
+        let broker = try MosquittoBroker()
+        let client = try makeOperator(broker)
+        let received = Received(client)
+        let (display, first) = try playlistKiosk(broker, media: media)
+        try retain(
+            client, "g1",
+            DesiredPlaylist(items: [DesiredPlaylist.item(source: media + "/a.png", seconds: 10)], screens: .allExternal)
+        )
+        try received.wait("the retained status naming both screens") { _ in
+            statusPlaylist(received)?["screens"]?.serialized == #"["HDMI-A-1","HDMI-A-2"]"#
+        }
+        first.stop()
+        try retain(client, "g1", nil)
+        #expect(display.playlists.count == 2)
+        var config = try kioskConfig(broker, kiosk: "k1", groups: ["g1"])
+        config.allow = ["playlist.*", "status"]
+        config.media = try MediaDirectories([media])
+        let second = try FleetLink(config: config, bus: display.bus, options: testOptions())
+        defer { second.stop() }
+        try waitUntil(timeout: 10, "both cleared (\(display.playlists))") { display.playlists.isEmpty }
+        try waitForCounters(second, "two clears, no set") { $0["playlistClears"] == 2 && $0["playlistSets"] == 0 }
+    }
+
     @Test func aMalformedOrForbiddenDocumentIsRefusedCountedAndTheScreensGoOn() throws {
         let media = try mediaDirectory()
         defer { try? FileManager.default.removeItem(atPath: media) }
@@ -286,6 +314,18 @@ import Testing
         #expect(
             reason(#"{"items": [], "screens": ["A", 1]}"#) == #""screens" in a playlist document lists screen names"#)
         #expect(reason(#"{"items": [], "epoch": "now", "screens": "all-external"}"#).hasPrefix(#""epoch""#))
+    }
+
+    @Test func whatAPreviousRunGaveIsClearedWhenNoDocumentNamesItAnyMore() {
+        var state = PlaylistDesiredState(topics: topics)
+        let group1 = document("g1", .named(["B"]))
+        #expect(state.restored(topic: topics[0], screens: ["A", "B"]) == [])
+        #expect(state.received(group1, on: topics[1]) == [])
+        #expect(state.screensChanged(external: ["A", "B"]) == [.clear(screen: "A"), .set(screen: "B", group1)])
+        // The screens known before the previous run's status arrives: reconciled then.
+        var late = PlaylistDesiredState(topics: topics)
+        #expect(late.screensChanged(external: ["A"]) == [])
+        #expect(late.restored(topic: topics[0], screens: ["A"]) == [.clear(screen: "A")])
     }
 
     @Test func theMostSpecificWinsAndAWithdrawalFallsBackOrClears() {
