@@ -257,7 +257,11 @@ struct FleetCommand: ParsableCommand {
                 printError("multiscreen fleet: \(error)")
                 throw ExitCode(1)
             }
-            print(clear ? "withdrawn: \(topic)" : "retained on \(topic): \(items.count) items")
+            // The digest is what each kiosk's status reports for the document in force (`fleetPlaylist`).
+            print(
+                clear
+                    ? "withdrawn: \(topic)"
+                    : "retained on \(topic): \(items.count) items, digest \(DesiredPlaylist.digest(of: payload))")
         }
     }
 
