@@ -270,13 +270,22 @@ public struct FleetTopics: Equatable, Sendable {
     public static func status(site: String, kiosk: String) -> String { "\(root)/\(site)/\(kiosk)/status" }
     public static func online(site: String, kiosk: String) -> String { "\(root)/\(site)/\(kiosk)/online" }
     public static func events(site: String, kiosk: String) -> String { "\(root)/\(site)/\(kiosk)/events" }
+    /// The retained playlist document for a kiosk, a group or `all`, named as its `cmd` topic is.
+    public static func playlist(site: String, target: String) -> String { "\(root)/\(site)/\(target)/playlist" }
+    /// Proof of play: each `playlist.played` record, QoS 1, held while the broker is unreachable.
+    public static func history(site: String, kiosk: String) -> String { "\(root)/\(site)/\(kiosk)/history" }
 
     public var reply: String { Self.reply(site: site, kiosk: kiosk) }
     public var status: String { Self.status(site: site, kiosk: kiosk) }
     public var online: String { Self.online(site: site, kiosk: kiosk) }
     public var events: String { Self.events(site: site, kiosk: kiosk) }
+    public var history: String { Self.history(site: site, kiosk: kiosk) }
     public func commands(groups: [String]) -> [String] {
         ([kiosk] + groups + [Self.all]).map { Self.command(site: site, target: $0) }
+    }
+    /// The playlist topics a kiosk reads, most specific first: its own, its groups' in order, the site's.
+    public func playlists(groups: [String]) -> [String] {
+        ([kiosk] + groups + [Self.all]).map { Self.playlist(site: site, target: $0) }
     }
 
     /// The kiosk a `multiscreen/<site>/<kiosk>/<leaf>` topic belongs to, if it is one with that leaf.

@@ -22,8 +22,12 @@ import SystemCalls
 /// The link also keeps `…/<kiosk>/online` (retained; `true` on connect, `false` through the last will or an
 /// orderly stop) and `…/<kiosk>/status` (retained: the `status` document plus site, kiosk, groups, version and
 /// uptime, refreshed after events at most ``Options/statusInterval`` apart), and publishes every event on
-/// `…/<kiosk>/events`. A broker that refuses us is logged with the broker's reason and counted (`refusals`,
-/// `lastRefusal`); the screens never wait for the broker.
+/// `…/<kiosk>/events`, and each `playlist.played` also on `…/<kiosk>/history` at QoS 1 (held with the replies
+/// while the broker is unreachable). It reads the retained playlist documents of the kiosk, its groups and the site
+/// (`…/playlist`, ``DesiredPlaylist``) and applies the most specific one as `playlist.set` requests through the same
+/// gate and intake as a command, at every connection and every change (``PlaylistDesiredState``). A broker that
+/// refuses us is logged with the broker's reason and counted (`refusals`, `lastRefusal`); the screens never wait
+/// for the broker.
 public final class FleetLink: MessageSource, Sendable {
     public struct Options: Sendable {
         /// Messages in flight to the display thread; beyond that, requests are answered `busy`.
@@ -37,7 +41,8 @@ public final class FleetLink: MessageSource, Sendable {
         public var statusInterval = 0.25
         /// The status is refreshed at least this often (uptime, frame figures), in seconds.
         public var statusHeartbeat = 60.0
-        /// Replies held while the broker is unreachable; older ones are dropped (and counted) beyond this.
+        /// Replies and proof-of-play records held while the broker is unreachable; older ones are dropped (and
+        /// counted: `repliesDropped`, `historyDropped`) beyond this.
         public var outboxLimit = 4096
         /// Reported in the retained status.
         public var version = "unknown"
@@ -117,10 +122,12 @@ enum FleetMail: Sendable {
 }
 
 /// What a request in the link's ring belongs to: an operator's request (answered in its envelope on the reply
-/// topic), or the link's own `status` read that refreshes the retained status.
+/// topic), the link's own `status` read that refreshes the retained status, or a `playlist.set`/`playlist.clear`
+/// that a retained playlist document asked for (answered to nobody: counted, and logged when refused).
 enum FleetRequestTag: Sendable {
     case request(Envelope)
     case statusRefresh
+    case desiredPlaylist(topic: String, method: MessageMethod, screen: String)
 }
 
 /// What the fleet thread publishes for `status`, once per wakeup.

@@ -37,6 +37,10 @@ final class FleetLoop {
     private var seenOrder: [String] = []
     private var seenHead = 0
     private var outbox: [(topic: String, payload: [UInt8], retain: Bool)] = []
+    /// The retained playlist documents and what they asked of the screens.
+    private var playlists: PlaylistDesiredState
+    /// Whether the previous run's retained status (which screens it gave a playlist document) was read.
+    private var previousStatusRead = false
     private var statusDirty = true
     private var statusInFlight = false
     private var lastStatusAt = -Double.infinity
@@ -45,7 +49,9 @@ final class FleetLoop {
     private var stats: [String: Int] = [
         "connected": 0, "connects": 0, "disconnects": 0, "refusals": 0, "lastRefusal": 0, "requests": 0,
         "replies": 0, "duplicates": 0, "notAllowed": 0, "malformed": 0, "rejectedBusy": 0, "eventsPublished": 0,
-        "eventsDropped": 0, "statusPublished": 0, "repliesDropped": 0, "outbox": 0,
+        "eventsDropped": 0, "statusPublished": 0, "repliesDropped": 0, "outbox": 0, "historyPublished": 0,
+        "historyDropped": 0, "playlistSets": 0, "playlistClears": 0, "playlistMalformed": 0, "playlistNotAllowed": 0,
+        "playlistFailed": 0,
     ]
 
     init(
@@ -55,6 +61,7 @@ final class FleetLoop {
         self.config = config
         self.options = options
         topics = config.topics
+        playlists = PlaylistDesiredState(topics: config.topics.playlists(groups: config.groups))
         gate = RequestGate(
             methods: config.gate, events: .elsewhere("are published on \(topics.events)"), requiresID: true)
         self.intake = intake
@@ -69,7 +76,7 @@ final class FleetLoop {
         if config.broker.tls {
             try client.setTLS(caFile: config.caFile, certFile: config.certFile, keyFile: config.keyFile)
         }
-        notes = ["broker": config.broker.description, "state": "connecting"]
+        notes = ["broker": config.broker.description, "state": "connecting", "playlist": "none"]
         client.onConnect = { [unowned self] code in connected(code) }
         client.onDisconnect = { [unowned self] code in lost("\(MosquittoError("connection", code: code))") }
         client.onMessage = { [unowned self] message in received(message) }
@@ -201,6 +208,15 @@ final class FleetLoop {
             metadata: ["kiosk": "\(config.kiosk)", "site": "\(config.site)"])
         do throws(MosquittoError) {
             for topic in topics.commands(groups: config.groups) { try client.subscribe(topic, qos: 1) }
+            // The previous run's retained status says which screens it gave a playlist document: read once, before
+            // the documents arrive, so a document withdrawn while the kiosk was stopped still clears them. Our own
+            // later updates need not come back: unsubscribed at once (the broker has sent the retained one by then).
+            if stats["connects"] == 1 { try client.subscribe(topics.status, qos: 1) }
+            // Desired state, not commands: the broker hands over the retained documents at every subscription, so
+            // the one in force is applied again at each connection (idempotent: the wall clock picks the item).
+            // Most specific first, so the kiosk's own arrives before its groups' and the site's.
+            for topic in playlists.topics { try client.subscribe(topic, qos: 1) }
+            try client.unsubscribe(topics.status)
             try client.publish(topic: topics.online, payload: Array("true".utf8), qos: 1, retain: true)
             // Our own presence, watched after it is published: anything else retained there while we are connected
             // (someone's spoofed "false") is corrected at once, or operators would see this kiosk offline for good.
@@ -273,6 +289,17 @@ final class FleetLoop {
             send(topic: topics.online, payload: Array("true".utf8), retain: true)
             return
         }
+        if playlists.topics.contains(message.topic) {
+            receivedPlaylist(message)
+            return
+        }
+        if message.topic == topics.status {
+            if message.retained && !previousStatusRead {
+                previousStatusRead = true
+                restorePlaylists(fromStatus: message.payload)
+            }
+            return
+        }
         stats["requests", default: 0] += 1
         let admission = gate.admit(message.payload)
         // Replies share one topic: one without an id still says so (`"id": null`), so no operator takes it for theirs.
@@ -336,6 +363,116 @@ final class FleetLoop {
         }
     }
 
+    // MARK: Retained playlists
+
+    /// A playlist document (or its withdrawal) on one of the kiosk's playlist topics.
+    private func receivedPlaylist(_ message: MosquittoMessage) {
+        let document: DesiredPlaylist?
+        do throws(MessageError) {
+            document = try DesiredPlaylist.parse(message.payload)
+            // The gate, once for the document: what it allows does not depend on the screen.
+            if let document, case .refused(let error, _) = gate.admit(document.request(screen: "-", id: "check")) {
+                throw error
+            }
+        } catch {
+            // Refused whole: the kiosk keeps playing what it plays (a typo does not blank a site's screens).
+            let counter = error.code == .notPermitted ? "playlistNotAllowed" : "playlistMalformed"
+            notes["playlistError"] = "\(message.topic): \(error.message)"
+            countPlaylistProblem(
+                counter, "playlist document on \(message.topic.logSafe) refused: \(error.message)",
+                start: message.payload)
+            return
+        }
+        logger.debug(
+            "fleet playlist document \(document?.digest ?? "withdrawn") on \(message.topic)",
+            metadata: ["retained": "\(message.retained)"])
+        perform(playlists.received(document, on: message.topic))
+    }
+
+    /// The screens the previous run gave a playlist document, from its retained status (`fleetPlaylist`).
+    private func restorePlaylists(fromStatus payload: [UInt8]) {
+        guard case .object(let status)? = try? JSONValue.parse(payload),
+            case .object(let previous)? = status["fleetPlaylist"], case .string(let topic)? = previous["topic"],
+            case .array(let names)? = previous["screens"]
+        else { return }
+        let screens = names.compactMap { name -> String? in
+            if case .string(let text) = name { return text }
+            return nil
+        }
+        logger.debug("fleet playlist document of the previous run: \(topic) on \(screens)")
+        perform(playlists.restored(topic: topic, screens: screens))
+    }
+
+    /// The screens of a `status` reply: those that are not the controller may be given a playlist document.
+    private func screensListed(_ screens: JSONValue?) {
+        guard case .array(let entries)? = screens else { return }
+        let external = entries.compactMap { entry -> String? in
+            let fields = entry.objectValue
+            guard case .string(let name)? = fields["name"], fields["role"] != .string("controller") else { return nil }
+            return name
+        }
+        perform(playlists.screensChanged(external: external))
+    }
+
+    /// Each action as a request through the gate and the intake, exactly as an operator's command would go.
+    private func perform(_ actions: [PlaylistDesiredState.Action]) {
+        let topic = playlists.appliedTopic ?? "no document"
+        let inForce = playlists.inForce.map { "\($0.topic) \($0.playlist.digest)" } ?? "none"
+        if notes["playlist"] != inForce {
+            // Once per change, not per delivery: the same document comes again at every connection.
+            logger.info("fleet playlist document in force: \(inForce)")
+            notes["playlist"] = inForce
+        }
+        guard !actions.isEmpty else { return }
+        for action in actions {
+            let method: MessageMethod
+            let screen: String
+            let request: [UInt8]
+            switch action {
+            case .set(let name, let document):
+                (method, screen, request) = (.setPlaylist, name, document.request(screen: name, id: "playlist"))
+            case .clear(let name):
+                let line: JSONValue = .object([
+                    "id": .string("playlist"), "method": .string(MessageMethod.clearPlaylist.rawValue),
+                    "params": .object(["screen": .string(name)]),
+                ])
+                (method, screen, request) = (.clearPlaylist, name, Array(line.serialized.utf8))
+            }
+            let tag = FleetRequestTag.desiredPlaylist(topic: topic, method: method, screen: screen)
+            let refusal: MessageError?
+            switch gate.admit(request) {
+            case .message(let message, _, _): refusal = intake.submit(message, requestID: nil, tag: tag)
+            case .refused(let error, _): refusal = error
+            case .subscribe: preconditionFailure("a playlist request is never events.subscribe")
+            }
+            if let refusal {
+                let counter = refusal.code == .notPermitted ? "playlistNotAllowed" : "playlistFailed"
+                countPlaylistProblem(counter, "\(method.rawValue) on \(screen) for \(topic): \(refusal.message)")
+            }
+        }
+        statusDirty = true
+    }
+
+    /// Counts a playlist refusal; the first few of each kind are logged (a document republished in a loop cannot
+    /// fill the journal).
+    private func countPlaylistProblem(_ counter: String, _ text: String, start: [UInt8]? = nil) {
+        stats[counter, default: 0] += 1
+        guard stats[counter, default: 0] <= 5 else { return }
+        var metadata: Logger.Metadata = [:]
+        if let start { metadata["start"] = "\(String(decoding: start.prefix(80), as: UTF8.self).logSafe)" }
+        logger.notice("\(text.logSafe)", metadata: metadata)
+    }
+
+    /// The document in force, for the retained status: its topic, digest, epoch and the screens given it.
+    private var playlistInForce: JSONValue {
+        guard let current = playlists.inForce else { return .null }
+        return .object([
+            "topic": .string(current.topic), "digest": .string(current.playlist.digest),
+            "epoch": .number(current.playlist.epoch ?? 0),
+            "screens": .array(playlists.applied.map { .string($0) }),
+        ])
+    }
+
     // MARK: Replies, status, events
 
     private func answer(_ reply: Reply, to tag: FleetRequestTag) {
@@ -345,7 +482,21 @@ final class FleetLoop {
             statusDirty = true
         case .statusRefresh:
             statusInFlight = false
-            if case .result(_, let result) = reply { publishStatus(result) }
+            if case .result(_, let result) = reply {
+                screensListed(result["screens"])
+                publishStatus(result)
+            }
+        case .desiredPlaylist(let topic, let method, let screen):
+            statusDirty = true
+            switch reply {
+            case .error(let error):
+                // Clearing a screen someone cleared by hand already is what was wanted.
+                if method == .clearPlaylist && error.code == .refused { return }
+                countPlaylistProblem(
+                    "playlistFailed", "\(method.rawValue) on \(screen) for \(topic) failed: \(error.message)")
+            default:
+                stats[method == .clearPlaylist ? "playlistClears" : "playlistSets", default: 0] += 1
+            }
         }
     }
 
@@ -366,7 +517,7 @@ final class FleetLoop {
     private func publishStatus(_ result: [String: JSONValue]) {
         let document = RetainedStatus.document(
             from: result, config: config, version: options.version,
-            uptimeSeconds: Int(Date().timeIntervalSince(startedAt)), now: Date())
+            uptimeSeconds: Int(Date().timeIntervalSince(startedAt)), now: Date(), playlist: playlistInForce)
         stats["statusPublished", default: 0] += 1
         send(topic: topics.status, payload: Array(document.serialized.utf8), retain: true)
     }
@@ -374,6 +525,12 @@ final class FleetLoop {
     private func publish(_ events: [Event]) {
         guard !events.isEmpty else { return }
         statusDirty = true
+        // Proof of play is a record, not a notice: QoS 1 on a topic of its own, held in the outbox while the broker
+        // is unreachable (the events topic below stays QoS 0, dropped while offline).
+        for event in events where event.name == Event.Name.playlistPlayed.rawValue {
+            stats["historyPublished", default: 0] += 1
+            send(topic: topics.history, payload: Array(MessageCodec.encode(event).utf8), retain: false)
+        }
         guard case .connected = connection else {
             stats["eventsDropped", default: 0] += events.count
             return
@@ -404,8 +561,8 @@ final class FleetLoop {
             return
         }
         if outbox.count >= options.outboxLimit {
-            outbox.removeFirst()
-            stats["repliesDropped", default: 0] += 1
+            let dropped = outbox.removeFirst()
+            stats[dropped.topic == topics.history ? "historyDropped" : "repliesDropped", default: 0] += 1
         }
         outbox.append((topic, payload, retain))
     }

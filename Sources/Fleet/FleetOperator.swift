@@ -16,11 +16,14 @@ public final class FleetOperator {
     private var subscribed: Set<Int32> = []
     private var inbox: [MosquittoMessage] = []
 
-    /// - Parameter settings: broker, TLS files and credentials file as in `[fleet]` (site and kiosk unused).
-    public init(settings: FleetConfig, clientID: String? = nil) throws {
+    /// - Parameters:
+    ///   - settings: broker, TLS files and credentials file as in `[fleet]` (site and kiosk unused).
+    ///   - cleanSession: false with a `clientID` of its own: a collector of QoS 1 records (proof of play) whose
+    ///     subscriptions, and what is published for them while it is away, the broker keeps.
+    public init(settings: FleetConfig, clientID: String? = nil, cleanSession: Bool = true) throws {
         broker = settings.broker
         let id = clientID ?? "multiscreen-operator-\(UUID().uuidString.prefix(8).lowercased())"
-        client = try Mosquitto(clientID: id, cleanSession: true)
+        client = try Mosquitto(clientID: id, cleanSession: cleanSession)
         if let credentials = try settings.credentials() {
             try client.setCredentials(username: credentials.username, password: credentials.password)
         }

@@ -162,6 +162,13 @@ public final class Mosquitto {
         return mid
     }
 
+    @discardableResult
+    public func unsubscribe(_ pattern: String) throws(MosquittoError) -> Int32 {
+        var mid: Int32 = 0
+        try check("unsubscribe from \(pattern)", mosquitto_unsubscribe(handle, &mid, pattern))
+        return mid
+    }
+
     /// What a CONNACK code means, in the broker's words (MQTT 3.1.1: 1 protocol, 2 identifier, 3 unavailable,
     /// 4 bad username or password, 5 not authorised).
     public static func connackDescription(_ code: Int32) -> String {

@@ -9,7 +9,8 @@ enum RetainedStatus {
     /// Retained for every kiosk of a fleet and sent to every watcher: kept to a few KB whatever was shown (a message
     /// or card may be 64 KiB). The full texts are one `status` request away.
     static func document(
-        from status: [String: JSONValue], config: FleetConfig, version: String, uptimeSeconds: Int, now: Date
+        from status: [String: JSONValue], config: FleetConfig, version: String, uptimeSeconds: Int, now: Date,
+        playlist: JSONValue = .null
     ) -> JSONValue {
         var document = status
         func trimmed(_ list: JSONValue?, keep: Int) -> JSONValue? {
@@ -31,6 +32,8 @@ enum RetainedStatus {
         document["version"] = .string(version)
         document["uptimeSeconds"] = .integer(uptimeSeconds)
         document["updatedAt"] = .number(now.timeIntervalSince1970)
+        // Which retained playlist document is in force here (topic, digest, epoch, screens), null for none.
+        document["fleetPlaylist"] = playlist
         return .object(document)
     }
 }

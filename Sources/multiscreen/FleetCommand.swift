@@ -2,9 +2,11 @@ import ArgumentParser
 import Fleet
 import Foundation
 import Messaging
+import Outputs
 import Screens
 
-/// `multiscreen fleet send|card|status|watch`: the operator's side of the fleet, talking to the broker directly.
+/// `multiscreen fleet send|card|playlist|status|watch`: the operator's side of the fleet, talking to the broker
+/// directly.
 struct FleetCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fleet",
@@ -16,7 +18,7 @@ struct FleetCommand: ParsableCommand {
             Exit status: 0 every reply was a result; 1 an error reply or a broker error; 2 no reply in time \
             (--kiosk) or fewer than --expect replies; 64 bad usage.
             """,
-        subcommands: [Send.self, Card.self, Status.self, Watch.self])
+        subcommands: [Send.self, Card.self, RetainedPlaylist.self, Status.self, Watch.self])
 
     /// How to reach the broker.
     struct BrokerOptions: ParsableArguments {
@@ -175,6 +177,94 @@ struct FleetCommand: ParsableCommand {
         }
     }
 
+    /// A playlist document retained for a kiosk, a group or the site (docs/fleet.md, "A playlist for a group"): a
+    /// desired state that every kiosk it reaches applies at each connection, not a command applied once.
+    struct RetainedPlaylist: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "playlist",
+            abstract: "Retain a playlist for a kiosk, a group or the site (--clear withdraws it).",
+            discussion: """
+                An ITEM is PATH_OR_URL[@SECONDS] as for `multiscreen playlist set`: a file on the kiosks (inside \
+                their [fleet] media) or a web page's URL, shown for SECONDS (default 10). The document is retained \
+                on multiscreen/<site>/<target>/playlist: a kiosk that connects later, or again, plays it too. A \
+                kiosk plays the most specific one it has: its own, its first group's, then the site's (--all); \
+                withdrawing one clears its screens unless a less specific one remains.
+                """)
+        @OptionGroup var broker: BrokerOptions
+        @Option(help: ArgumentHelp("One kiosk.", valueName: "name"))
+        var kiosk: String?
+        @Option(help: ArgumentHelp("Every kiosk of a group.", valueName: "name"))
+        var group: String?
+        @Flag(help: "Every kiosk of the site.")
+        var all = false
+        @Flag(help: "Withdraw the target's playlist (its screens are cleared unless a less specific one remains).")
+        var clear = false
+        @Option(name: .customLong("screen"), help: ArgumentHelp("A screen (repeat for several).", valueName: "name"))
+        var screens: [String] = []
+        @Flag(help: "Every screen that is not the controller, those plugged in later too.")
+        var allExternal = false
+        @Option(help: "How each picture fills the screen: contain, cover, stretch or center.")
+        var fit: MediaFit?
+        @Option(help: "When a cycle through the items began, in seconds since 1970 (default 0: the same everywhere).")
+        var epoch: Double?
+        @Argument(help: ArgumentHelp("The items.", valueName: "PATH_OR_URL[@SECONDS]"))
+        var items: [String] = []
+
+        func validate() throws {
+            guard [kiosk != nil, group != nil, all].filter({ $0 }).count == 1 else {
+                throw ValidationError("give one of --kiosk, --group, --all")
+            }
+            for (name, key) in [(kiosk, "kiosk"), (group, "group")] {
+                guard let name else { continue }
+                do throws(FleetConfigError) { try FleetConfig.checkName(name, key: key) } catch {
+                    throw ValidationError("\(error)")
+                }
+            }
+            if clear {
+                guard items.isEmpty, screens.isEmpty, !allExternal, fit == nil, epoch == nil else {
+                    throw ValidationError("--clear takes no items, screens, --fit or --epoch")
+                }
+                return
+            }
+            guard screens.isEmpty != !allExternal else {
+                throw ValidationError("give --screen NAME… or --all-external")
+            }
+            if let problem = Playlist.problem(items: try PlaylistCommand.items(items)) {
+                throw ValidationError(problem)
+            }
+        }
+
+        /// What is retained: the document, or nothing (withdrawn).
+        func payload() throws -> [UInt8] {
+            if clear { return [] }
+            let document = DesiredPlaylist(
+                items: try PlaylistCommand.items(items).map {
+                    DesiredPlaylist.item(source: $0.source, seconds: $0.seconds)
+                },
+                fit: fit?.rawValue, epoch: epoch, screens: allExternal ? .allExternal : .named(screens))
+            return Array(document.document.serialized.utf8)
+        }
+
+        func run() throws {
+            let settings = try broker.settings()
+            let topic = FleetTopics.playlist(site: settings.site, target: kiosk ?? group ?? FleetTopics.all)
+            let payload = try payload()
+            let client = try broker.connect(settings)
+            defer { client.disconnect() }
+            do {
+                try client.publish(topic: topic, payload: payload, qos: 1, retain: true)
+            } catch {
+                printError("multiscreen fleet: \(error)")
+                throw ExitCode(1)
+            }
+            // The digest is what each kiosk's status reports for the document in force (`fleetPlaylist`).
+            print(
+                clear
+                    ? "withdrawn: \(topic)"
+                    : "retained on \(topic): \(items.count) items, digest \(DesiredPlaylist.digest(of: payload))")
+        }
+    }
+
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Ask the target kiosks for their status now (one reply each).",
@@ -287,6 +377,12 @@ struct FleetCommand: ParsableCommand {
             var parts = ["\(kiosk) status: \(screens.count) screens (\(screens.joined(separator: ", ")))"]
             if case .string(let version)? = status["version"] { parts.append("version \(version)") }
             if case .integer(let uptime)? = status["uptimeSeconds"] { parts.append("up \(uptime) s") }
+            // The retained playlist document in force there: its topic's target and digest.
+            let playlist = status["fleetPlaylist"]?.objectValue ?? [:]
+            if case .string(let topic)? = playlist["topic"], case .string(let digest)? = playlist["digest"] {
+                let target = topic.split(separator: "/").dropLast().last.map(String.init) ?? topic
+                parts.append("playlist \(target) \(digest)")
+            }
             return parts.joined(separator: ", ")
         }
     }

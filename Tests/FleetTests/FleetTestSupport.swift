@@ -9,11 +9,18 @@ import Synchronization
 #endif
 
 /// A stand-in for the display thread: drains the bus on its own thread, records every message it applies, answers
-/// each one as the product would (a `send` gets an id, `status` a small document) and publishes an event per
-/// applied `send`, so the fleet link's request/reply pairing, status and events run as they do in `multiscreen run`.
+/// each one as the product would (a `send` gets an id, `status` a small document, `playlist.set`/`.clear` change
+/// what a screen plays) and publishes an event per applied `send`, so the fleet link's request/reply pairing,
+/// status and events run as they do in `multiscreen run`.
 final class FakeDisplay: @unchecked Sendable {
     let bus: MessageBus
     private let applied = Mutex<[Message]>([])
+    /// The screens `status` lists, with their roles (none by default).
+    let screens = Mutex<[(name: String, role: String)]>([])
+    /// What each screen plays (`playlist.set`), by screen.
+    private let playing = Mutex<[String: Message]>([:])
+    /// Events to publish as if the product had (proof of play), taken on the stand-in's own thread.
+    private let pendingEvents = Mutex<[Event]>([])
     private let stopping = Atomic<Bool>(false)
     /// While set, the stand-in display thread drains nothing (a display thread busy for a while).
     let paused = Atomic<Bool>(false)
@@ -34,6 +41,11 @@ final class FakeDisplay: @unchecked Sendable {
                 }
                 consumer.waitForMessages(timeoutMilliseconds: 20)
                 if paused.load(ordering: .relaxed) { continue }
+                let events = pendingEvents.withLock { pending in
+                    defer { pending.removeAll() }
+                    return pending
+                }
+                for event in events { consumer.publish(event) }
                 consumer.drain { received in
                     // As the product does: a request id answered before gets the same reply, applied once.
                     if let id = received.requestID, let reply = answered[id] {
@@ -50,7 +62,20 @@ final class FakeDisplay: @unchecked Sendable {
                     case .status:
                         // Newest first, like the product's log.
                         let texts = sentTexts.reversed().map { JSONValue.object(["text": .string($0)]) }
-                        reply = .result(method: .status, result: ["screens": .array([]), "messages": .array(texts)])
+                        let listed = screens.withLock { $0 }.map {
+                            JSONValue.object(["name": .string($0.name), "role": .string($0.role)])
+                        }
+                        reply = .result(
+                            method: .status, result: ["screens": .array(listed), "messages": .array(texts)])
+                    case .setPlaylist(let screen, _):
+                        playing.withLock { $0[screen] = received.message }
+                        reply = .result(method: .setPlaylist, result: ["screen": .string(screen)])
+                    case .clearPlaylist(let screen):
+                        if playing.withLock({ $0.removeValue(forKey: screen) }) == nil {
+                            reply = .error(MessageError(.refused, "no playlist on \(screen)"))
+                        } else {
+                            reply = .result(method: .clearPlaylist, result: ["screen": .string(screen)])
+                        }
                     case .openCard(let screen, _):
                         reply = .cardOpened(id: nextID, screen: screen)
                         nextID += 1
@@ -76,6 +101,12 @@ final class FakeDisplay: @unchecked Sendable {
 
     /// Every message applied so far, in order (fleet status refreshes included).
     var messages: [Message] { applied.withLock { $0 } }
+
+    /// The `playlist.set` each screen plays now (cleared ones are gone).
+    var playlists: [String: Message] { playing.withLock { $0 } }
+
+    /// Publishes `event` from the stand-in's thread, as the product publishes `playlist.played`.
+    func publishLater(_ event: Event) { pendingEvents.withLock { $0.append(event) } }
 
     /// The texts of the `send` messages applied so far.
     var sentTexts: [String] {

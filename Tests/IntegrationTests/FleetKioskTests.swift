@@ -3,6 +3,7 @@ import Fleet
 import Foundation
 import Glibc
 import Messaging
+import Outputs
 import Remote
 import Testing
 
@@ -237,6 +238,53 @@ import Testing
         }
         #expect(online.map(\.topic) == ["multiscreen/default/\(FleetConfig.hostName())/online"])
         #expect(online.first.map { String(decoding: $0.payload, as: UTF8.self) } == "true")
+    }
+
+    /// Issue 26: a playlist retained for a group with `fleet playlist` before a kiosk of the group starts plays on
+    /// its external screen once it connects (the picture, drawn by the product); `--clear` takes it off again.
+    @Test func aGroupPlaylistRetainedBeforeAKioskStartsPlaysOnItAndClearTakesItOff() throws {
+        let broker = try MosquittoBroker()
+        let media = try MediaFixtures.directory()
+        defer { try? FileManager.default.removeItem(atPath: media) }
+        try MediaFixtures.convert(["-size", "320x180", "xc:#dc2626", media + "/red.png"])
+        func playlist(_ arguments: [String]) throws -> String {
+            let cli = try ChildProcess(
+                MultiscreenProcess.binary,
+                ["fleet", "playlist", "--broker", broker.url, "--site", Self.site] + arguments,
+                environment: ["XDG_CONFIG_HOME": "/nonexistent"])
+            #expect(try cli.waitForExit(timeout: 15) == 0, "\(cli.output)")
+            return cli.standardOutput
+        }
+        let retained = try playlist(["--group", "t2", "--all-external", "--fit", "stretch", media + "/red.png@30"])
+        #expect(retained.contains("retained on multiscreen/\(Self.site)/t2/playlist"), "\(retained)")
+        let kiosk = try Kiosk(
+            "gate-a", groups: ["t2"], broker: broker,
+            extra: """
+                allow = ["playlist.*", "status"]
+                media = ["\(media)"]
+                """)
+        let red = RGBColor(hex: 0xDC_26_26)
+        _ = try kiosk.sway.waitForScreenshot("HEADLESS-2", timeout: 20, "the group's playlist on gate-a") {
+            $0.fraction(of: red, tolerance: 8) > 0.8
+        }
+        #expect(try kiosk.status().contains(#""content":"playlist""#))
+        let desk = try Operator(broker)
+        try desk.wait("the document in force in the retained status") {
+            desk.last("gate-a", "status")?.contains(#""topic":"multiscreen/\#(Self.site)/t2/playlist""#) == true
+        }
+        let listing = try ChildProcess(
+            MultiscreenProcess.binary, ["fleet", "status", "--broker", broker.url, "--site", Self.site],
+            environment: ["XDG_CONFIG_HOME": "/nonexistent"])
+        #expect(try listing.waitForExit(timeout: 15) == 0, "\(listing.output)")
+        let digest = try #require(
+            retained.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ").last.map(String.init))
+        #expect(listing.standardOutput.contains(", playlist t2 \(digest)"), "\(listing.standardOutput) \(retained)")
+        #expect(try playlist(["--group", "t2", "--clear"]).contains("withdrawn"))
+        _ = try kiosk.sway.waitForScreenshot("HEADLESS-2", "the playlist cleared") {
+            $0.fraction(of: red, tolerance: 8) < 0.1
+        }
+        #expect(try !kiosk.status().contains(#""content":"playlist""#))
+        #expect(kiosk.app.process.exitStatus == nil)
     }
 
     @Test func aKilledKioskGoesOfflineThroughItsLastWill() throws {
