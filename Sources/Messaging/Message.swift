@@ -343,7 +343,6 @@ public enum MessageMethod: String, CaseIterable, Sendable {
     /// with items of its own (``Message/namesFiles``), so it may be granted: its items are refused where files are.
     public var isLocalOnly: Bool { self == .showMedia || self == .setPlaylist }
 
-
 }
 
 /// A decoded request line: a ``Message`` for the display thread, or a request the transport answers itself.

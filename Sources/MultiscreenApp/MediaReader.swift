@@ -133,7 +133,9 @@ final class MediaReader: @unchecked Sendable {
             pipeline.stop()
             logger.info("video pipeline stopped: \(pipeline.path.logSafe)")
         case .writePNG(let id, let pixels, let width, let height, let path?):
-            post(.written(id: id, png: nil, failure: PNGFile.write(xrgb: pixels, width: width, height: height, to: path)))
+            post(
+                .written(id: id, png: nil, failure: PNGFile.write(xrgb: pixels, width: width, height: height, to: path))
+            )
         case .writePNG(let id, let pixels, let width, let height, nil):
             switch PNGFile.encode(xrgb: pixels, width: width, height: height, limit: Self.largestEncodedPNG) {
             case .success(let png): post(.written(id: id, png: png, failure: nil))

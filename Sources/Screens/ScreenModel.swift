@@ -191,8 +191,9 @@ public struct ScreenModel: Sendable {
         throws(UnknownScreenError)
     {
         _ = try roles.output(named: screen)
+        // The same playlist again (a fleet's retained one, applied at every connect) keeps the steps taken on it.
+        if playlists[screen] != playlist { steering[screen] = nil }
         playlists[screen] = playlist
-        steering[screen] = nil
         // Under an interrupt the screen plays the interrupt's item; the new playlist's is found when it ends.
         if interrupts[screen] == nil { playing[screen] = playlist.position(at: now).index }
         if pages[screen] != nil {

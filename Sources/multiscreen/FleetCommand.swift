@@ -18,7 +18,7 @@ struct FleetCommand: ParsableCommand {
             Exit status: 0 every reply was a result; 1 an error reply or a broker error; 2 no reply in time \
             (--kiosk) or fewer than --expect replies; 64 bad usage.
             """,
-        subcommands: [Send.self, Card.self, RetainedPlaylist.self, Status.self, Watch.self])
+        subcommands: [Send.self, Card.self, RetainedPlaylist.self, Capture.self, Status.self, Watch.self])
 
     /// How to reach the broker.
     struct BrokerOptions: ParsableArguments {
@@ -95,8 +95,15 @@ struct FleetCommand: ParsableCommand {
         var chosen: Int { [kiosk != nil, group != nil, all].filter { $0 }.count }
     }
 
-    /// Publishes `message` to the target and prints the replies; the exit status says how it went.
-    static func request(_ message: Message, broker: BrokerOptions, target: TargetOptions) throws {
+    /// Publishes `message` to the target and hands each reply to `handle` (by default: printed as it came); the exit
+    /// status says how it went.
+    static func request(
+        _ message: Message, broker: BrokerOptions, target: TargetOptions,
+        handle: (_ kiosk: String, _ reply: [String: JSONValue], _ payload: [UInt8]) throws -> Void = {
+            kiosk, _, payload in
+            print("\(kiosk) \(String(decoding: payload, as: UTF8.self))")
+        }
+    ) throws {
         if target.chosen != 1 { throw ValidationError("give one of --kiosk, --group, --all") }
         let settings = try broker.settings()
         let client = try broker.connect(settings)
@@ -121,7 +128,7 @@ struct FleetCommand: ParsableCommand {
                     else { continue }
                     replies += 1
                     if reply["error"] != nil { failed = true }
-                    print("\(kiosk) \(String(decoding: received.payload, as: UTF8.self))")
+                    try handle(kiosk, reply, received.payload)
                 }
                 if replies >= expected { break }
             }

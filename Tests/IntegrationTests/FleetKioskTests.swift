@@ -287,6 +287,52 @@ import Testing
         #expect(kiosk.app.process.exitStatus == nil)
     }
 
+    /// `fleet capture`: the PNG of a kiosk's screen comes back through the broker and equals what the compositor shows
+    /// (a picture shown on it); a kiosk whose config does not grant `screen.capture` refuses.
+    @Test func fleetCaptureBringsBackTheScreensPicture() throws {
+        let broker = try MosquittoBroker()
+        let media = try MediaFixtures.directory()
+        defer { try? FileManager.default.removeItem(atPath: media) }
+        try MediaFixtures.convert(["-size", "320x180", "xc:#2563eb", media + "/blue.png"])
+        let kiosk = try Kiosk(
+            "gate-c", groups: [], broker: broker,
+            extra: """
+                allow = ["playlist.*", "screen.capture", "status"]
+                media = ["\(media)"]
+                """)
+        let closed = try Kiosk("gate-d", groups: [], broker: broker)
+        let shown = try kiosk.app.command([
+            "media", "show", "--screen", "HEADLESS-2", "--fit", "stretch", media + "/blue.png",
+        ])
+        #expect(shown.status == 0, "\(shown.output)")
+        let blue = RGBColor(hex: 0x25_63_EB)
+        let screenshot = try kiosk.sway.waitForScreenshot("HEADLESS-2", "the blue picture") {
+            $0.fraction(of: blue, tolerance: 8) > 0.9
+        }
+        func capture(_ kiosk: String, to file: String) throws -> (status: Int32, output: String) {
+            let cli = try ChildProcess(
+                MultiscreenProcess.binary,
+                [
+                    "fleet", "capture", "--broker", broker.url, "--site", Self.site, "--kiosk", kiosk, "--screen",
+                    "HEADLESS-2", "-o", file,
+                ], environment: ["XDG_CONFIG_HOME": "/nonexistent"])
+            let status = try cli.waitForExit(timeout: 30)
+            return (status, cli.output)
+        }
+        let file = media + "/proof.png"
+        let captured = try capture("gate-c", to: file)
+        #expect(captured.status == 0, "\(captured.output)")
+        #expect(captured.output.contains("gate-c HEADLESS-2: 320×180 PNG of"), "\(captured.output)")
+        let picture = try Screenshot(contentsOfFile: file)
+        #expect(picture.width == screenshot.width && picture.height == screenshot.height)
+        #expect(picture.fraction(of: blue, tolerance: 8) > 0.9)
+        let refused = try capture("gate-d", to: media + "/none.png")
+        #expect(refused.status == 1, "\(refused.output)")
+        #expect(refused.output.contains("screen.capture is not permitted to the fleet link"), "\(refused.output)")
+        #expect(!FileManager.default.fileExists(atPath: media + "/none.png"))
+        _ = closed
+    }
+
     @Test func aKilledKioskGoesOfflineThroughItsLastWill() throws {
         let broker = try MosquittoBroker()
         let kiosk = try Kiosk("doomed", groups: [], broker: broker, extra: "keepalive = 5")
