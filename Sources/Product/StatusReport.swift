@@ -40,6 +40,8 @@ struct StatusReport {
                 entry["playlist"] = .object([
                     "items": .integer(playlist.items.count), "index": .integer(index),
                     "source": .string(playlist.items[index].source),
+                    // The item on screen: `index` unless its asset is not cached yet (the one before it that is).
+                    "shownIndex": model.shownItem(of: playlist, at: index).map { .integer($0) } ?? .null,
                     "until": .number(model.playlistPosition(of: info, at: vitals.wallClock)?.next ?? .infinity),
                 ])
             }
@@ -111,6 +113,7 @@ struct StatusReport {
             "failures": .integer(product.saves.failed), "lastError": .optional(product.saves.lastError),
             "unsaved": .bool(product.hasUnsavedState),
         ])
+        if let assets = vitals.assets { json["assets"] = .object(assets) }
         for (name, counters) in vitals.sources {
             json[name] = .object(counters.mapValues { .integer($0) })
         }

@@ -34,6 +34,8 @@ public struct ScreenModel: Sendable {
     public private(set) var scheduled: [String: Schedule.Slot] = [:]
     /// The kiosk's time zone, in which schedules are read.
     public var timeZone = TimeZone.current
+    /// Playlist assets by URL that are in the cache now: URL → local file (``shownItem(of:at:)``).
+    public var availableAssets: [String: String] = [:]
 
     /// - Parameters:
     ///   - config: the parsed config file (``RoleConfig/load(path:)``; the defaults when it was missing or bad).
@@ -383,27 +385,30 @@ public struct ScreenModel: Sendable {
         // last frame before it goes off is what a compositor may flash when it comes back.
         if power(of: registryName) == .scheduledOff { return .external(.blank) }
         // An interrupt plays over whatever the screen's mode shows, a page or a picture included.
+        // An item whose asset is not cached yet gives way to the one before it (``shownItem(of:at:)``); with none to
+        // show, the screen shows what it would without the playlist.
         if let output = roles.outputs.first(where: { $0.registryName == registryName }), interrupt(of: output) != nil,
-            let (playlist, index) = playlistItem(of: registryName)
+            let (playlist, index) = playlistItem(of: registryName), let shown = shownItem(of: playlist, at: index)
         {
-            return Self.kind(showing: playlist, item: index)
+            return kind(showing: playlist, item: shown)
         }
         if let url = page(of: registryName) { return .web(url: url) }
         if let shown = media(of: registryName) { return .media(shown) }
-        if let (playlist, index) = playlistItem(of: registryName) {
-            return Self.kind(showing: playlist, item: index)
+        if let (playlist, index) = playlistItem(of: registryName), let shown = shownItem(of: playlist, at: index) {
+            return kind(showing: playlist, item: shown)
         }
         return assignment.kind(of: registryName)
     }
 
-    /// What a screen playing item `index` of `playlist` shows.
-    private static func kind(showing playlist: Playlist, item index: Int) -> ScreenKind {
+    /// What a screen playing item `index` of `playlist` shows (an asset: its cached file, which the caller checked).
+    private func kind(showing playlist: Playlist, item index: Int) -> ScreenKind {
         let item = playlist.items[index]
         if item.isPage { return .web(url: item.source) }
         // A playlist's files loop (a video shorter than its time plays again) and are read like any media file;
         // the kind here only names it (the file's first bytes decide how it is decoded).
-        let kind = MediaKind(guessingFromName: item.source)
-        var shown = MediaItem(path: item.source, fit: playlist.fit, loop: true)
+        let kind = item.assetKind ?? MediaKind(guessingFromName: item.source)
+        let path = item.isAsset ? availableAssets[item.source] ?? item.source : item.source
+        var shown = MediaItem(path: path, fit: playlist.fit, loop: true)
         if kind == .video {
             // A video plays where the clock says: from its item's start, which stays the same for every render pass of
             // one turn. To the millisecond, so that the two ways of reaching a start (the sum of the items before it,

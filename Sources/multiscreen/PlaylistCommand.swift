@@ -85,7 +85,7 @@ struct PlaylistCommand: ParsableCommand {
             }
             guard !source.isEmpty else { throw ValidationError("an item names no file or URL: \(text)") }
             let item = Playlist.Item(source: source, seconds: seconds)
-            if item.isPage || source.hasPrefix("/") { return item }
+            if item.isPage || item.isAsset || source.hasPrefix("/") { return item }
             let absolute = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
                 .appendingPathComponent(source).standardizedFileURL.path
             return Playlist.Item(source: absolute, seconds: seconds)

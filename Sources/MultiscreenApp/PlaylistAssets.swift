@@ -1,0 +1,89 @@
+import Assets
+import Logging
+import Messaging
+import Wayland
+
+/// The playlist assets by URL on this kiosk, as the display thread sees them: the one owner of the ``AssetFetcher``
+/// (its event loop thread, its cache, its news eventfd, watched on the display loop from ``init`` to
+/// ``tearDown()``). ``sync(_:)`` tells the fetcher which assets the current playlists name whenever that changes;
+/// its news (ready at a path, failed) arrives through the eventfd and becomes ``available`` — only for URLs still
+/// wanted, so a file the cache may evict is never handed on — and ``onChange`` tells the product.
+///
+/// Without a usable cache directory (unwritable, a file in the way) the fetcher does not exist: every asset stays
+/// missing, its items are skipped and `status` says why, while every other item plays.
+final class PlaylistAssets {
+    private let fetcher: AssetFetcher?
+    private let failure: String?
+    private unowned let loop: EventLoop
+    private let logger: Logger
+    private var wanted: [String: String?] = [:]
+    /// URL → cached file, for the URLs the current playlists name.
+    private(set) var available: [String: String] = [:]
+    /// The available assets changed.
+    var onChange: ([String: String]) -> Void = { _ in }
+
+    init(config: AssetConfig, loop: EventLoop, logger: Logger) {
+        self.loop = loop
+        self.logger = logger
+        do {
+            let fetcher = try AssetFetcher(config: config, logger: logger)
+            self.fetcher = fetcher
+            failure = nil
+            loop.watch(fetcher.newsFileDescriptor) { [unowned self] in takeNews() }
+        } catch {
+            fetcher = nil
+            failure = "the asset cache \(config.directory) cannot be used: \(error)".logSafe
+            logger.error("\(failure!); playlist items by URL are skipped")
+        }
+    }
+
+    /// The assets the current playlists name (``ScreenModel/wantedAssets``), each render pass: the fetcher is told
+    /// only when the set changed.
+    func sync(_ assets: [String: String?]) {
+        guard assets != wanted else { return }
+        wanted = assets
+        let kept = available.filter { assets[$0.key] != nil }
+        fetcher?.want(assets)
+        if kept != available {
+            available = kept
+            onChange(available)
+        }
+    }
+
+    /// What `status` says of the assets.
+    var status: [String: JSONValue] {
+        guard let summary = fetcher?.summary else {
+            return ["error": .optional(failure), "wanted": .integer(wanted.count)]
+        }
+        return [
+            "wanted": .integer(wanted.count), "cached": .integer(summary.cached),
+            "downloading": .integer(summary.downloading), "queued": .integer(summary.queued),
+            "failed": .object(summary.failed.mapValues { .string($0) }),
+            "bytesUsed": .integer(Int(summary.bytesUsed)), "bytesCap": .integer(Int(summary.capacity)),
+        ]
+    }
+
+    /// Stops the fetcher (its downloads cancelled, its thread joined) and takes its eventfd off the loop.
+    func tearDown() {
+        guard let fetcher else { return }
+        loop.unwatch(fetcher.newsFileDescriptor)
+        fetcher.stop()
+    }
+
+    private func takeNews() {
+        guard let fetcher else { return }
+        var changed = false
+        for news in fetcher.takeNews() {
+            switch news {
+            case .ready(let url, let path):
+                guard wanted[url] != nil, available[url] != path else { continue }
+                available[url] = path
+                changed = true
+            case .failed(let url, _):
+                // Logged by the fetcher; a failure means no copy is cached.
+                if available.removeValue(forKey: url) != nil { changed = true }
+            }
+        }
+        if changed { onChange(available) }
+    }
+}
