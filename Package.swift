@@ -251,7 +251,8 @@ let package = Package(
         .testTarget(
             name: "AssetsTests",
             dependencies: [
-                "Assets", "Messaging",
+                "Assets", "Messaging", logging,
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -56,8 +56,11 @@ public final class AssetFetcher: @unchecked Sendable {
     /// Opens the cache (in the caller's thread: a directory listing and the index) and starts the loop.
     /// - Parameters:
     ///   - retry: the first and the longest delay before a failed download is tried again, seconds.
+    ///   - connectTimeout: how long a connection may take (AsyncHTTPClient tries again within it when one is refused).
+    ///   - readTimeout: the longest silence within a response. Both are shorter in tests.
     public init(
-        config: AssetConfig, logger: Logger, retry: (initial: Double, maximum: Double) = (5, 600)
+        config: AssetConfig, logger: Logger, retry: (initial: Double, maximum: Double) = (5, 600),
+        connectTimeout: TimeAmount = AssetFetcher.connectTimeout, readTimeout: TimeAmount = AssetFetcher.readTimeout
     ) throws {
         cache = try AssetCache(directory: config.directory, capacity: config.cacheBytes)
         downloadLimit = config.downloadBytes
@@ -73,7 +76,7 @@ public final class AssetFetcher: @unchecked Sendable {
         }
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .follow(max: Self.maximumRedirects, allowCycles: false),
-            timeout: .init(connect: Self.connectTimeout, read: Self.readTimeout))
+            timeout: .init(connect: connectTimeout, read: readTimeout))
         configuration.decompression = .disabled
         client = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: configuration)
         publish()
@@ -124,6 +127,11 @@ public final class AssetFetcher: @unchecked Sendable {
     // MARK: - On the loop
 
     private func update(_ assets: [String: String?]) {
+        // A URL whose checksum changed is tried again at once: the playlist names other bytes than the ones refused.
+        for (url, sha256) in assets where wanted[url] != nil && wanted[url]! != sha256 {
+            retries[url]?.task?.cancel()
+            retries[url] = nil
+        }
         wanted = assets
         let now = Date().timeIntervalSince1970
         cache.markUsed(Set(assets.keys), now: now)

@@ -48,7 +48,8 @@ import Testing
                 inUse: [], now: 11)
             #expect(cache.bytesUsed == 3000)
             #expect(Set(cache.entries.keys) == ["http://h/b.png", "http://h/c.png", "http://h/d.png"])
-            #expect(!FileManager.default.fileExists(atPath: directory + "/" + AssetCache.fileName(for: "http://h/a.png")))
+            #expect(
+                !FileManager.default.fileExists(atPath: directory + "/" + AssetCache.fileName(for: "http://h/a.png")))
         }
     }
 
