@@ -65,9 +65,7 @@ struct ParamsReader {
                 fields.keys.allSatisfy({ $0 == "source" || $0 == "seconds" || $0 == "sha256" }),
                 case .string(let source)? = fields["source"]
             else {
-                throw MessageError(
-                    .invalidParams,
-                    "\(place) must be {\"source\": PATH_OR_URL, \"seconds\": N} (and optionally \"sha256\")")
+                throw MessageError(.invalidParams, "\(place) must be {\"source\": PATH_OR_URL, \"seconds\": N}")
             }
             let sha256: String?
             switch fields["sha256"] {
