@@ -4,16 +4,18 @@ import Messaging
 import Wayland
 
 /// The playlist assets by URL on this kiosk, as the display thread sees them: the one owner of the ``AssetFetcher``
-/// (its event loop thread, its cache, its news eventfd, watched on the display loop from ``init`` to
-/// ``tearDown()``). ``sync(_:)`` tells the fetcher which assets the current playlists name whenever that changes;
-/// its news (ready at a path, failed) arrives through the eventfd and becomes ``available`` — only for URLs still
-/// wanted, so a file the cache may evict is never handed on — and ``onChange`` tells the product.
+/// (its event loop thread, its cache, its news eventfd, watched on the display loop from when it is made to
+/// ``tearDown()``). It is made by ``sync(_:)`` when a playlist first names an asset, so a kiosk that plays none has no
+/// fetcher thread and no cache directory. ``sync(_:)`` tells the fetcher which assets the current playlists name
+/// whenever that changes; its news (ready at a path, failed) arrives through the eventfd and becomes ``available`` —
+/// only for URLs still wanted, so a file the cache may evict is never handed on — and ``onChange`` tells the product.
 ///
-/// Without a usable cache directory (unwritable, a file in the way) the fetcher does not exist: every asset stays
-/// missing, its items are skipped and `status` says why, while every other item plays.
+/// Without a usable cache directory (unwritable, a file in the way) there is no fetcher: every asset stays missing,
+/// its items are skipped and `status` says why, while every other item plays.
 final class PlaylistAssets {
-    private let fetcher: AssetFetcher?
-    private let failure: String?
+    private let config: AssetConfig
+    private var fetcher: AssetFetcher?
+    private var failure: String?
     private unowned let loop: EventLoop
     private let logger: Logger
     private var wanted: [String: String?] = [:]
@@ -23,18 +25,9 @@ final class PlaylistAssets {
     var onChange: ([String: String]) -> Void = { _ in }
 
     init(config: AssetConfig, loop: EventLoop, logger: Logger) {
+        self.config = config
         self.loop = loop
         self.logger = logger
-        do {
-            let fetcher = try AssetFetcher(config: config, logger: logger)
-            self.fetcher = fetcher
-            failure = nil
-            loop.watch(fetcher.newsFileDescriptor) { [unowned self] in takeNews() }
-        } catch {
-            fetcher = nil
-            failure = "the asset cache \(config.directory) cannot be used: \(error)".logSafe
-            logger.error("\(failure!); playlist items by URL are skipped")
-        }
     }
 
     /// The assets the current playlists name (``ScreenModel/wantedAssets``), each render pass: the fetcher is told
@@ -42,6 +35,7 @@ final class PlaylistAssets {
     func sync(_ assets: [String: String?]) {
         guard assets != wanted else { return }
         wanted = assets
+        if fetcher == nil && failure == nil && !assets.isEmpty { startFetcher() }
         let kept = available.filter { assets[$0.key] != nil }
         fetcher?.want(assets)
         if kept != available {
@@ -52,10 +46,11 @@ final class PlaylistAssets {
 
     /// What `status` says of the assets.
     var status: [String: JSONValue] {
-        guard let summary = fetcher?.summary else {
-            return ["error": .optional(failure), "wanted": .integer(wanted.count)]
-        }
+        // Before any playlist named an asset there is no fetcher: nothing cached that this run knows of.
+        var summary = fetcher?.summary ?? AssetSummary()
+        if fetcher == nil { summary.capacity = config.cacheBytes }
         return [
+            "error": .optional(failure),
             "wanted": .integer(wanted.count), "cached": .integer(summary.cached),
             "downloading": .integer(summary.downloading), "queued": .integer(summary.queued),
             "failed": .object(summary.failed.mapValues { .string($0) }),
@@ -68,6 +63,17 @@ final class PlaylistAssets {
         guard let fetcher else { return }
         loop.unwatch(fetcher.newsFileDescriptor)
         fetcher.stop()
+    }
+
+    private func startFetcher() {
+        do {
+            let fetcher = try AssetFetcher(config: config, logger: logger)
+            self.fetcher = fetcher
+            loop.watch(fetcher.newsFileDescriptor) { [unowned self] in takeNews() }
+        } catch {
+            failure = "the asset cache \(config.directory) cannot be used: \(error)".logSafe
+            logger.error("\(failure!); playlist items by URL are skipped")
+        }
     }
 
     private func takeNews() {
