@@ -147,7 +147,7 @@ public final class AssetFetcher: @unchecked Sendable {
                     // The playlist names other bytes now: the old copy must not play as the new one.
                     cache.remove(url)
                 } else {
-                    post(.ready(url: url, path: path))
+                    post(.ready(url: url, path: path, bytes: entry.size))
                     continue
                 }
             }
@@ -191,7 +191,7 @@ public final class AssetFetcher: @unchecked Sendable {
                     retries[url] = nil
                     failures[url] = nil
                     logger.info("asset ready: \(url.logSafeURL) (\(done.size) bytes)")
-                    post(.ready(url: url, path: path))
+                    post(.ready(url: url, path: path, bytes: done.size))
                 } catch {
                     failed(url, reason: error.description, retry: true)
                 }

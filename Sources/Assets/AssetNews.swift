@@ -1,6 +1,6 @@
 /// What the fetcher tells its owner (``AssetFetcher/takeNews()``): an asset is ready at a local path, or its latest
 /// download failed (it is tried again later, while a playlist names it).
 public enum AssetNews: Equatable, Sendable {
-    case ready(url: String, path: String)
+    case ready(url: String, path: String, bytes: Int64)
     case failed(url: String, reason: String)
 }

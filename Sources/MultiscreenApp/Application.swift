@@ -138,6 +138,7 @@ public final class Application {
         media.onEvent = { [unowned self] event in consumer.publish(event) }
         media.onShown = { [unowned self] name, path in plays.mediaShown(name, path: path) }
         assets.onChange = { [unowned self] available in act(on: product.assetsChanged(available)) }
+        assets.onEvent = { [unowned self] event in consumer.publish(event) }
         loop.watch(consumer.wakeupFileDescriptor) {}  // consumed by didWake
         loop.prepareToSleep = { [unowned self] in consumer.prepareToSleep() }
         loop.didWake = { [unowned self] in consumer.didWake() }

@@ -23,6 +23,8 @@ final class PlaylistAssets {
     private(set) var available: [String: String] = [:]
     /// The available assets changed.
     var onChange: ([String: String]) -> Void = { _ in }
+    /// What the subscribers are told: an asset arrived (`asset.ready`), a download failed (`asset.failed`).
+    var onEvent: (Event) -> Void = { _ in }
 
     init(config: AssetConfig, loop: EventLoop, logger: Logger) {
         self.config = config
@@ -81,13 +83,15 @@ final class PlaylistAssets {
         var changed = false
         for news in fetcher.takeNews() {
             switch news {
-            case .ready(let url, let path):
+            case .ready(let url, let path, let bytes):
                 guard wanted[url] != nil, available[url] != path else { continue }
                 available[url] = path
                 changed = true
-            case .failed(let url, _):
+                onEvent(.assetReady(url: url, bytes: Int(bytes)))
+            case .failed(let url, let reason):
                 // Logged by the fetcher; a failure means no copy is cached.
                 if available.removeValue(forKey: url) != nil { changed = true }
+                onEvent(.assetFailed(url: url, reason: reason))
             }
         }
         if changed { onChange(available) }

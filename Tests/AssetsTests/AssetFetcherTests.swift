@@ -39,7 +39,7 @@ import Testing
                 of: Set(
                     news.map {
                         switch $0 {
-                        case .ready(let url, _), .failed(let url, _): url
+                        case .ready(let url, _, _), .failed(let url, _): url
                         }
                     }))
         }
@@ -69,7 +69,7 @@ import Testing
             // The checksum the bytes do have: accepted.
             fetcher.want([url: AssetServer.sha256(AssetServer.picture)])
             let accepted = try await news(from: fetcher, until: settled([url]))
-            guard case .ready(url, let path)? = accepted.last else {
+            guard case .ready(url, let path, _)? = accepted.last else {
                 Issue.record("expected the asset, got \(accepted)")
                 return
             }
@@ -86,7 +86,7 @@ import Testing
             let fetcher = try AssetFetcher(config: config(), logger: logger)
             defer { fetcher.stop() }
             fetcher.want([cachedURL: AssetServer.sha256(AssetServer.picture)])
-            guard case .ready(_, let path)? = try await news(from: fetcher, until: settled([cachedURL])).last else {
+            guard case .ready(_, let path, _)? = try await news(from: fetcher, until: settled([cachedURL])).last else {
                 Issue.record("the asset never came")
                 return (cachedURL, "", "")
             }
@@ -98,7 +98,7 @@ import Testing
         defer { fetcher.stop() }
         fetcher.want([cachedURL: AssetServer.sha256(AssetServer.picture), missingURL: nil])
         let after = try await news(from: fetcher, until: settled([cachedURL, missingURL]))
-        #expect(after.contains(.ready(url: cachedURL, path: cachedPath)))
+        #expect(after.contains(.ready(url: cachedURL, path: cachedPath, bytes: 1000)))
         #expect(after.contains { if case .failed(missingURL, _) = $0 { true } else { false } })
         #expect(FileManager.default.contents(atPath: cachedPath) == Data(AssetServer.picture))
         #expect(server.requests.withLock { $0 } == requestsBefore)
@@ -152,7 +152,7 @@ import Testing
             // a is no longer named: it makes room for c.
             fetcher.want([b: nil, c: nil])
             let next = try await news(from: fetcher, until: settled([c]))
-            #expect(next.contains { if case .ready(c, _) = $0 { true } else { false } })
+            #expect(next.contains { if case .ready(c, _, _) = $0 { true } else { false } })
             #expect(fetcher.summary.bytesUsed == 2000)
             #expect(!files().contains(AssetCache.fileName(for: a)))
             // All three named: 3000 bytes cannot fit in 2500, and neither b nor c may go.
