@@ -226,7 +226,9 @@ public final class Application {
         // A pass a hair before the switch's timer still shows the item before: its start, not the next one's. An item
         // shown in place of one whose asset is missing counts from its own last start.
         let start = playlist.start(ofItem: index, at: Date().timeIntervalSince1970)
-        return (PlayTracker.Item(source: playlist.items[index].source, index: index), start)
+        let source = playlist.items[index].source
+        let file = product.model.availableAssets[source]
+        return (PlayTracker.Item(source: source, index: index, file: file), start)
     }
 
     /// Keeps the records of turns that ended and tells the subscribers.

@@ -1,3 +1,4 @@
+import Messaging
 import Screens
 
 extension ProductController {
@@ -12,5 +13,18 @@ extension ProductController {
             outcome.changes.screens.insert(output.displayName)
         }
         return outcome
+    }
+
+    /// Logs that item `index` of `screen`'s playlist, whose turn it is, is skipped because its asset is not cached
+    /// (the log handler bounds the rate, like every call site's).
+    func logSkippedItem(_ index: Int, on screen: String) {
+        guard let output = outputs.first(where: { $0.displayName == screen }),
+            let (playlist, playing) = model.playlistItem(of: output.registryName), playing == index,
+            model.shownItem(of: playlist, at: index) != index
+        else { return }
+        let shown = model.shownItem(of: playlist, at: index).map { "item \($0 + 1) stays" } ?? "nothing of it to show"
+        logger.warning(
+            "playlist item \(index + 1) on \(screen.logSafe) skipped: \(playlist.items[index].source.logSafeURL) is not cached yet; \(shown)"
+        )
     }
 }
