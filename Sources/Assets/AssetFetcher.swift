@@ -182,8 +182,17 @@ public final class AssetFetcher: @unchecked Sendable {
         let task = client.execute(request: request, delegate: download, eventLoop: .delegateAndChannel(on: loop))
         task.futureResult.whenComplete { [self] result in
             downloading[url] = nil
+            // Cancelled by stop(): nothing to report, and the partial file is gone already.
+            guard !stopped.withLock({ $0 }) else { return download.discard() }
             switch result {
             case .success(let done):
+                // The checksum the playlist names changed while this came: the bytes must match the new one.
+                if let expected = wanted[url] ?? nil, expected != done.sha256 {
+                    unlink(done.temporaryPath)
+                    let mismatch = AssetError.checksumMismatch(expected: expected, actual: done.sha256)
+                    failed(url, reason: mismatch.description, retry: true)
+                    break
+                }
                 do throws(AssetError) {
                     let path = try cache.admit(
                         url: url, temporaryPath: done.temporaryPath, sha256: done.sha256, inUse: Set(wanted.keys),
