@@ -179,4 +179,20 @@ import Testing
             #expect(files().subtracting([AssetCache.indexName]).isEmpty)
         }
     }
+
+    @Test func redirectsAreBoundedAndAnErrorStatusIsReported() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try await AssetServer().application().test(.live) { client in
+            let base = "http://127.0.0.1:\(client.port!)/"
+            let (near, far, missing) = (base + "hop/7", base + "hop/0", base + "missing.png")
+            let fetcher = try AssetFetcher(config: config(), logger: logger)
+            defer { fetcher.stop() }
+            fetcher.want([near: nil, far: nil, missing: nil])
+            let news = try await news(from: fetcher, until: settled([near, far, missing]))
+            #expect(news.contains { if case .ready(near, _, 1000) = $0 { true } else { false } }, "\(news)")
+            #expect(news.contains { if case .failed(far, _) = $0 { true } else { false } }, "\(news)")
+            #expect(news.contains(.failed(url: missing, reason: "the server answered HTTP 404")), "\(news)")
+            #expect(Set(fetcher.summary.failed.keys) == [far, missing])
+        }
+    }
 }

@@ -28,6 +28,12 @@ final class AssetServer: Sendable {
         router.get("a.png") { _, _ in counted(Self.picture) }
         for (name, bytes) in Self.others { router.get(RouterPath(name)) { _, _ in counted(bytes) } }
         router.get("big.png") { _, _ in counted(Self.big) }
+        // /hop/N redirects to /hop/N+1 up to 10, which redirects to the picture: 10 − N + 1 redirects in all.
+        router.get("hop/:n") { _, context in
+            let n = try context.parameters.require("n", as: Int.self)
+            let next = n < 10 ? "/hop/\(n + 1)" : "/picture.png"
+            return Response(status: .found, headers: [.location: next])
+        }
         router.get("half.png") { _, _ in
             Response(
                 status: .ok,
