@@ -40,6 +40,9 @@ import Testing
             let assets = try SharedMirrorTests.status(app)["assets"] as? [String: Any] ?? [:]
             #expect(assets["cached"] as? Int == 1, "\(assets)")
             #expect(assets["bytesUsed"] as? Int ?? 0 > 0, "\(assets)")
+            // Idle with its fetcher: the fetcher's loop sleeps with nothing armed, and nothing else wakes.
+            try app.process.waitUntilQuiet(for: 1, timeout: 10)
+            #expect(try app.process.contextSwitches(during: 3) == 0)
             // The server goes: the picture stays.
             server.kill()
             _ = try? server.waitForExit(timeout: 5)
