@@ -38,13 +38,17 @@ public final class AssetFetcher: @unchecked Sendable {
     private let loop: any EventLoop
     private let client: HTTPClient
     private let downloadLimit: Int64
+    private let capacity: Int64
     private let logger: Logger
     private let news = Mutex<[AssetNews]>([])
     private let published = Mutex(AssetSummary())
     private let stopped = Mutex(false)
 
     // On the loop only.
-    private let cache: AssetCache
+    /// Opened on the loop (a directory listing, the index, what a crash left removed): nil until then, or when the
+    /// directory cannot be used (``cacheFailure``).
+    private var cache: AssetCache?
+    private var cacheFailure: String?
     private var wanted: [String: String?] = [:]
     private var queue: [String] = []
     private var downloading: [String: AssetDownload] = [:]
@@ -53,7 +57,7 @@ public final class AssetFetcher: @unchecked Sendable {
     private let retryInitial: Double
     private let retryMaximum: Double
 
-    /// Opens the cache (in the caller's thread: a directory listing and the index) and starts the loop.
+    /// Starts the loop, which opens the cache first (its disk work never runs on the caller's thread).
     /// - Parameters:
     ///   - retry: the first and the longest delay before a failed download is tried again, seconds.
     ///   - connectTimeout: how long a connection may take (AsyncHTTPClient tries again within it when one is refused).
@@ -62,24 +66,30 @@ public final class AssetFetcher: @unchecked Sendable {
         config: AssetConfig, logger: Logger, retry: (initial: Double, maximum: Double) = (5, 600),
         connectTimeout: TimeAmount = AssetFetcher.connectTimeout, readTimeout: TimeAmount = AssetFetcher.readTimeout
     ) throws {
-        cache = try AssetCache(directory: config.directory, capacity: config.cacheBytes)
         downloadLimit = config.downloadBytes
+        capacity = config.cacheBytes
         self.logger = logger
         retryInitial = retry.initial
         retryMaximum = retry.maximum
         newsFileDescriptor = try systemCall("eventfd") { eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC)) }
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         loop = group.next()
-        loop.execute {
-            ClientThreads.nameCallingThread("ms-assets")
-            ClientThreads.lowerCallingThread()
-        }
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .follow(max: Self.maximumRedirects, allowCycles: false),
             timeout: .init(connect: connectTimeout, read: readTimeout))
         configuration.decompression = .disabled
         client = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: configuration)
-        publish()
+        loop.execute { [self] in
+            ClientThreads.nameCallingThread("ms-assets")
+            ClientThreads.lowerCallingThread()
+            do throws(AssetError) {
+                cache = try AssetCache(directory: config.directory, capacity: config.cacheBytes)
+            } catch {
+                cacheFailure = "the asset cache \(config.directory) cannot be used: \(error)".logSafe
+                logger.error("\(cacheFailure!); playlist items by URL are skipped")
+            }
+            publish()
+        }
     }
 
     deinit {
@@ -133,8 +143,11 @@ public final class AssetFetcher: @unchecked Sendable {
             retries[url] = nil
         }
         wanted = assets
-        let now = Date().timeIntervalSince1970
-        cache.markUsed(Set(assets.keys), now: now)
+        guard let cache else {
+            failures = assets.mapValues { _ in cacheFailure ?? "no asset cache" }
+            return publish()
+        }
+        cache.markUsed(Set(assets.keys), now: Date().timeIntervalSince1970)
         for (url, retry) in retries where assets[url] == nil {
             retry.task?.cancel()
             retries[url] = nil
@@ -175,6 +188,7 @@ public final class AssetFetcher: @unchecked Sendable {
         } catch {
             return failed(url, reason: "not a URL the client takes: \(error)", retry: false)
         }
+        guard let cache else { return }
         let expected = wanted[url] ?? nil
         let download = AssetDownload(
             url: url, temporaryPath: cache.temporaryPath(for: url), limit: downloadLimit, expectedSHA256: expected)
@@ -226,7 +240,7 @@ public final class AssetFetcher: @unchecked Sendable {
         let delay = schedule.failed()
         let task = loop.scheduleTask(in: .milliseconds(Int64(delay * 1000))) { [self] in
             retries[url]?.task = nil
-            guard wanted[url] != nil, cache.entries[url] == nil else { return }
+            guard wanted[url] != nil, cache?.entries[url] == nil else { return }
             if downloading[url] == nil && !queue.contains(url) { queue.append(url) }
             startDownloads()
         }
@@ -242,14 +256,15 @@ public final class AssetFetcher: @unchecked Sendable {
 
     private func publish() {
         var summary = AssetSummary()
-        summary.cached = wanted.keys.filter { cache.entries[$0] != nil }.count
+        summary.cached = wanted.keys.filter { cache?.entries[$0] != nil }.count
         summary.downloading = downloading.count
         summary.queued = queue.count
         summary.failed = Dictionary(
-            failures.filter { cache.entries[$0.key] == nil }.map { ($0.key.logSafeURL, $0.value) },
+            failures.filter { cache?.entries[$0.key] == nil }.map { ($0.key.logSafeURL, $0.value) },
             uniquingKeysWith: { first, _ in first })
-        summary.bytesUsed = cache.bytesUsed
-        summary.capacity = cache.capacity
+        summary.bytesUsed = cache?.bytesUsed ?? 0
+        summary.capacity = capacity
+        summary.error = cacheFailure
         published.withLock { $0 = summary }
     }
 

@@ -11,6 +11,8 @@ public struct AssetSummary: Equatable, Sendable {
     /// Bytes the cached files hold (all of them, named by a playlist or not), and the cap.
     public var bytesUsed: Int64 = 0
     public var capacity: Int64 = 0
+    /// Why the cache directory cannot be used (then nothing is fetched), nil when it can.
+    public var error: String?
 
     public init() {}
 }

@@ -10,8 +10,8 @@ import Wayland
 /// whenever that changes; its news (ready at a path, failed) arrives through the eventfd and becomes ``available`` —
 /// only for URLs still wanted, so a file the cache may evict is never handed on — and ``onChange`` tells the product.
 ///
-/// Without a usable cache directory (unwritable, a file in the way) there is no fetcher: every asset stays missing,
-/// its items are skipped and `status` says why, while every other item plays.
+/// Without a usable cache directory (unwritable, a file in the way; found by the fetcher on its own thread) every asset
+/// stays missing, its items are skipped and `status` says why, while every other item plays.
 final class PlaylistAssets {
     private let config: AssetConfig
     private var fetcher: AssetFetcher?
@@ -52,7 +52,7 @@ final class PlaylistAssets {
         var summary = fetcher?.summary ?? AssetSummary()
         if fetcher == nil { summary.capacity = config.cacheBytes }
         return [
-            "error": .optional(failure),
+            "error": .optional(summary.error ?? failure),
             "wanted": .integer(wanted.count), "cached": .integer(summary.cached),
             "downloading": .integer(summary.downloading), "queued": .integer(summary.queued),
             "failed": .object(summary.failed.mapValues { .string($0) }),
@@ -73,7 +73,7 @@ final class PlaylistAssets {
             self.fetcher = fetcher
             loop.watch(fetcher.newsFileDescriptor) { [unowned self] in takeNews() }
         } catch {
-            failure = "the asset cache \(config.directory) cannot be used: \(error)".logSafe
+            failure = "the asset fetcher cannot start: \(error)".logSafe
             logger.error("\(failure!); playlist items by URL are skipped")
         }
     }

@@ -195,4 +195,19 @@ import Testing
             #expect(Set(fetcher.summary.failed.keys) == [far, missing])
         }
     }
+
+    /// A cache directory that cannot be made: nothing is fetched, and the summary says why for every URL named.
+    @Test func anUnusableCacheDirectoryIsReported() async throws {
+        let fetcher = try AssetFetcher(config: AssetConfig(directory: "/dev/null/assets"), logger: logger)
+        defer { fetcher.stop() }
+        fetcher.want(["https://example.invalid/a.png": nil])
+        let deadline = Date().addingTimeInterval(5)
+        while fetcher.summary.failed.isEmpty, deadline.timeIntervalSinceNow > 0 {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let summary = fetcher.summary
+        #expect(summary.error?.contains("/dev/null/assets") == true, "\(summary)")
+        #expect(summary.failed["https://example.invalid/a.png"] == summary.error)
+        #expect(summary.downloading == 0 && summary.cached == 0)
+    }
 }
