@@ -57,4 +57,44 @@ import Testing
         #expect(try Self.waitFor(red, on: "HEADLESS-2", of: sway, timeout: 15), "\(again.log.suffix(3000))")
         #expect(!again.log.contains("asset failed"))
     }
+
+    /// An item whose asset the server does not have yet gives way to the item before it: the screen never goes black,
+    /// and once the file appears on the server (fetched on the retry) its turns show it.
+    @Test func anAssetNotThereYetIsSkippedThenShown() throws {
+        let served = try MediaFixtures.directory()
+        let local = try MediaFixtures.directory() + "/red.png"
+        try MediaFixtures.convert(["-size", "64x48", "xc:red", local])
+        let server = try ChildProcess(
+            "python3", ["-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", served])
+        defer { server.kill() }
+        let line = try server.waitForLine(containing: "Serving HTTP", timeout: 10)
+        let words = line.split(separator: " ")
+        let port = try #require(words.firstIndex(of: "port").map { words[$0 + 1] })
+        let (red, blue) = (RGBColor(hex: 0xFF_00_00), RGBColor(hex: 0x00_00_FF))
+
+        let sway = try HeadlessSway(outputs: 2, width: 320, height: 240)
+        let app = try MultiscreenProcess(environment: sway.environment)
+        try app.waitForScreens(2)
+        let set = try app.command([
+            "playlist", "set", "--screen", "HEADLESS-2", "--fit", "stretch", local + "@1",
+            "http://127.0.0.1:\(port)/blue.png@1",
+        ])
+        #expect(set.status == 0, "\(set.output)")
+        #expect(try Self.waitFor(red, on: "HEADLESS-2", of: sway, timeout: 10))
+        // Two whole cycles: the picture by URL's turns keep the red one.
+        let end = Date().addingTimeInterval(2.5)
+        var samples = 0
+        while Date() < end {
+            let shot = try sway.screenshot("HEADLESS-2")
+            #expect(shot.fraction(of: red, tolerance: 8) >= 0.98, "dominant \(shot.dominantColor())")
+            samples += 1
+        }
+        #expect(samples >= 5)
+        let assets = try SharedMirrorTests.status(app)["assets"] as? [String: Any] ?? [:]
+        #expect((assets["failed"] as? [String: String])?.values.first?.contains("404") == true, "\(assets)")
+        // The file appears: the next try (within 5 s) fetches it, and its turns show it.
+        try MediaFixtures.convert(["-size", "64x48", "xc:blue", served + "/blue.png"])
+        #expect(try Self.waitFor(blue, on: "HEADLESS-2", of: sway, timeout: 15), "\(app.log.suffix(3000))")
+        #expect(app.log.contains("skipped: http://127.0.0.1:\(port)/blue.png is not cached yet"))
+    }
 }
