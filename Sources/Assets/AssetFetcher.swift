@@ -100,6 +100,7 @@ public final class AssetFetcher: @unchecked Sendable {
     /// The assets the current playlists name, by URL, each with the checksum an item gives it (display thread).
     /// Cached ones are announced ready at once; missing ones are fetched; retries of URLs no longer named stop.
     public func want(_ assets: [String: String?]) {
+        guard !stopped.withLock({ $0 }) else { return }
         loop.execute { [self] in update(assets) }
     }
 
@@ -159,6 +160,7 @@ public final class AssetFetcher: @unchecked Sendable {
                 if let sha256, entry.sha256 != sha256 {
                     // The playlist names other bytes now: the old copy must not play as the new one.
                     cache.remove(url)
+                    post(.removed(url: url))
                 } else {
                     post(.ready(url: url, path: path, bytes: entry.size))
                     continue

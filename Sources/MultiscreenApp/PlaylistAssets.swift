@@ -92,6 +92,8 @@ final class PlaylistAssets {
                 // Logged by the fetcher; a failure means no copy is cached.
                 if available.removeValue(forKey: url) != nil { changed = true }
                 onEvent(.assetFailed(url: url, reason: reason))
+            case .removed(let url):
+                if available.removeValue(forKey: url) != nil { changed = true }
             }
         }
         if changed { onChange(available) }

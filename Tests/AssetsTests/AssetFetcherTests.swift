@@ -39,7 +39,7 @@ import Testing
                 of: Set(
                     news.map {
                         switch $0 {
-                        case .ready(let url, _, _), .failed(let url, _): url
+                        case .ready(let url, _, _), .failed(let url, _), .removed(let url): url
                         }
                     }))
         }
@@ -209,5 +209,26 @@ import Testing
         #expect(summary.error?.contains("/dev/null/assets") == true, "\(summary)")
         #expect(summary.failed["https://example.invalid/a.png"] == summary.error)
         #expect(summary.downloading == 0 && summary.cached == 0)
+    }
+
+    /// A playlist that names other bytes for a cached URL: the old copy is removed at once (never shown as the new
+    /// one) and fetched again, refused here because the server still has the old bytes.
+    @Test func aChangedChecksumRemovesTheCachedCopy() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try await AssetServer().application().test(.live) { client in
+            let url = "http://127.0.0.1:\(client.port!)/picture.png"
+            let fetcher = try AssetFetcher(config: config(), logger: logger)
+            defer { fetcher.stop() }
+            fetcher.want([url: nil])
+            _ = try await news(from: fetcher, until: settled([url]))
+            #expect(files().contains(AssetCache.fileName(for: url)))
+            let other = AssetServer.sha256([4, 5, 6])
+            fetcher.want([url: other])
+            let news = try await news(from: fetcher) { news in
+                news.contains { if case .failed = $0 { true } else { false } }
+            }
+            #expect(news.first == .removed(url: url), "\(news)")
+            #expect(!files().contains(AssetCache.fileName(for: url)))
+        }
     }
 }
