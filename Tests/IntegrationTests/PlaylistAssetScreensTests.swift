@@ -96,5 +96,14 @@ import Testing
         try MediaFixtures.convert(["-size", "64x48", "xc:blue", served + "/blue.png"])
         #expect(try Self.waitFor(blue, on: "HEADLESS-2", of: sway, timeout: 15), "\(app.log.suffix(3000))")
         #expect(app.log.contains("skipped: http://127.0.0.1:\(port)/blue.png is not cached yet"))
+        // The proof of play names the URL, and counts the frames of its cached copy.
+        let url = "http://127.0.0.1:\(port)/blue.png"
+        let deadline = Date().addingTimeInterval(5)
+        var played: [[String: Any]] = []
+        while played.isEmpty, deadline.timeIntervalSinceNow > 0 {
+            usleep(200_000)
+            played = try PlaylistHistoryTests.records(app).filter { $0["source"] as? String == url }
+        }
+        #expect(played.contains { ($0["frames"] as? Int ?? 0) >= 1 && $0["shownAt"] is Double }, "\(played)")
     }
 }
