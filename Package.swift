@@ -40,6 +40,9 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.24.0"),
+        // Playlist assets by URL: the HTTP client and the checksum (docs/media.md, "Assets by URL").
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"5.0.0"),
     ],
     targets: [
         // C libraries.
@@ -150,6 +153,18 @@ let package = Package(
         .target(
             name: "Media",
             dependencies: ["CGdkPixbuf", "CGStreamer", "CPNG", "SystemCalls", "CLinux", "Outputs", logging]),
+        // Playlist assets by URL: fetched ahead on their own event loop (AsyncHTTPClient) into a size-bounded cache,
+        // checked (swift-crypto's SHA-256) and renamed into place whole. No Wayland, no product rules.
+        .target(
+            name: "Assets",
+            dependencies: [
+                "Messaging", "SystemCalls", "ConfigFile", logging, .product(name: "TOMLKit", package: "TOMLKit"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]),
         // Swift owners of Wayland objects and the display thread's event loop.
         .target(
             name: "Wayland",
@@ -164,7 +179,7 @@ let package = Package(
             dependencies: [
                 "Wayland", "Rendering", "TextRendering", "Product", "Screens", "Outputs", "FrameTiming", "Messaging",
                 "CLinux",
-                "CSystemd", "SystemCalls", "WebContent", "Media", logging,
+                "CSystemd", "SystemCalls", "WebContent", "Media", "Assets", logging,
             ]),
         // Private compositors (headless sway, nested sway, weston, cage) and screenshots, for tests and `demo`.
         .target(name: "CompositorHarness", dependencies: ["CPNG", "Outputs", "SystemCalls", logging]),
@@ -186,7 +201,7 @@ let package = Package(
                 "MultiscreenApp", "Screens", "Outputs", "FrameTiming", "Messaging", "CompositorHarness", "Benchmarks",
                 "Remote",
                 "LatencyReport", "Fleet", "PhoneRemote", "WebContent", "Logs", "SystemCalls", "Wayland", "TOMLPrecheck",
-                "Product",
+                "Product", "Assets",
                 logging,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
@@ -233,6 +248,15 @@ let package = Package(
             name: "MultiscreenAppTests", dependencies: ["MultiscreenApp", "Wayland", "Messaging", "CompositorHarness"]),
         .testTarget(name: "TextRenderingTests", dependencies: ["TextRendering"]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering"]),
+        .testTarget(
+            name: "AssetsTests",
+            dependencies: [
+                "Assets", "Messaging", logging,
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "SystemCalls", "CompositorHarness"]),
         .testTarget(
             name: "IntegrationTests",

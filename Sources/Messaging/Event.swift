@@ -28,6 +28,8 @@ public struct Event: Equatable, Sendable {
         case mediaStarted = "media.started"
         case mediaEnded = "media.ended"
         case mediaError = "media.error"
+        case assetReady = "asset.ready"
+        case assetFailed = "asset.failed"
         case playlistItem = "playlist.item"
         case playlistInterrupt = "playlist.interrupt"
         case playlistPlayed = "playlist.played"

@@ -10,7 +10,7 @@ enum InterruptText {
         let given = [epoch.map { "\($0)" }, fit?.rawValue, seconds.map { "\($0)" }].map { $0 ?? "-" }
         switch source {
         case .items(let items):
-            return (["items " + given.joined(separator: " ")] + items.map { "\($0.seconds)\t\($0.source)" })
+            return (["items " + given.joined(separator: " ")] + items.map(PlaylistText.line))
                 .joined(separator: "\n")
         case .named(let name):
             return "named " + given.joined(separator: " ") + "\n" + name
@@ -33,8 +33,8 @@ enum InterruptText {
         case "items":
             var items: [Playlist.Item] = []
             for line in lines {
-                guard let tab = line.firstIndex(of: "\t"), let seconds = Double(line[..<tab]) else { return nil }
-                items.append(Playlist.Item(source: String(line[line.index(after: tab)...]), seconds: seconds))
+                guard let item = PlaylistText.item(line) else { return nil }
+                items.append(item)
             }
             source = .items(items)
         case "named":

@@ -336,7 +336,12 @@ public enum MessageCodec {
 
     /// A playlist's items as `playlist.set` and `playlist.interrupt` take them.
     private static func json(_ items: [Playlist.Item]) -> JSONValue {
-        .array(items.map { .object(["source": .string($0.source), "seconds": .number($0.seconds)]) })
+        .array(
+            items.map { item in
+                var fields: [String: JSONValue] = ["source": .string(item.source), "seconds": .number(item.seconds)]
+                if let sha256 = item.sha256 { fields["sha256"] = .string(sha256) }
+                return .object(fields)
+            })
     }
 
     // MARK: Replies

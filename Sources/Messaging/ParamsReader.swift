@@ -61,7 +61,8 @@ struct ParamsReader {
         return Int(value)
     }
 
-    /// `items`: an array of `{"source": PATH_OR_URL, "seconds": N}`.
+    /// `items`: an array of `{"source": PATH_OR_URL, "seconds": N}`, each with an optional `"sha256"` (lower-cased
+    /// here; ``Playlist/problem(items:)`` checks it).
     mutating func playlistItems() throws(MessageError) -> [Playlist.Item] {
         guard case .array(let values)? = params.removeValue(forKey: "items") else {
             throw MessageError(.invalidParams, "\(method.rawValue) needs \"items\", an array")
@@ -69,10 +70,18 @@ struct ParamsReader {
         var items: [Playlist.Item] = []
         for (index, value) in values.enumerated() {
             let place = "item \(index + 1) of \(method.rawValue)"
-            guard case .object(let fields) = value, fields.keys.allSatisfy({ $0 == "source" || $0 == "seconds" }),
+            guard case .object(let fields) = value,
+                fields.keys.allSatisfy({ $0 == "source" || $0 == "seconds" || $0 == "sha256" }),
                 case .string(let source)? = fields["source"]
             else {
                 throw MessageError(.invalidParams, "\(place) must be {\"source\": PATH_OR_URL, \"seconds\": N}")
+            }
+            let sha256: String?
+            switch fields["sha256"] {
+            case nil: sha256 = nil
+            case .string(let value)?: sha256 = value.lowercased()
+            default:
+                throw MessageError(.invalidParams, "\(place): \"sha256\" must be a string of 64 hexadecimal digits")
             }
             let seconds: Double
             switch fields["seconds"] {
@@ -80,7 +89,7 @@ struct ParamsReader {
             case .number(let value)?: seconds = value
             default: throw MessageError(.invalidParams, "\(place) needs \"seconds\", a number")
             }
-            items.append(Playlist.Item(source: source, seconds: seconds))
+            items.append(Playlist.Item(source: source, seconds: seconds, sha256: sha256))
         }
         return items
     }

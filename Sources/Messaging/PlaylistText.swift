@@ -1,12 +1,12 @@
 import Outputs
 
 /// A ``Playlist`` as the text a ring slot carries (the slot holds strings, not arrays): a first line with the epoch,
-/// the fit and the offset, then one line per item, its seconds and its source separated by a tab. Sources never hold control
-/// characters (``Playlist/problem(items:)``), so a line is an item.
+/// the fit and the offset, then one line per item: its seconds, its source and, for an asset with one, its sha256,
+/// separated by tabs. Sources never hold control characters (``Playlist/problem(items:)``), so a line is an item.
 enum PlaylistText {
     static func encode(_ playlist: Playlist) -> String {
         var lines = ["\(playlist.epoch) \(playlist.fit.rawValue) \(playlist.offset)"]
-        for item in playlist.items { lines.append("\(item.seconds)\t\(item.source)") }
+        for item in playlist.items { lines.append(line(item)) }
         return lines.joined(separator: "\n")
     }
 
@@ -19,9 +19,21 @@ enum PlaylistText {
         else { return nil }
         var items: [Playlist.Item] = []
         for line in lines {
-            guard let tab = line.firstIndex(of: "\t"), let seconds = Double(line[..<tab]) else { return nil }
-            items.append(Playlist.Item(source: String(line[line.index(after: tab)...]), seconds: seconds))
+            guard let item = item(line) else { return nil }
+            items.append(item)
         }
         return Playlist(items: items, fit: fit, epoch: epoch, offset: offset)
+    }
+
+    /// One item's line (``InterruptText`` writes its items the same way).
+    static func line(_ item: Playlist.Item) -> String {
+        "\(item.seconds)\t\(item.source)" + (item.sha256.map { "\t\($0)" } ?? "")
+    }
+
+    static func item(_ line: Substring) -> Playlist.Item? {
+        let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+        guard fields.count == 2 || fields.count == 3, let seconds = Double(fields[0]) else { return nil }
+        return Playlist.Item(
+            source: String(fields[1]), seconds: seconds, sha256: fields.count == 3 ? String(fields[2]) : nil)
     }
 }

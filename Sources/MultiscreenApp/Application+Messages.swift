@@ -55,6 +55,7 @@ extension Application {
         vitals.sources.merge(web.sourceCounters) { own, _ in own }
         vitals.pages = web.vitals
         vitals.media = media.vitals
+        vitals.assets = assets.status
         vitals.wallClock = Date().timeIntervalSince1970
         vitals.memory = HeapStatistics.current.counters.merging(graphics.textCacheCounters) { $1 }
         return vitals

@@ -39,6 +39,8 @@ public final class Application {
     let web: WebScreens
     /// The images and videos on screens, read off this thread and shown through the compositor.
     let media: MediaScreens
+    /// Playlist assets by URL, fetched off this thread into the asset cache.
+    let assets: PlaylistAssets
     /// Which playlist item each screen shows, frame by frame: the proof of play.
     let plays = PlayTracker()
     /// Replies in request order per producer, some held while a file is read.
@@ -76,6 +78,7 @@ public final class Application {
         registry = Registry(display: display)
         web = WebScreens(bus: bus, config: options.web, logger: logger)
         media = try MediaScreens(globals: globals, loop: loop, logger: logger)
+        assets = PlaylistAssets(config: options.assets, loop: loop, logger: logger)
         screens = try ScreenSet(
             globals: globals, outputs: outputs, context: graphics.context, loop: loop, appID: options.appID,
             reopenDelay: options.reopenDelay, flash: options.flash, pacing: options.pacing, logger: logger)
@@ -134,6 +137,8 @@ public final class Application {
         }
         media.onEvent = { [unowned self] event in consumer.publish(event) }
         media.onShown = { [unowned self] name, path in plays.mediaShown(name, path: path) }
+        assets.onChange = { [unowned self] available in act(on: product.assetsChanged(available)) }
+        assets.onEvent = { [unowned self] event in consumer.publish(event) }
         loop.watch(consumer.wakeupFileDescriptor) {}  // consumed by didWake
         loop.prepareToSleep = { [unowned self] in consumer.prepareToSleep() }
         loop.didWake = { [unowned self] in consumer.didWake() }
@@ -191,6 +196,7 @@ public final class Application {
 
     private func render() {
         let cpuBefore = MonotonicClock.nanoseconds(clock: CLOCK_PROCESS_CPUTIME_ID)
+        assets.sync(product.model.wantedAssets)
         let kind = { [product] (screen: Screen) in product.kind(of: screen.output.registryName) }
         web.sync(screens.ordered, kind: kind, context: graphics.context, eglExtensions: graphics.context.extensions)
         media.sync(
@@ -217,10 +223,15 @@ public final class Application {
 
     /// The playlist item a screen shows now and when its turn began, for the proof of play.
     private func playlistItem(_ screen: Screen) -> (item: PlayTracker.Item, start: Double)? {
-        guard let (playlist, index) = product.model.playlistItem(of: screen.output.registryName) else { return nil }
-        // A pass a hair before the switch's timer still shows the item before: its start, not the next one's.
+        guard let (playlist, clockIndex) = product.model.playlistItem(of: screen.output.registryName),
+            let index = product.model.shownItem(of: playlist, at: clockIndex)
+        else { return nil }
+        // A pass a hair before the switch's timer still shows the item before: its start, not the next one's. An item
+        // shown in place of one whose asset is missing counts from its own last start.
         let start = playlist.start(ofItem: index, at: Date().timeIntervalSince1970)
-        return (PlayTracker.Item(source: playlist.items[index].source, index: index), start)
+        let source = playlist.items[index].source
+        let file = product.model.availableAssets[source]
+        return (PlayTracker.Item(source: source, index: index, file: file), start)
     }
 
     /// Keeps the records of turns that ended and tells the subscribers.
@@ -240,6 +251,7 @@ public final class Application {
         product.saveIfChanged()
         web.tearDownAll(context: graphics.context)
         media.tearDownAll()
+        assets.tearDown()
         screens.tearDownAll()
         // Nothing draws once the windows are gone: EGL goes next, while every proxy it might know is still alive.
         graphics.destroy()

@@ -1,3 +1,4 @@
+import Assets
 import FrameTiming
 import Outputs
 import WebContent
@@ -24,6 +25,8 @@ extension Application {
         public var mirror = MirrorPreferenceName.auto
         /// The `[web]` section: what pages may call per origin, the web processes' memory limit.
         public var web = WebConfig()
+        /// The `[assets]` section: where playlist assets by URL are cached and how much they may take.
+        public var assets = AssetConfig()
         /// Where the phone remote's QR code goes and which screens show it (`[remote]` `qr_position`, `qr_screens`).
         public var remoteOffer = RemoteOfferPlacement()
 

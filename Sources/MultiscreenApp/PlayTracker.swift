@@ -12,6 +12,14 @@ final class PlayTracker {
     struct Item: Equatable {
         var source: String
         var index: Int
+        /// The file its frames come from: `source`, or an asset's cached copy.
+        var file: String
+
+        init(source: String, index: Int, file: String? = nil) {
+            self.source = source
+            self.index = index
+            self.file = file ?? source
+        }
     }
 
     private struct Turn {
@@ -65,7 +73,7 @@ final class PlayTracker {
 
     /// The compositor showed a frame of the file at `path` on the screen of output `name`.
     func mediaShown(_ name: UInt32, path: String, now: Double = Date().timeIntervalSince1970) {
-        guard turns[name]?.item.source == path else { return }
+        guard turns[name]?.item.file == path else { return }
         turns[name]?.shown(at: now)
     }
 

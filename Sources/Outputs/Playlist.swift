@@ -4,21 +4,49 @@
 /// and a kiosk restarted mid-item (or a screen plugged in) shows the item the others show.
 public struct Playlist: Codable, Equatable, Hashable, Sendable {
     public struct Item: Codable, Equatable, Hashable, Sendable {
-        /// An image or video file (an absolute path), a web page (a `file://`, `http://` or `https://` URL), a text
-        /// slide (`text:WORDS`), a card (`card:WORDS`) or `blank` (``content``).
+        /// An image or video file (an absolute path), an image or video by URL (an asset: an `http://` or `https://`
+        /// URL whose path ends in an image's or a video's extension), a web page (any other `file://`, `http://` or
+        /// `https://` URL), a text slide (`text:WORDS`), a card (`card:WORDS`) or `blank` (``content``).
         public var source: String
         /// How long it shows, in seconds (a video is cut there, or played again until then).
         public var seconds: Double
+        /// An asset's expected SHA-256 (64 lower-case hexadecimal digits): a download whose bytes differ is refused.
+        /// Absent from state saved before assets existed, which still decodes.
+        public var sha256: String?
 
-        public init(source: String, seconds: Double) {
+        public init(source: String, seconds: Double, sha256: String? = nil) {
             self.source = source
             self.seconds = seconds
+            self.sha256 = sha256
         }
 
-        /// A web page rather than a file: a `file://`, `http://` or `https://` URL.
+        /// A web page rather than a file: a `file://` URL, or an `http://` or `https://` URL that is not an asset.
         public var isPage: Bool {
             let lower = source.prefix(8).lowercased()
-            return lower.hasPrefix("file://") || lower.hasPrefix("http://") || lower.hasPrefix("https://")
+            return lower.hasPrefix("file://") || (Self.isWebURL(source) && assetKind == nil)
+        }
+
+        /// An image or video fetched by URL into the asset cache (``assetKind`` says which).
+        public var isAsset: Bool { assetKind != nil }
+
+        /// What an asset is, by its URL's path (before any `?query` or `#fragment`): nil for a path, a file URL or a
+        /// web page.
+        public var assetKind: MediaKind? {
+            guard Self.isWebURL(source) else { return nil }
+            let afterScheme = source.dropFirst(source.prefix(5).lowercased() == "https" ? 8 : 7)
+            let withoutQuery = afterScheme.prefix { $0 != "?" && $0 != "#" }
+            guard let slash = withoutQuery.firstIndex(of: "/") else { return nil }
+            return MediaKind(recognisingExtensionOf: String(withoutQuery[slash...]))
+        }
+
+        private static func isWebURL(_ text: String) -> Bool {
+            let lower = text.prefix(8).lowercased()
+            return lower.hasPrefix("http://") || lower.hasPrefix("https://")
+        }
+
+        /// Whether `text` is a SHA-256 as an item holds it: 64 lower-case hexadecimal digits.
+        public static func isSHA256(_ text: String) -> Bool {
+            text.utf8.count == 64 && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
         }
     }
 
@@ -145,14 +173,21 @@ public struct Playlist: Codable, Equatable, Hashable, Sendable {
                 return "\(place): a file's absolute path, a page's URL or a slide's words, without control characters"
             }
             switch item.content {
-            case .page(let url) where url.contains(" "):
-                return "\(place): a URL has no spaces (percent-encode them)"
+            case .page(let url), .asset(let url):
+                if url.contains(" ") { return "\(place): a URL has no spaces (percent-encode them)" }
             case .text(let words), .card(let words):
                 if words.allSatisfy(\.isWhitespace) { return "\(place): \(item.source.prefix(5)) needs words after it" }
             case .file(let path) where !path.hasPrefix("/"):
                 return
                     "\(place): \(path) is neither an absolute path, a file://, http:// or https:// URL, text:WORDS, card:WORDS nor blank"
             default: break
+            }
+            if let sha256 = item.sha256 {
+                if !Item.isSHA256(sha256) { return "\(place): sha256 must be 64 hexadecimal digits" }
+                if !item.isAsset {
+                    return
+                        "\(place): sha256 is only for an image or video by http(s) URL (a URL whose path ends in an image's or a video's extension)"
+                }
             }
         }
         return nil

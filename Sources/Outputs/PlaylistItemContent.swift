@@ -1,9 +1,11 @@
 extension Playlist.Item {
-    /// What an item shows, told by its source: a page (`file://`, `http://`, `https://`), a text slide (`text:WORDS`,
-    /// drawn as a message is), a card (`card:WORDS`, drawn as `card.open` draws one), black (`blank`), or else a
-    /// file (an image or a video, by absolute path).
+    /// What an item shows, told by its source: an image or a video by URL (an asset, fetched into the cache), a page
+    /// (any other `file://`, `http://`, `https://`), a text slide (`text:WORDS`, drawn as a message is), a card
+    /// (`card:WORDS`, drawn as `card.open` draws one), black (`blank`), or else a file (an image or a video, by
+    /// absolute path).
     public enum Content: Equatable, Sendable {
         case file(String)
+        case asset(String)
         case page(String)
         case text(String)
         case card(String)
@@ -11,6 +13,7 @@ extension Playlist.Item {
     }
 
     public var content: Content {
+        if isAsset { return .asset(source) }
         if isPage { return .page(source) }
         if source.hasPrefix("text:") { return .text(String(source.dropFirst(5))) }
         if source.hasPrefix("card:") { return .card(String(source.dropFirst(5))) }

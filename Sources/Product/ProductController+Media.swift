@@ -251,8 +251,9 @@ extension ProductController {
             outcome.changes.screens.insert(screen)
             outcome.changes.state = true
         }
-        for (screen, _) in changed {
+        for (screen, index) in changed {
             outcome.events += itemEvent(on: screen, at: time)
+            logSkippedItem(index, on: screen)
             // A picture or a video after another: the window under it draws the same background, and the new file goes
             // on its own layer (``ScreenUpdates`` never needs a software frame for it; the layer asks for the window's
             // commit when it moves). A playlist of pictures then costs a switch and a frame callback, nothing drawn.

@@ -43,6 +43,8 @@ struct StatusReport {
                 var shown: [String: JSONValue] = [
                     "items": .integer(playlist.items.count), "index": .integer(index),
                     "source": .string(playlist.items[index].source),
+                    // The item on screen: `index` unless its asset is not cached yet (the one before it that is).
+                    "shownIndex": model.shownItem(of: playlist, at: index).map { .integer($0) } ?? .null,
                     "until": .number(model.playlistPosition(of: info, at: vitals.wallClock)?.next ?? .infinity),
                 ]
                 if playlist.pausedAt != nil { shown["paused"] = .bool(true) }
@@ -121,6 +123,7 @@ struct StatusReport {
             "failures": .integer(product.saves.failed), "lastError": .optional(product.saves.lastError),
             "unsaved": .bool(product.hasUnsavedState),
         ])
+        if let assets = vitals.assets { json["assets"] = .object(assets) }
         for (name, counters) in vitals.sources {
             json[name] = .object(counters.mapValues { .integer($0) })
         }

@@ -40,6 +40,9 @@ public struct Vitals: Sendable {
     /// Per output registry name: what its media owner says of the image or video it shows (state, frames, decoder,
     /// the last error).
     public var media: [UInt32: [String: JSONValue]] = [:]
+    /// The playlist assets by URL: counts (wanted, cached, downloading, queued), the failed ones with why, the cache's
+    /// bytes and cap.
+    public var assets: [String: JSONValue]?
     /// Per output turned off by its schedule: how (`output-power`: the compositor turned the output off;
     /// `black-screen`: it would not, so the screen is black and lets the outputs sleep; `switching`: not known yet).
     public var powerMethods: [UInt32: String] = [:]

@@ -142,9 +142,10 @@ public struct RoleConfig: Equatable, Sendable {
         var config = RoleConfig()
         // `[fleet]` belongs to the fleet link (the Fleet module's `FleetConfig` reads it from the same file),
         // `[remote]` to the phone remote (PhoneRemote's `RemoteConfig`), `[web]` to the pages (WebContent's
-        // `WebConfig`).
+        // `WebConfig`), `[assets]` to the asset cache (Assets' `AssetConfig`).
         try checkKeys(
-            root, path: nil, allowed: ["controller", "rule", "theme", "playlist", "schedule", "fleet", "remote", "web"])
+            root, path: nil,
+            allowed: ["controller", "rule", "theme", "playlist", "schedule", "fleet", "remote", "web", "assets"])
         if let controller = root["controller"] {
             guard let table = controller.table else {
                 throw .wrongType(file: nil, key: "controller", expected: "a table")
@@ -325,7 +326,8 @@ public struct RoleConfig: Equatable, Sendable {
             schedule: named["schedule"], spread: spread)
     }
 
-    /// One `[[playlist]]`: its `name`, `items` (`{ source = PATH_OR_URL, seconds = N }`), optional `fit` and `epoch`.
+    /// One `[[playlist]]`: its `name`, `items` (`{ source = PATH_OR_URL, seconds = N }`, an asset by URL with an
+    /// optional `sha256`), optional `fit` and `epoch`.
     private static func playlist(_ table: TOMLTable, path: String) throws(RoleConfigError) -> (String, Playlist) {
         try checkKeys(table, path: path, allowed: ["name", "items", "fit", "epoch"])
         guard let nameValue = table["name"] else { throw .missingKey(file: nil, key: "\(path).name") }
@@ -339,12 +341,28 @@ public struct RoleConfig: Equatable, Sendable {
         for index in 0..<array.count {
             let item = array[index].table!
             let place = "\(path).items[\(index + 1)]"
-            try checkKeys(item, path: place, allowed: ["source", "seconds"])
+            try checkKeys(item, path: place, allowed: ["source", "seconds", "sha256"])
             guard let source = item["source"] else { throw .missingKey(file: nil, key: "\(place).source") }
             guard let seconds = item["seconds"].flatMap({ $0.double ?? $0.int.map(Double.init) }) else {
                 throw .wrongType(file: nil, key: "\(place).seconds", expected: "a number of seconds")
             }
-            items.append(Playlist.Item(source: try string(source, key: "\(place).source"), seconds: seconds))
+            var parsed = Playlist.Item(source: try string(source, key: "\(place).source"), seconds: seconds)
+            if let sha256 = item["sha256"] {
+                let key = "\(place).sha256"
+                let text = try string(sha256, key: key).lowercased()
+                guard Playlist.Item.isSHA256(text) else {
+                    throw .invalidValue(file: nil, key: key, value: text, reason: "not 64 hexadecimal digits")
+                }
+                guard parsed.isAsset else {
+                    throw .invalidValue(
+                        file: nil, key: key, value: text,
+                        reason:
+                            "only an image or video by http(s) URL has one (a URL whose path ends in an image's or a video's extension)"
+                    )
+                }
+                parsed.sha256 = text
+            }
+            items.append(parsed)
         }
         if let problem = Playlist.problem(items: items) {
             throw .invalidValue(file: nil, key: "\(path).items", value: "…", reason: problem)

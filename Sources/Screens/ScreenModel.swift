@@ -40,6 +40,8 @@ public struct ScreenModel: Sendable {
     public private(set) var scheduled: [String: Schedule.Slot] = [:]
     /// The kiosk's time zone, in which schedules are read.
     public var timeZone = TimeZone.current
+    /// Playlist assets by URL that are in the cache now: URL → local file (``shownItem(of:at:)``).
+    public var availableAssets: [String: String] = [:]
 
     /// - Parameters:
     ///   - config: the parsed config file (``RoleConfig/load(path:)``; the defaults when it was missing or bad).
@@ -470,46 +472,56 @@ public struct ScreenModel: Sendable {
         // last frame before it goes off is what a compositor may flash when it comes back.
         if power(of: registryName) == .scheduledOff { return .external(.blank) }
         // An interrupt plays over whatever the screen's mode shows, a page or a picture included.
+        // An item whose asset is not cached yet gives way to the one before it (``shownItem(of:at:)``); with none to
+        // show, the screen shows what it would without the playlist.
         if let output = roles.outputs.first(where: { $0.registryName == registryName }), interrupt(of: output) != nil,
-            let (playlist, index) = playlistItem(of: registryName)
+            let (playlist, index) = playlistItem(of: registryName), let shown = shownItem(of: playlist, at: index)
         {
-            return Self.kind(showing: playlist, item: index)
+            return kind(showing: playlist, item: shown)
         }
         if let url = page(of: registryName) { return .web(url: url) }
         if let shown = media(of: registryName) { return .media(shown) }
-        if let (playlist, index) = playlistItem(of: registryName) {
-            return Self.kind(showing: playlist, item: index)
+        if let (playlist, index) = playlistItem(of: registryName), let shown = shownItem(of: playlist, at: index) {
+            return kind(showing: playlist, item: shown)
         }
         return assignment.kind(of: registryName)
     }
 
     /// The pictures of the playlist the output plays, as its screen shows them, from the item after the one shown now
     /// round to the one before it: what is read ahead and kept decoded, so that a switch to a picture needs no read. A
-    /// held playlist switches to nothing, and a video or a page is never read ahead.
+    /// held playlist switches to nothing, a video or a page is never read ahead, and an asset only once it is cached.
     public func playlistPictures(of registryName: UInt32) -> [MediaItem] {
         guard let (playlist, index) = playlistItem(of: registryName), playlist.pausedAt == nil else { return [] }
         let count = playlist.items.count
         return (1..<max(count, 1)).compactMap { step in
             let item = playlist.items[(index + step) % count]
-            guard case .file(let path) = item.content, MediaKind(guessingFromName: path) == .image else { return nil }
+            let path: String
+            switch item.content {
+            case .file(let file) where MediaKind(guessingFromName: file) == .image: path = file
+            case .asset(let url) where item.assetKind == .image:
+                guard let cached = availableAssets[url] else { return nil }
+                path = cached
+            default: return nil
+            }
             return MediaItem(path: path, fit: playlist.fit, loop: true)
         }
     }
 
-    /// What a screen playing item `index` of `playlist` shows.
-    private static func kind(showing playlist: Playlist, item index: Int) -> ScreenKind {
+    /// What a screen playing item `index` of `playlist` shows (an asset: its cached file, which the caller checked).
+    private func kind(showing playlist: Playlist, item index: Int) -> ScreenKind {
         let item = playlist.items[index]
         switch item.content {
         case .page(let url): return .web(url: url)
         case .text(let words): return .slide(.text(words))
         case .card(let words): return .slide(.card(words))
         case .blank: return .external(.blank)
-        case .file: break
+        case .file, .asset: break
         }
         // A playlist's files loop (a video shorter than its time plays again) and are read like any media file;
         // the kind here only names it (the file's first bytes decide how it is decoded).
-        let kind = MediaKind(guessingFromName: item.source)
-        var shown = MediaItem(path: item.source, fit: playlist.fit, loop: true)
+        let kind = item.assetKind ?? MediaKind(guessingFromName: item.source)
+        let path = item.isAsset ? availableAssets[item.source] ?? item.source : item.source
+        var shown = MediaItem(path: path, fit: playlist.fit, loop: true)
         if kind == .video {
             // A video plays where the clock says: from its item's start, which stays the same for every render pass of
             // one turn. To the millisecond, so that the two ways of reaching a start (the sum of the items before it,

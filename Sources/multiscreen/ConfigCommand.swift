@@ -1,4 +1,5 @@
 import ArgumentParser
+import Assets
 import Fleet
 import Foundation
 import Messaging
@@ -64,6 +65,11 @@ struct ConfigCommand: ParsableCommand {
             }
             do throws(WebConfigError) {
                 _ = try WebConfig.load(path: path)
+            } catch {
+                errors.append("\(error)".logSafe)
+            }
+            do throws(AssetConfigError) {
+                _ = try AssetConfig.load(path: path)
             } catch {
                 errors.append("\(error)".logSafe)
             }

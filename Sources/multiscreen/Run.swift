@@ -1,4 +1,5 @@
 import ArgumentParser
+import Assets
 import Fleet
 import Foundation
 import FrameTiming
@@ -34,7 +35,7 @@ struct Run: ParsableCommand {
     var socket: String?
     @Option(
         help:
-            "The config: role rules, [theme], [web], [fleet], [remote] (default: $XDG_CONFIG_HOME/multiscreen/config.toml)."
+            "The config: role rules, [theme], [web], [fleet], [remote], [assets] (default: $XDG_CONFIG_HOME/multiscreen/config.toml)."
     )
     var config: String?
     @Option(help: "State file (default: $XDG_STATE_HOME/multiscreen/state.json).")
@@ -127,6 +128,10 @@ struct Run: ParsableCommand {
             options.pacing = FramePacing(rawValue: pacing)!
             options.mirror = MirrorPreferenceName(rawValue: mirror)!
             options.web = webConfiguration(logger: logger)
+            options.assets =
+                section("[assets]", logger: logger) { path throws(AssetConfigError) in try AssetConfig.load(path: path)
+                }
+                ?? AssetConfig()
             if flash { options.flash = FlashPatch(size: flashSize, corner: FlashPatch.Corner(rawValue: flashCorner)!) }
             let environment = ProcessInfo.processInfo.environment
             let socketPath = try socket ?? ControlSocket.defaultPath(display: display, environment: environment)

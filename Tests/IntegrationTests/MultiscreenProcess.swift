@@ -35,7 +35,7 @@ struct MultiscreenProcess {
         self.home = home
         let isolated = [
             "MULTISCREEN_LOG_LEVEL": "debug", "XDG_STATE_HOME": home + "/state", "XDG_CONFIG_HOME": home + "/config",
-            "MULTISCREEN_SOCKET": home + "/control.sock",
+            "MULTISCREEN_SOCKET": home + "/control.sock", "XDG_CACHE_HOME": home + "/cache",
         ]
         process = try ChildProcess(
             Self.binary, arguments, environment: environment.merging(isolated) { $1 }, keptLines: keptLines)
