@@ -217,19 +217,24 @@ struct BenchPlaylist: ParsableCommand {
         commandName: "playlist",
         abstract:
             "Playlists: switch skew between one kiosk's 3 screens and between two kiosks with one clock (from the "
-            + "proof of play), and idle wakeups with 10 s pictures against none; each against its target.")
+            + "proof of play), idle wakeups with 10 s pictures against none, capture times, and the controller's "
+            + "latency while a 200 MB asset downloads against none; each against its target.")
     @OptionGroup var options: DisplayBenchOptions
     @Option(help: "Switches of 1 s items observed (issue 26: 100).")
     var switches = 100
     @Option(help: "Seconds of each idle window.")
     var idleSeconds = 60.0
+    @Option(help: "Rounds of controller messages with and without a 200 MB asset downloading, alternated.")
+    var downloadRounds = 3
 
     func validate() throws {
         guard switches >= 5 else { throw ValidationError("--switches must be at least 5") }
         guard idleSeconds >= 10 else { throw ValidationError("--idle-seconds must be at least 10") }
+        guard downloadRounds >= 1 else { throw ValidationError("--download-rounds must be at least 1") }
     }
 
     func run() throws {
-        try options.benchmarks().playlist(switches: switches, idleSeconds: idleSeconds).print(json: options.json)
+        try options.benchmarks().playlist(switches: switches, idleSeconds: idleSeconds, downloadRounds: downloadRounds)
+            .print(json: options.json)
     }
 }
