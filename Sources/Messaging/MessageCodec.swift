@@ -340,6 +340,8 @@ public enum MessageCodec {
             items.map { item in
                 var fields: [String: JSONValue] = ["source": .string(item.source), "seconds": .number(item.seconds)]
                 if let sha256 = item.sha256 { fields["sha256"] = .string(sha256) }
+                if let from = item.from { fields["from"] = .number(from) }
+                if let until = item.until { fields["until"] = .number(until) }
                 return .object(fields)
             })
     }

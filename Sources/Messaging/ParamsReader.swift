@@ -62,7 +62,8 @@ struct ParamsReader {
     }
 
     /// `items`: an array of `{"source": PATH_OR_URL, "seconds": N}`, each with an optional `"sha256"` (lower-cased
-    /// here; ``Playlist/problem(items:)`` checks it).
+    /// here; ``Playlist/problem(items:)`` checks it) and an optional window, `"from"` and `"until"` (seconds since
+    /// 1970).
     mutating func playlistItems() throws(MessageError) -> [Playlist.Item] {
         guard case .array(let values)? = params.removeValue(forKey: "items") else {
             throw MessageError(.invalidParams, "\(method.rawValue) needs \"items\", an array")
@@ -71,7 +72,7 @@ struct ParamsReader {
         for (index, value) in values.enumerated() {
             let place = "item \(index + 1) of \(method.rawValue)"
             guard case .object(let fields) = value,
-                fields.keys.allSatisfy({ $0 == "source" || $0 == "seconds" || $0 == "sha256" }),
+                fields.keys.allSatisfy({ ["source", "seconds", "sha256", "from", "until"].contains($0) }),
                 case .string(let source)? = fields["source"]
             else {
                 throw MessageError(.invalidParams, "\(place) must be {\"source\": PATH_OR_URL, \"seconds\": N}")
@@ -89,7 +90,18 @@ struct ParamsReader {
             case .number(let value)?: seconds = value
             default: throw MessageError(.invalidParams, "\(place) needs \"seconds\", a number")
             }
-            items.append(Playlist.Item(source: source, seconds: seconds, sha256: sha256))
+            var window: [String: Double] = [:]
+            for key in ["from", "until"] {
+                switch fields[key] {
+                case nil: break
+                case .integer(let value)?: window[key] = Double(value)
+                case .number(let value)? where value.isFinite: window[key] = value
+                default: throw MessageError(.invalidParams, "\(place): \"\(key)\" must be seconds since 1970")
+                }
+            }
+            items.append(
+                Playlist.Item(
+                    source: source, seconds: seconds, sha256: sha256, from: window["from"], until: window["until"]))
         }
         return items
     }

@@ -27,13 +27,21 @@ enum PlaylistText {
 
     /// One item's line (``InterruptText`` writes its items the same way).
     static func line(_ item: Playlist.Item) -> String {
-        "\(item.seconds)\t\(item.source)" + (item.sha256.map { "\t\($0)" } ?? "")
+        var line = "\(item.seconds)\t\(item.source)"
+        if item.sha256 != nil || item.from != nil || item.until != nil { line += "\t" + (item.sha256 ?? "") }
+        if item.from != nil || item.until != nil {
+            line += "\t" + (item.from.map { "\($0)" } ?? "") + "\t" + (item.until.map { "\($0)" } ?? "")
+        }
+        return line
     }
 
     static func item(_ line: Substring) -> Playlist.Item? {
         let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
-        guard fields.count == 2 || fields.count == 3, let seconds = Double(fields[0]) else { return nil }
+        guard [2, 3, 5].contains(fields.count), let seconds = Double(fields[0]) else { return nil }
+        // Seconds, source, then the sha256 and the window, each empty for none.
+        let field = { (index: Int) in fields.count > index && !fields[index].isEmpty ? String(fields[index]) : nil }
         return Playlist.Item(
-            source: String(fields[1]), seconds: seconds, sha256: fields.count == 3 ? String(fields[2]) : nil)
+            source: String(fields[1]), seconds: seconds, sha256: field(2), from: field(3).flatMap(Double.init),
+            until: field(4).flatMap(Double.init))
     }
 }

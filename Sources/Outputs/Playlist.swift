@@ -13,11 +13,23 @@ public struct Playlist: Codable, Equatable, Hashable, Sendable {
         /// An asset's expected SHA-256 (64 lower-case hexadecimal digits): a download whose bytes differ is refused.
         /// Absent from state saved before assets existed, which still decodes.
         public var sha256: String?
+        /// When it may play, in seconds since 1970: from `from` on, until before `until`; nil, no bound. Outside its
+        /// window an item is left out of the cycle, as if the playlist did not hold it (a promotion that ended never
+        /// shows, and the items around it close up).
+        public var from: Double?
+        public var until: Double?
 
-        public init(source: String, seconds: Double, sha256: String? = nil) {
+        public init(source: String, seconds: Double, sha256: String? = nil, from: Double? = nil, until: Double? = nil) {
             self.source = source
             self.seconds = seconds
             self.sha256 = sha256
+            self.from = from
+            self.until = until
+        }
+
+        /// Whether its window holds `time`.
+        public func isPlayable(at time: Double) -> Bool {
+            (from.map { time >= $0 } ?? true) && (until.map { time < $0 } ?? true)
         }
 
         /// A web page rather than a file: a `file://` URL, or an `http://` or `https://` URL that is not an asset.
@@ -88,34 +100,46 @@ public struct Playlist: Codable, Equatable, Hashable, Sendable {
         offset = try container.decodeIfPresent(Int.self, forKey: .offset) ?? 0
     }
 
-    /// The item shown in the turn of item `index` of the clock's cycle (``offset`` places on), and back.
-    private func shown(_ index: Int) -> Int { (index + offset) % items.count }
-    private func turn(ofShown index: Int) -> Int { ((index - offset) % items.count + items.count) % items.count }
+    /// The items whose window holds `time` (``Item/isPlayable(at:)``), by index in ``items``: the cycle at `time`.
+    public func playable(at time: Double) -> [Int] { items.indices.filter { items[$0].isPlayable(at: time) } }
 
-    /// One cycle through every item, in seconds.
+    /// One cycle through every item, in seconds (``playable(at:)``'s, when items have windows).
     public var cycle: Double { items.reduce(0) { $0 + $1.seconds } }
 
     /// The item playing at `time` (seconds since 1970), when it started, and when the next one starts (never, for a
-    /// list of one or a paused list: nothing switches, so nothing wakes).
+    /// list of one or a paused list: nothing switches, so nothing wakes; an item's window opening or closing is a
+    /// switch too). With no item in its window, the first item, which the caller finds not playable.
     public func position(at time: Double) -> (index: Int, started: Double, next: Double) {
-        let turn = running(at: pausedAt ?? time)
-        return (shown(turn.index), turn.started, pausedAt == nil ? turn.next : .infinity)
+        let run = running(at: pausedAt ?? time)
+        let index = run.cycle.isEmpty ? 0 : run.cycle[(run.turn + offset) % run.cycle.count]
+        return (index, run.started, pausedAt == nil ? run.next : .infinity)
     }
 
-    /// The clock's turn at `time`: the item of the cycle, unshifted by ``offset``, as if nothing held it.
-    private func running(at time: Double) -> (index: Int, started: Double, next: Double) {
-        let cycle = self.cycle
-        guard items.count > 1, cycle > 0 else { return (0, epoch, .infinity) }
-        let elapsed = time - epoch
-        let cycles = (elapsed / cycle).rounded(.down)
-        var start = epoch + cycles * cycle
-        for (index, item) in items.enumerated() {
-            let end = start + item.seconds
-            if time < end { return (index, start, end) }
+    /// The clock's turn at `time`: its place in the cycle of the items playable then (unshifted by ``offset``), that
+    /// cycle, when the turn started and when it ends, as if nothing held it.
+    private func running(at time: Double) -> (turn: Int, cycle: [Int], started: Double, next: Double) {
+        let playable = playable(at: time)
+        let windowChange = items.flatMap { [$0.from, $0.until] }.compactMap { $0 }.filter { $0 > time }.min()
+        let change = windowChange ?? .infinity
+        let cycle = playable.reduce(0) { $0 + items[$1].seconds }
+        guard playable.count > 1, cycle > 0 else { return (0, playable, epoch, change) }
+        var start = epoch + ((time - epoch) / cycle).rounded(.down) * cycle
+        for (turn, index) in playable.enumerated() {
+            let end = start + items[index].seconds
+            if time < end { return (turn, playable, start, min(end, change)) }
             start = end
         }
         // Rounding put `time` at the very end of the cycle: the first item of the next one.
-        return (0, start, start + items[0].seconds)
+        return (0, playable, start, min(start + items[playable[0]].seconds, change))
+    }
+
+    /// Where the turn that shows item `index` begins in the cycle of the items playable at `time`, in seconds from the
+    /// cycle's start; nil for an item not in it.
+    private func place(ofShown index: Int, at time: Double) -> Double? {
+        let playable = playable(at: time)
+        guard let at = playable.firstIndex(of: index) else { return nil }
+        let turn = ((at - offset) % playable.count + playable.count) % playable.count
+        return playable[..<turn].reduce(0) { $0 + items[$1].seconds }
     }
 
     /// When the turn of item `index` that plays at `time`, or played last before it, started (seconds since 1970):
@@ -124,10 +148,12 @@ public struct Playlist: Codable, Equatable, Hashable, Sendable {
     /// timer has not made yet).
     public func start(ofItem index: Int, at time: Double) -> Double {
         let position = position(at: time)
-        guard index != position.index, items.indices.contains(index) else { return position.started }
+        guard index != position.index, let wanted = place(ofShown: index, at: time),
+            let current = place(ofShown: position.index, at: time)
+        else { return position.started }
         // Both turns' places in one cycle, from the start of the cycle the playing turn is in.
-        let place = { (shown: Int) in self.items[..<self.turn(ofShown: shown)].reduce(0) { $0 + $1.seconds } }
-        let start = position.started - place(position.index) + place(index)
+        let start = position.started - current + wanted
+        let cycle = playable(at: time).reduce(0) { $0 + items[$1].seconds }
         return start > time ? start - cycle : start
     }
 
@@ -136,8 +162,9 @@ public struct Playlist: Codable, Equatable, Hashable, Sendable {
     /// This playlist moved so that item `index` shows from `time`, the items after it following from there: the cycle
     /// begins somewhere else, and the clock goes on deciding. Paused, it stays paused, at the item's start.
     public func starting(item index: Int, at time: Double) -> Playlist {
+        guard let place = place(ofShown: index, at: time) else { return self }
         var moved = self
-        moved.epoch = time - items[..<turn(ofShown: index)].reduce(0) { $0 + $1.seconds }
+        moved.epoch = time - place
         if pausedAt != nil { moved.pausedAt = time }
         return moved
     }
@@ -181,6 +208,9 @@ public struct Playlist: Codable, Equatable, Hashable, Sendable {
                 return
                     "\(place): \(path) is neither an absolute path, a file://, http:// or https:// URL, text:WORDS, card:WORDS nor blank"
             default: break
+            }
+            if let from = item.from, let until = item.until, from >= until {
+                return "\(place): from must come before until"
             }
             if let sha256 = item.sha256 {
                 if !Item.isSHA256(sha256) { return "\(place): sha256 must be 64 hexadecimal digits" }

@@ -15,9 +15,16 @@ extension Playlist {
     public func taking(_ step: PlaylistStep, at time: Double) -> Playlist {
         let now = pausedAt ?? time
         let index = position(at: now).index
+        // The items around it in the cycle of the items playable now (their windows).
+        let cycle = playable(at: time)
+        let at = cycle.firstIndex(of: index)
         switch step {
-        case .next: return starting(item: (index + 1) % items.count, at: time)
-        case .previous: return starting(item: (index + items.count - 1) % items.count, at: time)
+        case .next:
+            guard let at else { return self }
+            return starting(item: cycle[(at + 1) % cycle.count], at: time)
+        case .previous:
+            guard let at else { return self }
+            return starting(item: cycle[(at + cycle.count - 1) % cycle.count], at: time)
         case .pause: return paused(at: time)
         case .resume: return resumed(at: time)
         }

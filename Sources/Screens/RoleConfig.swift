@@ -326,6 +326,33 @@ public struct RoleConfig: Equatable, Sendable {
             schedule: named["schedule"], spread: spread)
     }
 
+    /// A playlist item's `from` or `until`, local time on the kiosk's clock: `"2026-12-24 18:00"` (or with a `T`), or a
+    /// day, `"2026-12-24"`, which is its first moment for `from` and, for `until`, its last (the window includes it).
+    private static func moment(_ value: TOMLValueConvertible, key: String, endOfDay: Bool) throws(RoleConfigError)
+        -> Double
+    {
+        let text = try string(value, key: key)
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone.current
+        for format in ["yyyy-MM-dd HH:mm", "yyyy-MM-dd'T'HH:mm", "yyyy-MM-dd"] {
+            formatter.dateFormat = format
+            guard let date = formatter.date(from: text) else { continue }
+            let isDay = format == "yyyy-MM-dd"
+            return date.timeIntervalSince1970 + (isDay && endOfDay ? Self.dayLength(from: date) : 0)
+        }
+        throw .invalidValue(
+            file: nil, key: key, value: text, reason: "a local time, \"2026-12-24 18:00\", or a day, \"2026-12-24\"")
+    }
+
+    /// The length of the day that starts at `date` in the kiosk's time zone (23 or 25 hours when the clocks change).
+    private static func dayLength(from date: Date) -> Double {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone.current
+        return (calendar.date(byAdding: .day, value: 1, to: date) ?? date.addingTimeInterval(86_400))
+            .timeIntervalSince(date)
+    }
+
     /// One `[[playlist]]`: its `name`, `items` (`{ source = PATH_OR_URL, seconds = N }`, an asset by URL with an
     /// optional `sha256`), optional `fit` and `epoch`.
     private static func playlist(_ table: TOMLTable, path: String) throws(RoleConfigError) -> (String, Playlist) {
@@ -341,7 +368,7 @@ public struct RoleConfig: Equatable, Sendable {
         for index in 0..<array.count {
             let item = array[index].table!
             let place = "\(path).items[\(index + 1)]"
-            try checkKeys(item, path: place, allowed: ["source", "seconds", "sha256"])
+            try checkKeys(item, path: place, allowed: ["source", "seconds", "sha256", "from", "until"])
             guard let source = item["source"] else { throw .missingKey(file: nil, key: "\(place).source") }
             guard let seconds = item["seconds"].flatMap({ $0.double ?? $0.int.map(Double.init) }) else {
                 throw .wrongType(file: nil, key: "\(place).seconds", expected: "a number of seconds")
@@ -362,6 +389,8 @@ public struct RoleConfig: Equatable, Sendable {
                 }
                 parsed.sha256 = text
             }
+            if let from = item["from"] { parsed.from = try moment(from, key: "\(place).from", endOfDay: false) }
+            if let until = item["until"] { parsed.until = try moment(until, key: "\(place).until", endOfDay: true) }
             items.append(parsed)
         }
         if let problem = Playlist.problem(items: items) {

@@ -1,3 +1,4 @@
+import Foundation
 import Outputs
 
 extension ScreenModel {
@@ -8,9 +9,11 @@ extension ScreenModel {
     public func shownItem(of playlist: Playlist, at index: Int) -> Int? {
         let count = playlist.items.count
         guard playlist.items.indices.contains(index) else { return nil }
+        let now = Date().timeIntervalSince1970
         for step in 0..<count {
             let candidate = (index - step + count) % count
             let item = playlist.items[candidate]
+            guard item.isPlayable(at: now) else { continue }
             if !item.isAsset || availableAssets[item.source] != nil { return candidate }
         }
         return nil

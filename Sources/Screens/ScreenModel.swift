@@ -425,7 +425,9 @@ public struct ScreenModel: Sendable {
     public func playlistItem(of registryName: UInt32) -> (playlist: Playlist, index: Int)? {
         guard let output = roles.outputs.first(where: { $0.registryName == registryName }),
             let playlist = playlist(of: output), let index = playing[output.displayName],
-            playlist.items.indices.contains(index)
+            playlist.items.indices.contains(index),
+            // None in its window: the playlist shows nothing (its first item stands for the empty cycle).
+            playlist.items[index].isPlayable(at: Date().timeIntervalSince1970)
         else { return nil }
         return (playlist, index)
     }
@@ -493,8 +495,10 @@ public struct ScreenModel: Sendable {
     public func playlistPictures(of registryName: UInt32) -> [MediaItem] {
         guard let (playlist, index) = playlistItem(of: registryName), playlist.pausedAt == nil else { return [] }
         let count = playlist.items.count
+        let now = Date().timeIntervalSince1970
         return (1..<max(count, 1)).compactMap { step in
             let item = playlist.items[(index + step) % count]
+            guard item.isPlayable(at: now) else { return nil }
             let path: String
             switch item.content {
             case .file(let file) where MediaKind(guessingFromName: file) == .image: path = file

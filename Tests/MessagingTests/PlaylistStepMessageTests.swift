@@ -83,3 +83,23 @@ import Testing
         }
     }
 }
+
+/// An item's window on the wire and through a ring.
+@Suite struct PlaylistWindowMessageTests {
+    @Test func theWindowTravels() throws {
+        let items: [Playlist.Item] = [
+            .init(source: "/a.png", seconds: 2, from: 1_795_000_000, until: 1_795_086_400),
+            .init(source: "/b.png", seconds: 2, until: 1_795_000_000.5),
+            .init(source: "https://example.org/x.png", seconds: 2, sha256: String(repeating: "a", count: 64)),
+            .init(source: "/c.png", seconds: 2),
+        ]
+        let message = Message.setPlaylist(screen: "DP-1", playlist: Playlist(items: items))
+        #expect(try MessageCodec.decodeRequest(MessageCodec.encodeRequest(message)) == message)
+        #expect(try throughARing([message]) == [message])
+        #expect(throws: MessageError.self) {
+            try MessageCodec.decodeRequest(
+                #"{"method": "playlist.set", "params": {"screen": "A", "items": [{"source": "/a.png", "seconds": 5, "from": "today"}]}}"#
+            )
+        }
+    }
+}

@@ -209,6 +209,36 @@ import Testing
         #expect(model.playlistItem(of: 2)?.index == (config.playlists["menu"]!.position(at: time).index + 1) % 2)
     }
 
+    /// An item's window in the config: local times, a day meaning its first moment for `from` and its last for
+    /// `until`.
+    @Test func anItemsWindowIsReadInLocalTime() throws {
+        let config = try RoleConfig.parse(
+            """
+            [[playlist]]
+            name = "christmas"
+            items = [
+              { source = "/srv/tree.png", seconds = 10, from = "2026-12-24 18:00", until = "2026-12-26" },
+              { source = "/srv/menu.png", seconds = 10, from = "2026-12-01T06:30" },
+            ]
+            """)
+        let items = try #require(config.playlists["christmas"]?.items)
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone.current
+        func local(_ day: Int, _ hour: Int, _ minute: Int = 0) -> Double {
+            calendar.date(from: DateComponents(year: 2026, month: 12, day: day, hour: hour, minute: minute))!
+                .timeIntervalSince1970
+        }
+        #expect(items[0].from == local(24, 18) && items[0].until == local(27, 0))
+        #expect(items[1].from == local(1, 6, 30) && items[1].until == nil)
+        do {
+            _ = try RoleConfig.parse(
+                "[[playlist]]\nname = \"x\"\nitems = [{ source = \"/a.png\", seconds = 1, until = \"soon\" }]\n")
+            Issue.record("accepted")
+        } catch {
+            #expect(error.description.contains("'playlist[1].items[1].until' = \"soon\": a local time"), "\(error)")
+        }
+    }
+
     @Test func aBrokenPlaylistIsRefusedWithItsPlace() {
         let cases: [(String, String)] = [
             (
