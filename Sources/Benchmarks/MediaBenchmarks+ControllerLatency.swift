@@ -15,27 +15,11 @@ extension DisplayBenchmarks {
         var quiet: [Int] = []
         var loaded: [Int] = []
         var notSeen = 0
-        func measure(_ round: Int) throws -> [Int] {
-            var ids: [Int] = []
-            for index in 0..<messages {
-                let id = try instance.send("round \(round) probe \(index)")
-                var found: (enqueue: Double, drain: Double)?
-                try waitUntil(timeout: 10, "message #\(id) committed on HEADLESS-1") {
-                    found = Self.latencies(in: instance.app.output, id: id, screen: "HEADLESS-1")
-                    return found != nil
-                }
-                commits[id] = found!.enqueue
-                ids.append(id)
-                // Not a burst, and not in step with the refresh: 20–50 ms apart.
-                Thread.sleep(forTimeInterval: Double.random(in: 0.02...0.05))
-            }
-            return ids
-        }
         for round in 0..<rounds {
-            quiet += try measure(round)
+            quiet += try Self.controllerCommits(instance, "round \(round)", messages: messages, into: &commits)
             try showMedia(instance, path: files.card, on: externals)
             Thread.sleep(forTimeInterval: 1)  // warm-up, as in the CPU cases
-            loaded += try measure(round)
+            loaded += try Self.controllerCommits(instance, "round \(round)", messages: messages, into: &commits)
             notSeen += try Self.screensNotSeenPlaying(instance.sway, externals)
             try stopMedia(instance, on: externals)
             mediaLogger.info("media: latency round \(round + 1)/\(rounds) done")
@@ -51,5 +35,26 @@ extension DisplayBenchmarks {
             ]
         let ratio = results.first { $0.metric == "p99-3-playing/none-playing" }?.value ?? .nan
         return (results, ratio)
+    }
+
+    /// Sends `messages` messages 20–50 ms apart (not a burst, and not in step with the refresh), each once the one
+    /// before was committed on HEADLESS-1, and keeps each one's enqueue → commit milliseconds in `commits`.
+    /// - Returns: their ids.
+    static func controllerCommits(
+        _ instance: Instance, _ label: String, messages: Int, into commits: inout [Int: Double]
+    ) throws -> [Int] {
+        var ids: [Int] = []
+        for index in 0..<messages {
+            let id = try instance.send("\(label) probe \(index)")
+            var found: (enqueue: Double, drain: Double)?
+            try waitUntil(timeout: 10, "message #\(id) committed on HEADLESS-1") {
+                found = latencies(in: instance.app.output, id: id, screen: "HEADLESS-1")
+                return found != nil
+            }
+            commits[id] = found!.enqueue
+            ids.append(id)
+            Thread.sleep(forTimeInterval: Double.random(in: 0.02...0.05))
+        }
+        return ids
     }
 }

@@ -28,35 +28,19 @@ extension DisplayBenchmarks {
         var quiet: [Int] = []
         var loaded: [Int] = []
         var duringDownload = 0
-        func measure(_ label: String) throws -> [Int] {
-            var ids: [Int] = []
-            for index in 0..<messages {
-                let id = try instance.send("\(label) probe \(index)")
-                var found: (enqueue: Double, drain: Double)?
-                try waitUntil(timeout: 10, "message #\(id) committed on HEADLESS-1") {
-                    found = Self.latencies(in: instance.app.output, id: id, screen: "HEADLESS-1")
-                    return found != nil
-                }
-                commits[id] = found!.enqueue
-                ids.append(id)
-                // Not a burst, and not in step with the refresh: 20–50 ms apart.
-                Thread.sleep(forTimeInterval: Double.random(in: 0.02...0.05))
-            }
-            return ids
-        }
         func downloading() throws -> Bool {
             let reply = try instance.client.exchange(line: MessageCodec.encodeRequest(.status))
             return reply.contains(#""downloading":1"#)
         }
         for round in 0..<rounds {
-            quiet += try measure("quiet \(round)")
+            quiet += try Self.controllerCommits(instance, "quiet \(round)", messages: messages, into: &commits)
             let url = "http://127.0.0.1:\(port)/large-\(round)-\(UUID().uuidString).png"
             let playlist = Playlist(items: [.init(source: url, seconds: 10)])
             let reply = try instance.client.exchange(
                 line: MessageCodec.encodeRequest(.setPlaylist(screen: "HEADLESS-2", playlist: playlist)))
             guard reply.contains("\"result\"") else { throw HarnessError("playlist.set refused: \(reply)") }
             try waitUntil(timeout: 10, "the download under way") { try downloading() }
-            let ids = try measure("loaded \(round)")
+            let ids = try Self.controllerCommits(instance, "loaded \(round)", messages: messages, into: &commits)
             if try downloading() { duringDownload += ids.count }
             loaded += ids
             _ = try instance.client.exchange(line: MessageCodec.encodeRequest(.clearPlaylist(screen: "HEADLESS-2")))
