@@ -399,9 +399,11 @@ public struct ScreenModel: Sendable {
         scheduleName(of: output).flatMap { roles.config.schedules[$0] }
     }
 
-    /// The name of the `[[schedule]]` the output follows (``schedule(of:)``).
+    /// The name of the `[[schedule]]` the output follows (``schedule(of:)``): one chosen at run time while the config
+    /// still has it (a reload may have removed it), else its rule's.
     public func scheduleName(of output: OutputInfo) -> String? {
-        schedules[output.displayName] ?? roles.config.rule(for: output)?.schedule
+        if let chosen = schedules[output.displayName], roles.config.schedules[chosen] != nil { return chosen }
+        return roles.config.rule(for: output)?.schedule
     }
 
     /// The interrupt the output plays now: its screen's, while that is an external screen that is on (one that became

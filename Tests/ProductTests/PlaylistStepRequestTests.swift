@@ -161,4 +161,18 @@ import Testing
             error(product.execute(.setSchedule(screen: "HEADLESS-1", schedule: "all-day-promo")))?.message
                 == "HEADLESS-1 shows the controller UI, not playlists: name an external screen")
     }
+
+    /// A schedule chosen at run time that a reload removes is forgotten: the screen follows its rule again.
+    @Test func aChosenScheduleRemovedFromTheConfigIsForgotten() throws {
+        var product = try Self.product()
+        _ = product.execute(.setSchedule(screen: "HEADLESS-2", schedule: "all-day-promo"))
+        let output = try #require(product.outputs.first { $0.displayName == "HEADLESS-2" })
+        #expect(product.model.scheduleName(of: output) == "all-day-promo")
+        var model = product.model
+        _ = model.replace(
+            config: try RoleConfig.parse(Self.config.replacingOccurrences(of: "all-day-promo", with: "x")))
+        #expect(model.scheduleName(of: output) == nil)
+        model.advancePlaylists(now: Date().timeIntervalSince1970)
+        #expect(model.playlistItem(of: 2)?.playlist.items.first?.source.hasPrefix("/srv/menu-") == true)
+    }
 }
