@@ -73,12 +73,6 @@ final class MediaAsset {
     /// Read and decodable: a picture, or a video that started.
     var canShow: Bool { facts != nil }
 
-    /// Failed, and keeping when it is read again (``retryAt``).
-    var isFailed: Bool {
-        if case .failed = state { return true }
-        return false
-    }
-
     func isRetryDue(now: UInt64) -> Bool {
         guard case .failed = state, let retryAt else { return false }
         return retryAt <= now

@@ -191,10 +191,15 @@ final class MediaScreens {
             return aNext != bNext ? aNext : a.lastShown > b.lastShown
         }
         for asset in order {
-            let keeps =
-                playlistPictures.contains(asset.key) && !asset.isStale
-                && (asset.isReading && !isVideo(asset) || asset.isFailed || nextPictures.contains(asset.key)
-                    || (1...max(budget, 1)).contains(asset.pictureBytes))
+            let keeps: Bool
+            switch asset.state {
+            case _ where !playlistPictures.contains(asset.key) || asset.isStale: keeps = false
+            // Being read ahead, or failed and waiting for its retry (which the delay, kept here, paces).
+            case .reading, .failed: keeps = true
+            case .image: keeps = nextPictures.contains(asset.key) || asset.pictureBytes <= budget
+            // A playlist's videos are never read ahead: one no screen shows is stopped.
+            case .video: keeps = false
+            }
             if keeps {
                 budget -= asset.pictureBytes
             } else {
@@ -202,11 +207,6 @@ final class MediaScreens {
             }
         }
         fileChanges.watch(Set(assets.values.filter { $0.pictureBytes > 0 }.map(\.key.path)))
-    }
-
-    private func isVideo(_ asset: MediaAsset) -> Bool {
-        if case .video = asset.state { return true }
-        return false
     }
 
     /// A file changed on disk: the pictures read from it are read again at their next turn (one on screen now stays
