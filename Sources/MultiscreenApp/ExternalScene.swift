@@ -39,6 +39,18 @@ enum ExternalScene {
 
     /// The part of the screen content goes in, after the margin and what the theme puts on top (the info overlay,
     /// the screen's name).
+    /// Starts a frame of an external screen's content on the theme's background: the size unit every text and margin
+    /// is measured in (the height of a 16:9 area that fits, at least 90 pixels), and the area the content goes in.
+    private static func beginContent(on canvas: Canvas, geometry: SurfaceGeometry, output: OutputInfo, look: Look)
+        -> (unit: Float, area: Rect)
+    {
+        let width = Float(geometry.bufferWidth)
+        let height = Float(geometry.bufferHeight)
+        canvas.begin(width: geometry.bufferWidth, height: geometry.bufferHeight, background: look.background)
+        let unit = max(min(height, width * 9 / 16), 90)
+        return (unit, contentArea(on: canvas, width: width, height: height, unit: unit, output: output, look: look))
+    }
+
     private static func contentArea(
         on canvas: Canvas, width: Float, height: Float, unit: Float, output: OutputInfo, look: Look
     ) -> Rect {
@@ -70,10 +82,9 @@ enum ExternalScene {
         reserving reserved: Rect? = nil
     ) {
         let width = Float(geometry.bufferWidth)
-        let height = Float(geometry.bufferHeight)
-        canvas.begin(width: geometry.bufferWidth, height: geometry.bufferHeight, background: look.background)
-        let unit = max(min(height, width * 9 / 16), 90)
-        var area = contentArea(on: canvas, width: width, height: height, unit: unit, output: output, look: look)
+        let content = beginContent(on: canvas, geometry: geometry, output: output, look: look)
+        let unit = content.unit
+        var area = content.area
         if let reserved {
             let gap = (unit * 0.03).rounded()
             if reserved.x + reserved.width / 2 > width / 2 {
@@ -134,11 +145,7 @@ enum ExternalScene {
 
     /// A playlist's text slide: its words set as the newest message is, without a time, filling the content area.
     static func drawSlide(on canvas: Canvas, geometry: SurfaceGeometry, output: OutputInfo, look: Look, text: String) {
-        let width = Float(geometry.bufferWidth)
-        let height = Float(geometry.bufferHeight)
-        canvas.begin(width: geometry.bufferWidth, height: geometry.bufferHeight, background: look.background)
-        let unit = max(min(height, width * 9 / 16), 90)
-        let area = contentArea(on: canvas, width: width, height: height, unit: unit, output: output, look: look)
+        let (unit, area) = beginContent(on: canvas, geometry: geometry, output: output, look: look)
         guard area.height > 0, area.width > 0 else { return }
         canvas.text(
             text, x: area.x, y: area.y, style: look.style(unit * 0.11, look.text),
@@ -147,11 +154,7 @@ enum ExternalScene {
 
     /// `card`: one card of content, large, on a light panel, ellipsised within it.
     static func drawCard(on canvas: Canvas, geometry: SurfaceGeometry, output: OutputInfo, look: Look, card: Card) {
-        let width = Float(geometry.bufferWidth)
-        let height = Float(geometry.bufferHeight)
-        canvas.begin(width: geometry.bufferWidth, height: geometry.bufferHeight, background: look.background)
-        let unit = max(min(height, width * 9 / 16), 90)
-        let area = contentArea(on: canvas, width: width, height: height, unit: unit, output: output, look: look)
+        let (unit, area) = beginContent(on: canvas, geometry: geometry, output: output, look: look)
         let panel = area.inset(by: unit * 0.01)
         guard panel.width > 0, panel.height > 0 else { return }
         canvas.fill(x: panel.x, y: panel.y, width: panel.width, height: panel.height, color: SceneStyle.card)
