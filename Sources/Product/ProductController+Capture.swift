@@ -5,7 +5,7 @@ import Screens
 /// `screen.capture`: a picture of what a screen shows, from Multiscreen's own drawing (``CaptureRequest``).
 extension ProductController {
     func captureScreen(screen: String, path: String?) throws(MessageError) -> Outcome {
-        let output = try invalidParams { () throws(UnknownScreenError) in try model.roles.output(named: screen) }
+        let output = try connected(screen)
         var outcome = Outcome()
         outcome.capture = CaptureRequest(registryName: output.registryName, screen: screen, path: path)
         return outcome

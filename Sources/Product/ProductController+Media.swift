@@ -15,7 +15,7 @@ extension ProductController {
         throws(MessageError) -> Outcome
     {
         try refuseController(screen, for: "images or videos")
-        _ = try invalidParams { () throws(UnknownScreenError) in try model.roles.output(named: screen) }
+        _ = try connected(screen)
         var outcome = Outcome()
         outcome.mediaToRead = MediaRequest(
             screen: screen, item: MediaItem(path: path, fit: fit, rotation: rotation, loop: loop))

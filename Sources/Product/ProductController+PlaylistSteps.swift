@@ -55,13 +55,7 @@ extension ProductController {
                 until: position.next)
         ]
         outcome.changes.screens = [screen]
-        outcome.changes.state = true
         return saving(outcome)
-    }
-
-    /// The connected output named `screen`, or the refusal that lists the connected ones.
-    func connected(_ screen: String) throws(MessageError) -> OutputInfo {
-        try invalidParams { () throws(UnknownScreenError) in try model.roles.output(named: screen) }
     }
 
     /// Where the playlist the output plays comes from: `interrupt`, `set` (`playlist.set`), `schedule` or `rule`.

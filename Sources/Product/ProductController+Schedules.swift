@@ -59,7 +59,6 @@ extension ProductController {
             ])
         absorbReassignment(since: before, into: &outcome)
         outcome.changes.screens.insert(screen)
-        outcome.changes.state = true
         return saving(outcome)
     }
 

@@ -33,7 +33,7 @@ extension ProductController {
 
     /// `web.reload`: the page shown on `screen` loads again; nothing else changes.
     func reloadWeb(screen: String) throws(MessageError) -> Outcome {
-        let output = try invalidParams { () throws(UnknownScreenError) in try model.roles.output(named: screen) }
+        let output = try connected(screen)
         guard model.page(of: output.registryName) != nil else {
             throw MessageError(.refused, "no web page is shown on \(screen)")
         }

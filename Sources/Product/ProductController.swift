@@ -192,6 +192,11 @@ public struct ProductController {
         }
     }
 
+    /// The connected output named `screen`, or `invalidParams` listing the connected ones.
+    func connected(_ screen: String) throws(MessageError) -> OutputInfo {
+        try invalidParams { () throws(UnknownScreenError) in try model.roles.output(named: screen) }
+    }
+
     /// Runs a model call whose refusal is the client's mistake: reported as `invalidParams` with its description.
     func invalidParams<T, E: Error & CustomStringConvertible>(_ body: () throws(E) -> T) throws(MessageError)
         -> T
