@@ -103,8 +103,11 @@ public struct Playlist: Codable, Equatable, Hashable, Sendable {
     /// The items whose window holds `time` (``Item/isPlayable(at:)``), by index in ``items``: the cycle at `time`.
     public func playable(at time: Double) -> [Int] { items.indices.filter { items[$0].isPlayable(at: time) } }
 
-    /// One cycle through every item, in seconds (``playable(at:)``'s, when items have windows).
+    /// One cycle through every item, in seconds, windows aside (the cycle at a moment is ``playable(at:)``'s).
     public var cycle: Double { items.reduce(0) { $0 + $1.seconds } }
+
+    /// The seconds of these items (indices in ``items``) one after the other.
+    private func seconds(of indices: some Sequence<Int>) -> Double { indices.reduce(0) { $0 + items[$1].seconds } }
 
     /// The item playing at `time` (seconds since 1970), when it started, and when the next one starts (never, for a
     /// list of one or a paused list: nothing switches, so nothing wakes; an item's window opening or closing is a
@@ -121,7 +124,7 @@ public struct Playlist: Codable, Equatable, Hashable, Sendable {
         let playable = playable(at: time)
         let windowChange = items.flatMap { [$0.from, $0.until] }.compactMap { $0 }.filter { $0 > time }.min()
         let change = windowChange ?? .infinity
-        let cycle = playable.reduce(0) { $0 + items[$1].seconds }
+        let cycle = seconds(of: playable)
         guard playable.count > 1, cycle > 0 else { return (0, playable, epoch, change) }
         var start = epoch + ((time - epoch) / cycle).rounded(.down) * cycle
         for (turn, index) in playable.enumerated() {
@@ -139,7 +142,7 @@ public struct Playlist: Codable, Equatable, Hashable, Sendable {
         let playable = playable(at: time)
         guard let at = playable.firstIndex(of: index) else { return nil }
         let turn = ((at - offset) % playable.count + playable.count) % playable.count
-        return playable[..<turn].reduce(0) { $0 + items[$1].seconds }
+        return seconds(of: playable[..<turn])
     }
 
     /// When the turn of item `index` that plays at `time`, or played last before it, started (seconds since 1970):
@@ -153,7 +156,7 @@ public struct Playlist: Codable, Equatable, Hashable, Sendable {
         else { return position.started }
         // Both turns' places in one cycle, from the start of the cycle the playing turn is in.
         let start = position.started - current + wanted
-        let cycle = playable(at: time).reduce(0) { $0 + items[$1].seconds }
+        let cycle = seconds(of: playable(at: time))
         return start > time ? start - cycle : start
     }
 
