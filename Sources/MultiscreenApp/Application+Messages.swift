@@ -32,6 +32,12 @@ extension Application {
     /// from it, the message to the pages, the product's next deadlines, a message to send.
     func act(on outcome: Outcome, stamp: (id: UInt64, enqueuedAt: UInt64, drainedAt: UInt64)? = nil) {
         for event in outcome.events { consumer.publish(event) }
+        // What the playlists name and show next changes only with an outcome: worked out here, not at every wakeup.
+        assets.sync(product.model.wantedAssets)
+        playlistPictures = Dictionary(
+            uniqueKeysWithValues: product.outputs.map {
+                ($0.registryName, product.model.playlistPictures(of: $0.registryName))
+            })
         let updates = product.screenUpdates(for: outcome.changes)
         screens.apply(updates, message: stamp)
         if updates.cursor { seat?.refreshCursor() }

@@ -43,6 +43,10 @@ public final class Application {
     let assets: PlaylistAssets
     /// Which playlist item each screen shows, frame by frame: the proof of play.
     let plays = PlayTracker()
+    /// Each screen's playlist pictures from its next item on (``ScreenModel/playlistPictures(of:)``), by registry name:
+    /// what ``MediaScreens`` reads ahead and keeps. They change only with an outcome (``act(on:)``), so they are worked
+    /// out there rather than at every wakeup's render pass.
+    var playlistPictures: [UInt32: [MediaItem]] = [:]
     /// Replies in request order per producer, some held while a file is read.
     let replies = OrderedReplies()
     let screens: ScreenSet
@@ -196,12 +200,11 @@ public final class Application {
 
     private func render() {
         let cpuBefore = MonotonicClock.nanoseconds(clock: CLOCK_PROCESS_CPUTIME_ID)
-        assets.sync(product.model.wantedAssets)
         let kind = { [product] (screen: Screen) in product.kind(of: screen.output.registryName) }
         web.sync(screens.ordered, kind: kind, context: graphics.context, eglExtensions: graphics.context.extensions)
         media.sync(
             screens.ordered, kind: kind,
-            ahead: { [product] in product.model.playlistPictures(of: $0.output.registryName) },
+            ahead: { [playlistPictures] in playlistPictures[$0.output.registryName] ?? [] },
             covered: { [product] in product.identity(of: $0.output.registryName) != nil })
         let painter = ScreenPainter(
             product: product, screens: screens, graphics: graphics, bus: bus, applied: messagesApplied,

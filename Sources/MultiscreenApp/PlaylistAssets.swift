@@ -32,8 +32,8 @@ final class PlaylistAssets {
         self.logger = logger
     }
 
-    /// The assets the current playlists name (``ScreenModel/wantedAssets``), each render pass: the fetcher is told
-    /// only when the set changed.
+    /// The assets the current playlists name (``ScreenModel/wantedAssets``), after each outcome
+    /// (``Application/act(on:)``): the fetcher is told only when the set changed.
     func sync(_ assets: [String: String?]) {
         guard assets != wanted else { return }
         wanted = assets
