@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Glibc
+import Messaging
 
 /// Images and videos fetched by URL, kept as files in one directory within a size cap, with an index of what each
 /// file is (its URL, size, checksum, when it was last named by a playlist) saved atomically beside them.
@@ -89,7 +90,7 @@ public final class AssetCache: @unchecked Sendable {
         throws(AssetError) -> String
     {
         guard let size = AssetFiles.size(of: temporaryPath) else {
-            throw .file("the download of \(url) is gone from \(temporaryPath)")
+            throw .file("the download of \(url.logSafeURL) is gone from \(temporaryPath)")
         }
         // The older copy of the same URL goes whatever happens to the new one: it is being replaced.
         var keep = inUse

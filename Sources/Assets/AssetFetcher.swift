@@ -18,7 +18,8 @@ import SystemCalls
 /// (``takeNews()``) when ``newsFileDescriptor``, an eventfd in its poll, is readable; the lock is held only to append
 /// or swap an array. Everything else — the cache, the queue, the retries — is touched on the loop only.
 ///
-/// Limits: only `http`/`https`; ``maximumConcurrentDownloads`` at a time; a connect and a read timeout; at most
+/// Limits: only `http`/`https`; ``maximumConcurrentDownloads`` at a time; a connect and a read timeout, and a whole
+/// download's deadline (``deadline(forLimit:)``: a server that trickles bytes cannot hold a slot for ever); at most
 /// ``maximumRedirects`` redirects; each download at most the configured size (refused by its `Content-Length`, and
 /// cut off while streaming). A cached copy is never re-fetched while its URL and checksum stay the same, so a server
 /// that is gone costs nothing: the copy keeps playing.
@@ -33,6 +34,13 @@ public final class AssetFetcher: @unchecked Sendable {
     public static let connectTimeout = TimeAmount.seconds(10)
     /// The longest silence within a response before it fails.
     public static let readTimeout = TimeAmount.seconds(30)
+    /// The slowest a download may be on average: with the per-download size limit, what bounds its whole time.
+    public static let slowestBytesPerSecond: Int64 = 128 << 10
+
+    /// How long a download of at most `limit` bytes may take in all: a minute, and the limit at the slowest rate.
+    public static func deadline(forLimit limit: Int64) -> TimeAmount {
+        .seconds(60 + limit / slowestBytesPerSecond)
+    }
 
     private let group: MultiThreadedEventLoopGroup
     private let loop: any EventLoop
@@ -51,7 +59,7 @@ public final class AssetFetcher: @unchecked Sendable {
     private var cacheFailure: String?
     private var wanted: [String: String?] = [:]
     private var queue: [String] = []
-    private var downloading: [String: AssetDownload] = [:]
+    private var downloading: [String: (download: AssetDownload, task: HTTPClient.Task<AssetDownload.Response>)] = [:]
     private var retries: [String: (schedule: RetrySchedule, task: Scheduled<Void>?)] = [:]
     private var failures: [String: String] = [:]
     private let retryInitial: Double
@@ -129,7 +137,10 @@ public final class AssetFetcher: @unchecked Sendable {
             for (_, retry) in retries { retry.task?.cancel() }
             retries.removeAll()
             queue.removeAll()
-            for download in downloading.values { download.discard() }
+            for (download, task) in downloading.values {
+                task.cancel()
+                download.discard()
+            }
         }.wait()
         try? client.syncShutdown()
         try? group.syncShutdownGracefully()
@@ -194,9 +205,14 @@ public final class AssetFetcher: @unchecked Sendable {
         let expected = wanted[url] ?? nil
         let download = AssetDownload(
             url: url, temporaryPath: cache.temporaryPath(for: url), limit: downloadLimit, expectedSHA256: expected)
-        downloading[url] = download
-        let task = client.execute(request: request, delegate: download, eventLoop: .delegateAndChannel(on: loop))
-        task.futureResult.whenComplete { [self] result in
+        let task = client.execute(
+            request: request, delegate: download, eventLoop: .delegateAndChannel(on: loop),
+            deadline: .now() + Self.deadline(forLimit: downloadLimit))
+        downloading[url] = (download, task)
+        // Weakly: a download or a retry under way must not keep the fetcher alive past its owner (whose release would
+        // then come on this loop, where stopping it cannot be waited for).
+        task.futureResult.whenComplete { [weak self] result in
+            guard let self else { return }
             downloading[url] = nil
             // Cancelled by stop(): nothing to report, and the partial file is gone already.
             guard !stopped.withLock({ $0 }) else { return download.discard() }
@@ -240,7 +256,8 @@ public final class AssetFetcher: @unchecked Sendable {
             ?? RetrySchedule(
                 initial: retryInitial, maximum: retryMaximum, jitter: 0.5...1, stable: .infinity)
         let delay = schedule.failed()
-        let task = loop.scheduleTask(in: .milliseconds(Int64(delay * 1000))) { [self] in
+        let task = loop.scheduleTask(in: .milliseconds(Int64(delay * 1000))) { [weak self] in
+            guard let self else { return }
             retries[url]?.task = nil
             guard wanted[url] != nil, cache?.entries[url] == nil else { return }
             if downloading[url] == nil && !queue.contains(url) { queue.append(url) }
