@@ -135,9 +135,5 @@ public struct DesiredPlaylist: Equatable, Sendable {
     }
 
     /// FNV-1a, 64 bits, in hex: a name for a document, not a guard against forgery (the broker's ACL is that).
-    public static func digest(of bytes: [UInt8]) -> String {
-        let hash = bytes.reduce(0xcbf2_9ce4_8422_2325 as UInt64) { ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01b3 }
-        let hex = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
-    }
+    public static func digest(of bytes: [UInt8]) -> String { FNV1a.hex(bytes) }
 }

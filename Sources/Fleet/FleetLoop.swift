@@ -338,14 +338,8 @@ final class FleetLoop {
     /// Answers a refusal, counted by reason; the first few of each reason are logged (a flood cannot fill the log).
     private func refuse(_ error: MessageError, in envelope: Envelope, topic: String, payload: [UInt8]) {
         let counter = RequestGate.counter(for: error)
-        stats[counter, default: 0] += 1
-        if stats[counter, default: 0] <= 5 {
-            let start = String(decoding: payload.prefix(80), as: UTF8.self)
-            let what = counter == "malformed" ? "malformed fleet request" : "fleet request refused"
-            logger.notice(
-                "\(what) on \(topic.logSafe): \(String(describing: error).logSafe)",
-                metadata: ["start": "\(start.logSafe)"])
-        }
+        let what = counter == "malformed" ? "malformed fleet request" : "fleet request refused"
+        count(counter, logging: "\(what) on \(topic): \(error)", start: payload)
         reply(.error(error), in: envelope)
     }
 
@@ -378,8 +372,8 @@ final class FleetLoop {
             // Refused whole: the kiosk keeps playing what it plays (a typo does not blank a site's screens).
             let counter = error.code == .notPermitted ? "playlistNotAllowed" : "playlistMalformed"
             notes["playlistError"] = "\(message.topic): \(error.message)"
-            countPlaylistProblem(
-                counter, "playlist document on \(message.topic.logSafe) refused: \(error.message)",
+            count(
+                counter, logging: "playlist document on \(message.topic) refused: \(error.message)",
                 start: message.payload)
             return
         }
@@ -432,11 +426,9 @@ final class FleetLoop {
             case .set(let name, let document):
                 (method, screen, request) = (.setPlaylist, name, document.request(screen: name, id: "playlist"))
             case .clear(let name):
-                let line: JSONValue = .object([
-                    "id": .string("playlist"), "method": .string(MessageMethod.clearPlaylist.rawValue),
-                    "params": .object(["screen": .string(name)]),
-                ])
-                (method, screen, request) = (.clearPlaylist, name, Array(line.serialized.utf8))
+                (method, screen, request) = (
+                    .clearPlaylist, name, FleetOperator.request(.clearPlaylist(screen: name), id: "playlist")
+                )
             }
             let tag = FleetRequestTag.desiredPlaylist(topic: topic, method: method, screen: screen)
             let refusal: MessageError?
@@ -447,15 +439,15 @@ final class FleetLoop {
             }
             if let refusal {
                 let counter = refusal.code == .notPermitted ? "playlistNotAllowed" : "playlistFailed"
-                countPlaylistProblem(counter, "\(method.rawValue) on \(screen) for \(topic): \(refusal.message)")
+                count(counter, logging: "\(method.rawValue) on \(screen) for \(topic): \(refusal.message)")
             }
         }
         statusDirty = true
     }
 
-    /// Counts a playlist refusal; the first few of each kind are logged (a document republished in a loop cannot
-    /// fill the journal).
-    private func countPlaylistProblem(_ counter: String, _ text: String, start: [UInt8]? = nil) {
+    /// Counts a refusal under `counter`; the first few of each counter are logged, with the start of the payload when
+    /// given (a flood, or a document republished in a loop, cannot fill the journal).
+    private func count(_ counter: String, logging text: String, start: [UInt8]? = nil) {
         stats[counter, default: 0] += 1
         guard stats[counter, default: 0] <= 5 else { return }
         var metadata: Logger.Metadata = [:]
@@ -492,8 +484,8 @@ final class FleetLoop {
             case .error(let error):
                 // Clearing a screen someone cleared by hand already is what was wanted.
                 if method == .clearPlaylist && error.code == .refused { return }
-                countPlaylistProblem(
-                    "playlistFailed", "\(method.rawValue) on \(screen) for \(topic) failed: \(error.message)")
+                count(
+                    "playlistFailed", logging: "\(method.rawValue) on \(screen) for \(topic) failed: \(error.message)")
             default:
                 stats[method == .clearPlaylist ? "playlistClears" : "playlistSets", default: 0] += 1
             }

@@ -91,12 +91,7 @@ public enum MessageCodec {
     public static func requestID(_ id: String, prefix: String) -> String {
         let plain = prefix + id
         if (try? validateRequestID(plain)) != nil { return plain }
-        func fnv1a(_ basis: UInt64) -> String {
-            let hash = id.utf8.reduce(basis) { ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01b3 }
-            let hex = String(hash, radix: 16)
-            return String(repeating: "0", count: 16 - hex.count) + hex
-        }
-        return prefix + "#" + fnv1a(0xcbf2_9ce4_8422_2325) + fnv1a(0x6c62_272e_07bb_0142)
+        return prefix + "#" + FNV1a.hex(id.utf8) + FNV1a.hex(id.utf8, basis: 0x6c62_272e_07bb_0142)
     }
 
     /// Any request line: a message for the display thread, or `events.subscribe`, the form to answer in, and the
