@@ -23,11 +23,11 @@ extension FleetCommand {
         var output: String
 
         func run() throws {
-            // A picture of several megabytes takes a while to encode and to cross the broker.
-            var target = self.target
-            if target.timeout == 3 { target.timeout = 15 }
             let single = target.kiosk != nil
-            try FleetCommand.request(.captureScreen(screen: screen, path: nil), broker: broker, target: target) {
+            // A picture of several megabytes takes a while to encode and to cross the broker: 15 s unless --timeout.
+            try FleetCommand.request(
+                .captureScreen(screen: screen, path: nil), broker: broker, target: target, timeout: 15
+            ) {
                 kiosk, reply, payload in
                 guard case .object(let result)? = reply["result"], case .string(let encoded)? = result["png"],
                     let png = Data(base64Encoded: encoded)

@@ -62,22 +62,14 @@ struct FleetCommand: ParsableCommand {
         }
     }
 
-    /// Which kiosks a command is for, and how long to wait for their replies.
-    struct TargetOptions: ParsableArguments {
+    /// Which kiosks: one, a group, or the whole site; at most one of them (some commands need exactly one).
+    struct TargetChoice: ParsableArguments {
         @Option(help: ArgumentHelp("One kiosk.", valueName: "name"))
         var kiosk: String?
         @Option(help: ArgumentHelp("Every kiosk of a group.", valueName: "name"))
         var group: String?
         @Flag(help: "Every kiosk of the site.")
         var all = false
-        @Option(help: ArgumentHelp("Seconds to wait for replies.", valueName: "seconds"))
-        var timeout = 3.0
-        @Option(help: ArgumentHelp("Stop after this many replies (default: 1 with --kiosk).", valueName: "n"))
-        var expect: Int?
-        @Option(
-            help: ArgumentHelp(
-                "The request id (default: a new UUID); resending an id is applied once.", valueName: "id"))
-        var id: String?
 
         func validate() throws {
             if chosen > 1 { throw ValidationError("give one of --kiosk, --group, --all") }
@@ -91,14 +83,35 @@ struct FleetCommand: ParsableCommand {
             }
         }
 
+        /// The topic level the choice names: the kiosk, the group, or `all`.
         var target: String { kiosk ?? group ?? FleetTopics.all }
         var chosen: Int { [kiosk != nil, group != nil, all].filter { $0 }.count }
+    }
+
+    /// Which kiosks a command is for, and how long to wait for their replies.
+    struct TargetOptions: ParsableArguments {
+        @OptionGroup var choice: TargetChoice
+        @Option(help: ArgumentHelp("Seconds to wait for replies (default 3; fleet capture: 15).", valueName: "seconds"))
+        var timeout: Double?
+        @Option(help: ArgumentHelp("Stop after this many replies (default: 1 with --kiosk).", valueName: "n"))
+        var expect: Int?
+        @Option(
+            help: ArgumentHelp(
+                "The request id (default: a new UUID); resending an id is applied once.", valueName: "id"))
+        var id: String?
+
+        var kiosk: String? { choice.kiosk }
+        var target: String { choice.target }
+        var chosen: Int { choice.chosen }
+        /// How long to wait for replies when `--timeout` does not say.
+        static let defaultTimeout = 3.0
     }
 
     /// Publishes `message` to the target and hands each reply to `handle` (by default: printed as it came); the exit
     /// status says how it went.
     static func request(
         _ message: Message, broker: BrokerOptions, target: TargetOptions,
+        timeout: Double = TargetOptions.defaultTimeout,
         handle: (_ kiosk: String, _ reply: [String: JSONValue], _ payload: [UInt8]) throws -> Void = {
             kiosk, _, payload in
             print("\(kiosk) \(String(decoding: payload, as: UTF8.self))")
@@ -117,7 +130,7 @@ struct FleetCommand: ParsableCommand {
             try client.publish(
                 topic: FleetTopics.command(site: settings.site, target: target.target),
                 payload: FleetOperator.request(message, id: id))
-            let deadline = FleetOperator.now() + target.timeout
+            let deadline = FleetOperator.now() + (target.timeout ?? timeout)
             while replies < expected && FleetOperator.now() < deadline {
                 try client.step(until: deadline) { client.hasMessages }
                 for received in client.takeMessages() {
@@ -138,7 +151,7 @@ struct FleetCommand: ParsableCommand {
         }
         if failed { throw ExitCode(1) }
         if replies == 0 || (target.expect != nil && replies < expected) {
-            printError("multiscreen fleet: \(replies) replies to \(id) within \(target.timeout) s")
+            printError("multiscreen fleet: \(replies) replies to \(id) within \(target.timeout ?? timeout) s")
             throw ExitCode(2)
         }
     }
@@ -198,12 +211,7 @@ struct FleetCommand: ParsableCommand {
                 withdrawing one clears its screens unless a less specific one remains.
                 """)
         @OptionGroup var broker: BrokerOptions
-        @Option(help: ArgumentHelp("One kiosk.", valueName: "name"))
-        var kiosk: String?
-        @Option(help: ArgumentHelp("Every kiosk of a group.", valueName: "name"))
-        var group: String?
-        @Flag(help: "Every kiosk of the site.")
-        var all = false
+        @OptionGroup var choice: TargetChoice
         @Flag(help: "Withdraw the target's playlist (its screens are cleared unless a less specific one remains).")
         var clear = false
         @Option(name: .customLong("screen"), help: ArgumentHelp("A screen (repeat for several).", valueName: "name"))
@@ -218,15 +226,7 @@ struct FleetCommand: ParsableCommand {
         var items: [String] = []
 
         func validate() throws {
-            guard [kiosk != nil, group != nil, all].filter({ $0 }).count == 1 else {
-                throw ValidationError("give one of --kiosk, --group, --all")
-            }
-            for (name, key) in [(kiosk, "kiosk"), (group, "group")] {
-                guard let name else { continue }
-                do throws(FleetConfigError) { try FleetConfig.checkName(name, key: key) } catch {
-                    throw ValidationError("\(error)")
-                }
-            }
+            guard choice.chosen == 1 else { throw ValidationError("give one of --kiosk, --group, --all") }
             if clear {
                 guard items.isEmpty, screens.isEmpty, !allExternal, fit == nil, epoch == nil else {
                     throw ValidationError("--clear takes no items, screens, --fit or --epoch")
@@ -254,7 +254,7 @@ struct FleetCommand: ParsableCommand {
 
         func run() throws {
             let settings = try broker.settings()
-            let topic = FleetTopics.playlist(site: settings.site, target: kiosk ?? group ?? FleetTopics.all)
+            let topic = FleetTopics.playlist(site: settings.site, target: choice.target)
             let payload = try payload()
             let client = try broker.connect(settings)
             defer { client.disconnect() }
@@ -299,7 +299,7 @@ struct FleetCommand: ParsableCommand {
                 ])
                 // The broker sends what it retained right after the SUBACK: read until it goes quiet.
                 var lines: [String] = []
-                let deadline = FleetOperator.now() + target.timeout
+                let deadline = FleetOperator.now() + (target.timeout ?? TargetOptions.defaultTimeout)
                 while FleetOperator.now() < deadline {
                     try client.step(until: min(deadline, FleetOperator.now() + 0.3)) { client.hasMessages }
                     // Only what the broker retained: a live update meanwhile would list a kiosk twice.
