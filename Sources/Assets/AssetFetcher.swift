@@ -46,7 +46,6 @@ public final class AssetFetcher: @unchecked Sendable {
     private let loop: any EventLoop
     private let client: HTTPClient
     private let downloadLimit: Int64
-    private let capacity: Int64
     private let logger: Logger
     private let news = Mutex<[AssetNews]>([])
     private let published = Mutex(AssetSummary())
@@ -75,7 +74,6 @@ public final class AssetFetcher: @unchecked Sendable {
         connectTimeout: TimeAmount = AssetFetcher.connectTimeout, readTimeout: TimeAmount = AssetFetcher.readTimeout
     ) throws {
         downloadLimit = config.downloadBytes
-        capacity = config.cacheBytes
         self.logger = logger
         retryInitial = retry.initial
         retryMaximum = retry.maximum
@@ -282,7 +280,6 @@ public final class AssetFetcher: @unchecked Sendable {
             failures.filter { cache?.entries[$0.key] == nil }.map { ($0.key.logSafeURL, $0.value) },
             uniquingKeysWith: { first, _ in first })
         summary.bytesUsed = cache?.bytesUsed ?? 0
-        summary.capacity = capacity
         summary.error = cacheFailure
         published.withLock { $0 = summary }
     }

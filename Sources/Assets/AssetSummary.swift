@@ -8,9 +8,8 @@ public struct AssetSummary: Equatable, Sendable {
     public var queued = 0
     /// Named by a current playlist and not cached: why the last try failed, by URL (``String/logSafeURL``).
     public var failed: [String: String] = [:]
-    /// Bytes the cached files hold (all of them, named by a playlist or not), and the cap.
+    /// Bytes the cached files hold (all of them, named by a playlist or not); the cap is the config's.
     public var bytesUsed: Int64 = 0
-    public var capacity: Int64 = 0
     /// Why the cache directory cannot be used (then nothing is fetched), nil when it can.
     public var error: String?
 

@@ -49,14 +49,13 @@ final class PlaylistAssets {
     /// What `status` says of the assets.
     var status: [String: JSONValue] {
         // Before any playlist named an asset there is no fetcher: nothing cached that this run knows of.
-        var summary = fetcher?.summary ?? AssetSummary()
-        if fetcher == nil { summary.capacity = config.cacheBytes }
+        let summary = fetcher?.summary ?? AssetSummary()
         return [
             "error": .optional(summary.error ?? failure),
             "wanted": .integer(wanted.count), "cached": .integer(summary.cached),
             "downloading": .integer(summary.downloading), "queued": .integer(summary.queued),
             "failed": .object(summary.failed.mapValues { .string($0) }),
-            "bytesUsed": .integer(Int(summary.bytesUsed)), "bytesCap": .integer(Int(summary.capacity)),
+            "bytesUsed": .integer(Int(summary.bytesUsed)), "bytesCap": .integer(Int(config.cacheBytes)),
         ]
     }
 
