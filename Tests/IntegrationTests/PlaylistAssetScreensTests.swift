@@ -46,7 +46,6 @@ import Testing
             // The server goes: the picture stays.
             server.kill()
             _ = try? server.waitForExit(timeout: 5)
-            usleep(500_000)
             #expect(try sway.screenshot("HEADLESS-2").fraction(of: red, tolerance: 8) >= 0.98)
             app.process.signal(SIGTERM)
             #expect(try app.process.waitForExit(timeout: 10) == 0)

@@ -242,8 +242,11 @@ import Testing
         func decodes(_ path: String) -> Int {
             app.log.split(separator: "\n").filter { $0.hasSuffix("decoded: \(path)") }.count
         }
-        // Three cycles: each picture decoded once.
-        Thread.sleep(forTimeInterval: 6)
+        // Three cycles (six turns recorded by the proof of play): each picture decoded once.
+        try waitUntil(timeout: 15, "six turns played") {
+            try app.command(["playlist", "history", "--screen", "HEADLESS-2", "--json"]).output
+                .split(separator: "\n").count >= 6
+        }
         #expect(decodes(red) == 1 && decodes(lime) == 1, "\(decodes(red)) and \(decodes(lime)) decodes")
         // A new file renamed over red.png, as deployment tools replace files: blue at red's next turns.
         try MediaFixtures.convert(["-size", "64x48", "xc:blue", directory + "/incoming.png"])
