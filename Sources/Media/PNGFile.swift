@@ -36,22 +36,26 @@ public enum PNGFile {
         var image = header(width: width, height: height)
         defer { png_image_free(&image) }
         let packed = bgr(pixels, count: width * height)
-        // libpng says how much it needs when asked with no memory; a picture beyond the limit is refused before any.
-        var size = 0
-        let measured = packed.withUnsafeBytes {
-            png_image_write_to_memory(&image, nil, &size, 0, $0.baseAddress, Int32(width * 3), nil)
-        }
-        guard measured != 0 else { return .failure(Failure("cannot encode the PNG: \(reason(image))")) }
-        guard size <= limit else {
-            return .failure(Failure("its PNG is \(size) bytes, more than the \(limit) a reply carries: give a path"))
-        }
-        var bytes = [UInt8](repeating: 0, count: size)
+        // Encoded once, into room for the worst case (libpng's own bound: the rows with their filter bytes through
+        // zlib at its worst, and the chunks' headers), or for the limit when that is less. Too little room fails with
+        // the size it would have needed: then the PNG is over the limit.
+        let rows = (width * 3 + 1) * height
+        let deflated = rows + (rows + 7) / 8 + (rows + 63) / 64 + 11
+        let room = min(8 + 25 + 12 + deflated + 12 * ((deflated + 8191) / 8192), limit)
+        var bytes = [UInt8](repeating: 0, count: room)
+        var size = room
         let encoded = bytes.withUnsafeMutableBytes { out in
             packed.withUnsafeBytes {
                 png_image_write_to_memory(&image, out.baseAddress, &size, 0, $0.baseAddress, Int32(width * 3), nil)
             }
         }
-        guard encoded != 0 else { return .failure(Failure("cannot encode the PNG: \(reason(image))")) }
+        guard encoded != 0 else {
+            if size > room {
+                return .failure(
+                    Failure("its PNG is \(size) bytes, more than the \(limit) a reply carries: give a path"))
+            }
+            return .failure(Failure("cannot encode the PNG: \(reason(image))"))
+        }
         return .success(Array(bytes.prefix(size)))
     }
 
