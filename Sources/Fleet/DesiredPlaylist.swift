@@ -49,9 +49,11 @@ public struct DesiredPlaylist: Equatable, Sendable {
         return .object(fields)
     }
 
-    /// One item of a document, as `playlist.set` takes it.
-    public static func item(source: String, seconds: Double) -> JSONValue {
-        .object(["source": .string(source), "seconds": .number(seconds)])
+    /// One item of a document, as `playlist.set` takes it (no seconds: a video that plays its own length).
+    public static func item(source: String, seconds: Double?) -> JSONValue {
+        var fields: [String: JSONValue] = ["source": .string(source)]
+        if let seconds { fields["seconds"] = .number(seconds) }
+        return .object(fields)
     }
 
     /// The document retained on a topic; nil for an empty payload (the document is withdrawn).

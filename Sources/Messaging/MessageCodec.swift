@@ -333,7 +333,8 @@ public enum MessageCodec {
     private static func json(_ items: [Playlist.Item]) -> JSONValue {
         .array(
             items.map { item in
-                var fields: [String: JSONValue] = ["source": .string(item.source), "seconds": .number(item.seconds)]
+                var fields: [String: JSONValue] = ["source": .string(item.source)]
+                if let seconds = item.seconds { fields["seconds"] = .number(seconds) }
                 if let sha256 = item.sha256 { fields["sha256"] = .string(sha256) }
                 if let from = item.from { fields["from"] = .number(from) }
                 if let until = item.until { fields["until"] = .number(until) }

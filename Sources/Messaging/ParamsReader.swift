@@ -61,9 +61,9 @@ struct ParamsReader {
         return Int(value)
     }
 
-    /// `items`: an array of `{"source": PATH_OR_URL, "seconds": N}`, each with an optional `"sha256"` (lower-cased
-    /// here; ``Playlist/problem(items:)`` checks it) and an optional window, `"from"` and `"until"` (seconds since
-    /// 1970).
+    /// `items`: an array of `{"source": PATH_OR_URL, "seconds": N}` (a video may leave out `seconds` to play its own
+    /// length: ``Playlist/problem(items:)`` checks which may), each with an optional `"sha256"` (lower-cased here;
+    /// checked there too) and an optional window, `"from"` and `"until"` (seconds since 1970).
     mutating func playlistItems() throws(MessageError) -> [Playlist.Item] {
         guard case .array(let values)? = params.removeValue(forKey: "items") else {
             throw MessageError(.invalidParams, "\(method.rawValue) needs \"items\", an array")
@@ -84,11 +84,12 @@ struct ParamsReader {
             default:
                 throw MessageError(.invalidParams, "\(place): \"sha256\" must be a string of 64 hexadecimal digits")
             }
-            let seconds: Double
+            let seconds: Double?
             switch fields["seconds"] {
+            case nil: seconds = nil
             case .integer(let value)?: seconds = Double(value)
             case .number(let value)?: seconds = value
-            default: throw MessageError(.invalidParams, "\(place) needs \"seconds\", a number")
+            default: throw MessageError(.invalidParams, "\(place): \"seconds\" must be a number")
             }
             var window: [String: Double] = [:]
             for key in ["from", "until"] {

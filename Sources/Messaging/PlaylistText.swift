@@ -1,8 +1,8 @@
 import Outputs
 
 /// A ``Playlist`` as the text a ring slot carries (the slot holds strings, not arrays): a first line with the epoch,
-/// the fit and the offset, then one line per item: its seconds, its source and, for an asset with one, its sha256,
-/// separated by tabs. Sources never hold control characters (``Playlist/problem(items:)``), so a line is an item.
+/// the fit and the offset, then one line per item: its seconds (`-` for a video that plays its own length), its
+/// source and, for an asset with one, its sha256, separated by tabs. Sources never hold control characters (``Playlist/problem(items:)``), so a line is an item.
 enum PlaylistText {
     static func encode(_ playlist: Playlist) -> String {
         var lines = ["\(playlist.epoch) \(playlist.fit.rawValue) \(playlist.offset)"]
@@ -27,7 +27,7 @@ enum PlaylistText {
 
     /// One item's line (``InterruptText`` writes its items the same way).
     static func line(_ item: Playlist.Item) -> String {
-        var line = "\(item.seconds)\t\(item.source)"
+        var line = (item.seconds.map { "\($0)" } ?? "-") + "\t\(item.source)"
         if item.sha256 != nil || item.from != nil || item.until != nil { line += "\t" + (item.sha256 ?? "") }
         if item.from != nil || item.until != nil {
             line += "\t" + (item.from.map { "\($0)" } ?? "") + "\t" + (item.until.map { "\($0)" } ?? "")
@@ -37,7 +37,8 @@ enum PlaylistText {
 
     static func item(_ line: Substring) -> Playlist.Item? {
         let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
-        guard [2, 3, 5].contains(fields.count), let seconds = Double(fields[0]) else { return nil }
+        let seconds = Double(fields[0])
+        guard [2, 3, 5].contains(fields.count), seconds != nil || fields[0] == "-" else { return nil }
         // Seconds, source, then the sha256 and the window, each empty for none.
         let field = { (index: Int) in fields.count > index && !fields[index].isEmpty ? String(fields[index]) : nil }
         return Playlist.Item(

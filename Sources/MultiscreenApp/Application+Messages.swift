@@ -34,6 +34,7 @@ extension Application {
         for event in outcome.events { consumer.publish(event) }
         // What the playlists name and show next changes only with an outcome: worked out here, not at every wakeup.
         assets.sync(product.model.wantedAssets)
+        lengths.sync(product.model.videosPlayingTheirLength)
         playlistPictures = Dictionary(
             uniqueKeysWithValues: product.outputs.map {
                 ($0.registryName, product.model.playlistPictures(of: $0.registryName))

@@ -41,6 +41,8 @@ public final class Application {
     let media: MediaScreens
     /// Playlist assets by URL, fetched off this thread into the asset cache.
     let assets: PlaylistAssets
+    /// The lengths of the playlists' videos that play their own, measured by the media reader.
+    let lengths: VideoLengths
     /// Which playlist item each screen shows, frame by frame: the proof of play.
     let plays = PlayTracker()
     /// Each screen's playlist pictures from its next item on (``ScreenModel/playlistPictures(of:)``), by registry name:
@@ -83,6 +85,7 @@ public final class Application {
         web = WebScreens(bus: bus, config: options.web, logger: logger)
         media = try MediaScreens(globals: globals, loop: loop, logger: logger)
         assets = PlaylistAssets(config: options.assets, loop: loop, logger: logger)
+        lengths = try VideoLengths(loop: loop, logger: logger)
         screens = try ScreenSet(
             globals: globals, outputs: outputs, context: graphics.context, loop: loop, appID: options.appID,
             reopenDelay: options.reopenDelay, flash: options.flash, pacing: options.pacing, logger: logger)
@@ -143,6 +146,11 @@ public final class Application {
         media.onShown = { [unowned self] name, path in plays.mediaShown(name, path: path) }
         assets.onChange = { [unowned self] available in act(on: product.assetsChanged(available)) }
         assets.onEvent = { [unowned self] event in consumer.publish(event) }
+        lengths.measure = { [unowned self] source, path in media.measureLength(of: source, at: path) }
+        media.onMeasured = { [unowned self] source, path, result in lengths.took(source, path: path, result) }
+        lengths.onLength = { [unowned self] source, length, failure in
+            act(on: product.measured(length: length, ofVideo: source, failure: failure))
+        }
         loop.watch(consumer.wakeupFileDescriptor) {}  // consumed by didWake
         loop.prepareToSleep = { [unowned self] in consumer.prepareToSleep() }
         loop.didWake = { [unowned self] in consumer.didWake() }

@@ -26,6 +26,8 @@ final class MediaReader: @unchecked Sendable {
             decodeSize: @Sendable (_ width: Int, _ height: Int) -> (width: Int, height: Int))
         /// Stop a video nobody shows any more; its memory goes with it.
         case stop(VideoPipeline)
+        /// Measure the length of the video at `path`, which an item naming `source` plays (``VideoLength``).
+        case measure(source: String, path: String)
         /// Write a screen's capture (XRGB8888, `width` × 4 bytes a row) as a PNG at `path`, or in memory without one.
         case writePNG(id: Int, pixels: [UInt8], width: Int, height: Int, path: String?)
     }
@@ -36,6 +38,8 @@ final class MediaReader: @unchecked Sendable {
         case video(id: Int, VideoPipeline)
         case videoEvent(id: Int, VideoEvent)
         case failed(id: Int, MediaError)
+        /// A video's length, or why it could not be measured.
+        case length(source: String, path: String, Result<Double, MediaError>)
         /// A capture was written to its file (`png` nil) or encoded (`png`: its bytes), or why not (`failure`).
         case written(id: Int, png: [UInt8]?, failure: String?)
     }
@@ -120,7 +124,12 @@ final class MediaReader: @unchecked Sendable {
     private func nextJob() -> Job?? {
         jobs.withLock { jobs in
             if jobs.stopping {
-                jobs.queue.removeAll { if case .read = $0 { true } else { false } }
+                jobs.queue.removeAll {
+                    switch $0 {
+                    case .read, .measure: true
+                    case .stop, .writePNG: false
+                    }
+                }
                 return .some(jobs.queue.isEmpty ? nil : jobs.queue.removeFirst())
             }
             return jobs.queue.isEmpty ? nil : .some(jobs.queue.removeFirst())
@@ -140,6 +149,12 @@ final class MediaReader: @unchecked Sendable {
             switch PNGFile.encode(xrgb: pixels, width: width, height: height, limit: Self.largestEncodedPNG) {
             case .success(let png): post(.written(id: id, png: png, failure: nil))
             case .failure(let failure): post(.written(id: id, png: nil, failure: failure.description))
+            }
+        case .measure(let source, let path):
+            do throws(MediaError) {
+                post(.length(source: source, path: path, .success(try VideoLength.measure(path: path))))
+            } catch {
+                post(.length(source: source, path: path, .failure(error)))
             }
         case .read(let id, let path, let loop, let clockStart, let decodeSize):
             do throws(MediaError) {

@@ -40,6 +40,8 @@ final class MediaScreens {
     var onSettled: (MediaRequest, MediaReading, OrderedReplies.Ticket?) -> Void = { _, _, _ in }
     /// Something the subscribers are told that no request asked: a video ended, a shown file failed.
     var onEvent: (Event) -> Void = { _ in }
+    /// A video's length was measured (``measureLength(of:at:)``): its source, the file measured, the result.
+    var onMeasured: (String, String, Result<Double, MediaError>) -> Void = { _, _, _ in }
     /// Captures the reader is writing, by id: what to do once each is written.
     private var writes: [Int: ([UInt8]?, String?) -> Void] = [:]
     /// The compositor showed a frame of the file at this path on the screen of this output (a picture when it came, a
@@ -95,6 +97,12 @@ final class MediaScreens {
         }
         let asset = startReading(key, for: [(screens.first { $0.output.displayName == request.screen }, request.item)])
         asset.waiting.append((request, ticket))
+    }
+
+    /// Measures the length of the video at `path` (an item naming `source` plays it) on the reader's thread; the result
+    /// comes back through ``onMeasured``.
+    func measureLength(of source: String, at path: String) {
+        reader.read(.measure(source: source, path: path))
     }
 
     // MARK: - Screens → layers
@@ -294,6 +302,8 @@ final class MediaScreens {
                 fail(asset, reason: error.description)
             case .written(let id, let png, let failure):
                 writes.removeValue(forKey: id)?(png, failure)
+            case .length(let source, let path, let result):
+                onMeasured(source, path, result)
             }
         }
         armTimer()

@@ -8,8 +8,12 @@ public struct Playlist: Codable, Equatable, Hashable, Sendable {
         /// URL whose path ends in an image's or a video's extension), a web page (any other `file://`, `http://` or
         /// `https://` URL), a text slide (`text:WORDS`), a card (`card:WORDS`) or `blank` (``content``).
         public var source: String
-        /// How long it shows, in seconds (a video is cut there, or played again until then).
-        public var seconds: Double
+        /// How long it shows, in seconds (a video is cut there, or played again until then); nil for a video that
+        /// plays its own length (``length``).
+        public var seconds: Double?
+        /// A video's own length, as measured on this kiosk (``timed(by:)``), for an item without ``seconds``. Not part
+        /// of what the item is: neither saved with it nor compared, so the same playlist set again is the same.
+        public var length: Double?
         /// An asset's expected SHA-256 (64 lower-case hexadecimal digits): a download whose bytes differ is refused.
         /// Absent from state saved before assets existed, which still decodes.
         public var sha256: String?
@@ -19,7 +23,8 @@ public struct Playlist: Codable, Equatable, Hashable, Sendable {
         public var from: Double?
         public var until: Double?
 
-        public init(source: String, seconds: Double, sha256: String? = nil, from: Double? = nil, until: Double? = nil) {
+        public init(source: String, seconds: Double?, sha256: String? = nil, from: Double? = nil, until: Double? = nil)
+        {
             self.source = source
             self.seconds = seconds
             self.sha256 = sha256
@@ -27,9 +32,30 @@ public struct Playlist: Codable, Equatable, Hashable, Sendable {
             self.until = until
         }
 
-        /// Whether its window holds `time`.
+        /// How long its turn lasts: its ``seconds``, else its video's ``length``; nil while that is not measured.
+        public var duration: Double? { seconds ?? length }
+
+        /// Whether it is in the cycle at `time`: its window holds `time` and its ``duration`` is known (a video that
+        /// plays its own length joins the cycle once it is measured).
         public func isPlayable(at time: Double) -> Bool {
-            (from.map { time >= $0 } ?? true) && (until.map { time < $0 } ?? true)
+            duration != nil && (from.map { time >= $0 } ?? true) && (until.map { time < $0 } ?? true)
+        }
+
+        /// Whether it plays a video's own length: no ``seconds``.
+        public var playsItsLength: Bool { seconds == nil }
+
+        private enum CodingKeys: String, CodingKey { case source, seconds, sha256, from, until }
+
+        public static func == (a: Item, b: Item) -> Bool {
+            (a.source, a.seconds, a.sha256, a.from, a.until) == (b.source, b.seconds, b.sha256, b.from, b.until)
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(source)
+            hasher.combine(seconds)
+            hasher.combine(sha256)
+            hasher.combine(from)
+            hasher.combine(until)
         }
 
         /// A web page rather than a file: a `file://` URL, or an `http://` or `https://` URL that is not an asset.
@@ -103,11 +129,27 @@ public struct Playlist: Codable, Equatable, Hashable, Sendable {
     /// The items whose window holds `time` (``Item/isPlayable(at:)``), by index in ``items``: the cycle at `time`.
     public func playable(at time: Double) -> [Int] { items.indices.filter { items[$0].isPlayable(at: time) } }
 
-    /// One cycle through every item, in seconds, windows aside (the cycle at a moment is ``playable(at:)``'s).
-    public var cycle: Double { items.reduce(0) { $0 + $1.seconds } }
+    /// One cycle through every item whose duration is known, in seconds, windows aside (the cycle at a moment is
+    /// ``playable(at:)``'s).
+    public var cycle: Double { items.reduce(0) { $0 + ($1.duration ?? 0) } }
 
     /// The seconds of these items (indices in ``items``) one after the other.
-    private func seconds(of indices: some Sequence<Int>) -> Double { indices.reduce(0) { $0 + items[$1].seconds } }
+    private func seconds(of indices: some Sequence<Int>) -> Double {
+        indices.reduce(0) { $0 + (items[$1].duration ?? 0) }
+    }
+
+    /// This playlist with the lengths of its videos that play their own (``Item/playsItsLength``) filled in from
+    /// `lengths` (source → seconds, as measured), each kept within ``shortestItem`` and a day, like any item's time.
+    public func timed(by lengths: [String: Double]) -> Playlist {
+        guard items.contains(where: \.playsItsLength) else { return self }
+        var timed = self
+        for index in timed.items.indices where timed.items[index].playsItsLength {
+            timed.items[index].length = lengths[timed.items[index].source].map {
+                min(max($0, Self.shortestItem), 86_400)
+            }
+        }
+        return timed
+    }
 
     /// The item playing at `time` (seconds since 1970), when it started, and when the next one starts (never, for a
     /// list of one or a paused list: nothing switches, so nothing wakes; an item's window opening or closing is a
@@ -128,12 +170,12 @@ public struct Playlist: Codable, Equatable, Hashable, Sendable {
         guard playable.count > 1, cycle > 0 else { return (0, playable, epoch, change) }
         var start = epoch + ((time - epoch) / cycle).rounded(.down) * cycle
         for (turn, index) in playable.enumerated() {
-            let end = start + items[index].seconds
+            let end = start + (items[index].duration ?? 0)
             if time < end { return (turn, playable, start, min(end, change)) }
             start = end
         }
         // Rounding put `time` at the very end of the cycle: the first item of the next one.
-        return (0, playable, start, min(start + items[playable[0]].seconds, change))
+        return (0, playable, start, min(start + (items[playable[0]].duration ?? 0), change))
     }
 
     /// Where the turn that shows item `index` begins in the cycle of the items playable at `time`, in seconds from the
@@ -196,8 +238,12 @@ public struct Playlist: Codable, Equatable, Hashable, Sendable {
         if items.count > mostItems { return "a playlist holds at most \(mostItems) items" }
         for (index, item) in items.enumerated() {
             let place = "item \(index + 1)"
-            if !(item.seconds >= shortestItem && item.seconds <= 86_400) {
+            if let seconds = item.seconds, !(seconds >= shortestItem && seconds <= 86_400) {
                 return "\(place): seconds must be \(shortestItem) to 86400"
+            }
+            if item.seconds == nil && item.mediaKind != .video {
+                return
+                    "\(place): needs seconds (only a video, told by its name's extension, may go without and play its own length)"
             }
             if item.source.isEmpty || item.source.unicodeScalars.contains(where: { $0.value < 0x20 }) {
                 return "\(place): a file's absolute path, a page's URL or a slide's words, without control characters"

@@ -26,4 +26,14 @@ extension Playlist.Item {
         if case .file = content { return true }
         return false
     }
+
+    /// What its file or asset is by its name's extension (a file without a known one: nil); nil for a page, a slide
+    /// or blank. A file's first bytes decide how it is decoded: this only tells what the model may expect of it.
+    public var mediaKind: MediaKind? {
+        switch content {
+        case .file(let path): MediaKind(recognisingExtensionOf: path)
+        case .asset: assetKind
+        case .page, .text, .card, .blank: nil
+        }
+    }
 }

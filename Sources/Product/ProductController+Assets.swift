@@ -15,6 +15,30 @@ extension ProductController {
         return outcome
     }
 
+    /// A video that plays its own length (an item without seconds) was measured: `length`, or `failure` when it could
+    /// not be (the item is then out of the cycle, and every screen whose playlist names it is told with `media.error`).
+    /// The playlists naming it are timed again: every screen goes to the item the clock now says, those whose item
+    /// changed redraw, and the next switch is armed again by the caller.
+    public mutating func measured(length: Double?, ofVideo source: String, failure: String? = nil) -> Outcome {
+        let before = Dictionary(uniqueKeysWithValues: outputs.map { ($0.displayName, kind(of: $0.registryName)) })
+        var outcome = Outcome()
+        if let failure {
+            for output in outputs
+            where model.playlist(of: output)?.items.contains(where: { $0.source == source }) == true {
+                outcome.events.append(.mediaError(screen: output.displayName, path: source, error: failure))
+            }
+        }
+        guard model.measured(length: length, ofVideo: source) else { return outcome }
+        var advanced = advancePlaylists()
+        advanced.events = outcome.events + advanced.events
+        // A playlist whose only items waited for their length had nothing to show: its index did not move, its kind did.
+        for output in outputs where kind(of: output.registryName) != before[output.displayName] {
+            advanced.changes.screens.insert(output.displayName)
+        }
+        advanced.changes.state = true
+        return saving(advanced)
+    }
+
     /// Logs that item `index` of `screen`'s playlist, whose turn it is, is skipped because its asset is not cached
     /// (the log handler bounds the rate, like every call site's).
     func logSkippedItem(_ index: Int, on screen: String) {

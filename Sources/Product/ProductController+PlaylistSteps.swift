@@ -16,7 +16,13 @@ extension ProductController {
         var result: [String: JSONValue] = [
             "screen": .string(screen), "from": .string(origin(of: output)),
             "items": .array(
-                playlist.items.map { .object(["source": .string($0.source), "seconds": .number($0.seconds)]) }),
+                playlist.items.map { item in
+                    var fields: [String: JSONValue] = ["source": .string(item.source)]
+                    if let seconds = item.seconds { fields["seconds"] = .number(seconds) }
+                    // A video that plays its own length: how long that is, once measured.
+                    if item.playsItsLength { fields["length"] = item.length.map { .number($0) } ?? .null }
+                    return .object(fields)
+                }),
             "fit": .string(playlist.fit.rawValue), "epoch": .number(playlist.epoch), "index": .integer(index),
             "started": .number(position.started), "until": position.next.isFinite ? .number(position.next) : .null,
             "paused": .bool(playlist.pausedAt != nil), "steered": .bool(model.steering[screen] != nil),

@@ -32,13 +32,15 @@ public struct PersistentState: Codable, Equatable, Sendable {
     public var steering: [String: PlaylistSteering]?
     /// Schedules chosen at run time (`schedule.set`), a `[[schedule]]`'s name by screen name; absent when none.
     public var schedules: [String: String]?
+    /// The measured lengths of the videos that play their own (items without seconds), by source; absent when none.
+    public var videoLengths: [String: Double]?
 
     public init(
         roles: [String: ScreenRole] = [:], contents: [String: ContentMode] = [:], cards: [Card] = [],
         messages: [LoggedMessage] = [], pages: [String: String] = [:], closedPages: Set<String> = [],
         media: [String: ShownMedia] = [:], stoppedMedia: Set<String> = [], playlists: [String: Playlist] = [:],
         interrupts: [String: PlaylistInterrupt] = [:], steering: [String: PlaylistSteering] = [:],
-        schedules: [String: String] = [:]
+        schedules: [String: String] = [:], videoLengths: [String: Double] = [:]
     ) {
         version = Self.currentVersion
         self.roles = roles
@@ -53,6 +55,7 @@ public struct PersistentState: Codable, Equatable, Sendable {
         self.interrupts = interrupts.isEmpty ? nil : interrupts
         self.steering = steering.isEmpty ? nil : steering
         self.schedules = schedules.isEmpty ? nil : schedules
+        self.videoLengths = videoLengths.isEmpty ? nil : videoLengths
     }
 
     /// The run-time roles and modes, as ``RoleAssigner`` takes them.

@@ -23,6 +23,11 @@ public struct PlaylistInterrupt: Codable, Equatable, Sendable {
         return (position.index, position.started, min(position.next, ends ?? .infinity))
     }
 
+    /// This interrupt with its videos' lengths filled in (``Playlist/timed(by:)``).
+    public func timed(by lengths: [String: Double]) -> PlaylistInterrupt {
+        PlaylistInterrupt(playlist: playlist.timed(by: lengths), ends: ends)
+    }
+
     /// Whether its time is up at `time`.
     public func hasEnded(at time: Double) -> Bool { ends.map { time >= $0 } ?? false }
 }

@@ -353,8 +353,8 @@ public struct RoleConfig: Equatable, Sendable {
             .timeIntervalSince(date)
     }
 
-    /// One `[[playlist]]`: its `name`, `items` (`{ source = PATH_OR_URL, seconds = N }`, an asset by URL with an
-    /// optional `sha256`), optional `fit` and `epoch`.
+    /// One `[[playlist]]`: its `name`, `items` (`{ source = PATH_OR_URL, seconds = N }`, a video without `seconds`
+    /// playing its own length, an asset by URL with an optional `sha256`), optional `fit` and `epoch`.
     private static func playlist(_ table: TOMLTable, path: String) throws(RoleConfigError) -> (String, Playlist) {
         try checkKeys(table, path: path, allowed: ["name", "items", "fit", "epoch"])
         guard let nameValue = table["name"] else { throw .missingKey(file: nil, key: "\(path).name") }
@@ -370,8 +370,12 @@ public struct RoleConfig: Equatable, Sendable {
             let place = "\(path).items[\(index + 1)]"
             try checkKeys(item, path: place, allowed: ["source", "seconds", "sha256", "from", "until"])
             guard let source = item["source"] else { throw .missingKey(file: nil, key: "\(place).source") }
-            guard let seconds = item["seconds"].flatMap({ $0.double ?? $0.int.map(Double.init) }) else {
-                throw .wrongType(file: nil, key: "\(place).seconds", expected: "a number of seconds")
+            var seconds: Double?
+            if let value = item["seconds"] {
+                guard let number = value.double ?? value.int.map(Double.init) else {
+                    throw .wrongType(file: nil, key: "\(place).seconds", expected: "a number of seconds")
+                }
+                seconds = number
             }
             var parsed = Playlist.Item(source: try string(source, key: "\(place).source"), seconds: seconds)
             if let sha256 = item["sha256"] {

@@ -23,7 +23,33 @@ extension ScreenModel {
     /// playlist set at run time and every interrupt, whether its screen is connected or not, and the `[[playlist]]`s
     /// a rule or a schedule names, so that each is fetched before its turn comes.
     public var wantedAssets: [String: String?] {
-        var named = Array(playlists.values) + interrupts.values.map(\.playlist)
+        var wanted: [String: String?] = [:]
+        for item in namedPlaylists.lazy.flatMap(\.items) where item.isAsset {
+            // Two items naming one URL: a checksum given by either is the one to check.
+            if let known = wanted[item.source], known != nil { continue }
+            wanted[item.source] = item.sha256
+        }
+        return wanted
+    }
+
+    /// The videos that play their own length (items without seconds) in the playlists ``wantedAssets`` looks at, by
+    /// source, each with the file to measure: its path, or an asset's cached file (an asset not cached yet is
+    /// measured once it is).
+    public var videosPlayingTheirLength: [String: String] {
+        var videos: [String: String] = [:]
+        for item in namedPlaylists.lazy.flatMap(\.items) where item.playsItsLength {
+            switch item.content {
+            case .file(let path): videos[item.source] = path
+            case .asset(let url): if let cached = availableAssets[url] { videos[url] = cached }
+            default: break
+            }
+        }
+        return videos
+    }
+
+    /// Every playlist set at run time and every interrupt, whether its screen is connected or not, and the
+    /// `[[playlist]]`s a rule or a schedule names.
+    var namedPlaylists: [Playlist] {
         var configured = Set(roles.config.rules.compactMap(\.playlist))
         for schedule in roles.config.schedules.values {
             if let fallback = schedule.fallback { configured.insert(fallback) }
@@ -31,13 +57,7 @@ extension ScreenModel {
                 if case .playlist(let name) = period.slot { configured.insert(name) }
             }
         }
-        named += configured.compactMap { roles.config.playlists[$0] }
-        var wanted: [String: String?] = [:]
-        for item in named.lazy.flatMap(\.items) where item.isAsset {
-            // Two items naming one URL: a checksum given by either is the one to check.
-            if let known = wanted[item.source], known != nil { continue }
-            wanted[item.source] = item.sha256
-        }
-        return wanted
+        return Array(playlists.values) + interrupts.values.map(\.playlist)
+            + configured.compactMap { roles.config.playlists[$0] }
     }
 }

@@ -42,6 +42,10 @@ public struct ScreenModel: Sendable {
     public var timeZone = TimeZone.current
     /// Playlist assets by URL that are in the cache now: URL → local file (``shownItem(of:at:)``).
     public var availableAssets: [String: String] = [:]
+    /// The lengths of the videos that play their own (items without seconds), by source, as measured (saved, so that
+    /// a restarted kiosk places them at once; measured again each run, ``measured(length:ofVideo:)``). Every playlist
+    /// the model plays is timed by them (``Playlist/timed(by:)``); one not measured yet is out of the cycle.
+    public private(set) var videoLengths: [String: Double] = [:]
 
     /// - Parameters:
     ///   - config: the parsed config file (``RoleConfig/load(path:)``; the defaults when it was missing or bad).
@@ -65,6 +69,7 @@ public struct ScreenModel: Sendable {
         let now = Date().timeIntervalSince1970
         // One that ended while Multiscreen was not running is simply over: nobody heard it start either.
         interrupts = (state.interrupts ?? [:]).filter { !$0.value.hasEnded(at: now) }
+        videoLengths = state.videoLengths ?? [:]
         advancePlaylists(now: now)
     }
 
@@ -197,7 +202,7 @@ public struct ScreenModel: Sendable {
         if playlists[screen] != playlist { steering[screen] = nil }
         playlists[screen] = playlist
         // Under an interrupt the screen plays the interrupt's item; the new playlist's is found when it ends.
-        if interrupts[screen] == nil { playing[screen] = playlist.position(at: now).index }
+        if interrupts[screen] == nil { playing[screen] = timed(playlist).position(at: now).index }
         if pages[screen] != nil {
             pages[screen] = nil
             closedPages.insert(screen)
@@ -267,7 +272,7 @@ public struct ScreenModel: Sendable {
     {
         _ = try roles.output(named: screen)
         interrupts[screen] = interrupt
-        playing[screen] = interrupt.position(at: now).index
+        playing[screen] = interrupt.timed(by: videoLengths).position(at: now).index
     }
 
     /// Ends the interrupt on `screen` (connected or not: one not connected keeps its interrupt and may lose it the
@@ -335,7 +340,7 @@ public struct ScreenModel: Sendable {
         // Playlists set at run time on screens not connected now keep their place for when they return.
         for (screen, playlist) in playlists where current[screen] == nil {
             let steered = steering[screen].flatMap { $0.base == playlist ? $0.steered : nil }
-            current[screen] = (steered ?? playlist).position(at: now).index
+            current[screen] = timed(steered ?? playlist).position(at: now).index
         }
         playing = current
         return changed.sorted { $0.0 < $1.0 }
@@ -366,13 +371,17 @@ public struct ScreenModel: Sendable {
         guard scheduled[output.displayName] != .off else { return nil }
         if let interrupt = interrupt(of: output) { return interrupt.playlist }
         guard let own = ownPlaylist(of: output) else { return nil }
-        if let steered = steering[output.displayName], steered.base == own { return steered.steered }
+        if let steered = steering[output.displayName], steered.base == own { return timed(steered.steered) }
         return own
     }
 
     /// The playlist the output plays, while its mode is `playlist`, before any step taken on it: the one set at run
-    /// time, else its schedule's (chosen at run time or by its rule), else its rule's.
+    /// time, else its schedule's (chosen at run time or by its rule), else its rule's; timed by ``videoLengths``.
     public func ownPlaylist(of output: OutputInfo) -> Playlist? {
+        untimedPlaylist(of: output).map(timed)
+    }
+
+    private func untimedPlaylist(of output: OutputInfo) -> Playlist? {
         guard assignment.kind(of: output.registryName) == .external(.playlist) else { return nil }
         if let set = playlists[output.displayName] { return set }
         // The rule's (or its schedule's) playlist, at the screen's place in the rule's spread.
@@ -386,6 +395,22 @@ public struct ScreenModel: Sendable {
         }
         guard let name = roles.config.rule(for: output)?.playlist else { return nil }
         return roles.config.playlists[name].map { Self.placed($0, at: place) }
+    }
+
+    /// `playlist` with its videos' lengths (``videoLengths``).
+    private func timed(_ playlist: Playlist) -> Playlist { playlist.timed(by: videoLengths) }
+
+    /// Takes the length of the video `source` names (a file's path, an asset's URL), measured (`nil`: it could not
+    /// be); the lengths of videos no playlist names any more are forgotten. The screens' items are found again at the
+    /// next ``advancePlaylists(now:)``.
+    /// - Returns: whether a length changed.
+    @discardableResult
+    public mutating func measured(length: Double?, ofVideo source: String) -> Bool {
+        let named = Set(namedPlaylists.flatMap(\.items).filter(\.playsItsLength).map(\.source))
+        let before = videoLengths
+        videoLengths[source] = length
+        videoLengths = videoLengths.filter { named.contains($0.key) }
+        return videoLengths != before
     }
 
     private static func placed(_ playlist: Playlist, at place: Int) -> Playlist {
@@ -412,7 +437,7 @@ public struct ScreenModel: Sendable {
         guard case .external = assignment.kind(of: output.registryName), scheduled[output.displayName] != .off else {
             return nil
         }
-        return interrupts[output.displayName]
+        return interrupts[output.displayName]?.timed(by: videoLengths)
     }
 
     /// Where the output's playlist is at `time` (``playlist(of:)``; an interrupt's counts from its epoch and
@@ -563,7 +588,7 @@ public struct ScreenModel: Sendable {
             roles: roles.memory.roles, contents: roles.memory.contents, cards: cards.cards,
             messages: log.newestFirst.reversed(), pages: pages, closedPages: closedPages, media: media,
             stoppedMedia: stoppedMedia, playlists: playlists, interrupts: interrupts, steering: steering,
-            schedules: schedules)
+            schedules: schedules, videoLengths: videoLengths)
     }
 
     private func checkCardScreen(_ screen: String) throws(CardError) {

@@ -21,7 +21,7 @@ struct PlaylistCommand: ParsableCommand {
             discussion: """
                 An ITEM is PATH_OR_URL[@SECONDS]: an image or video file (absolute, or relative to this directory), \
                 a web page's URL, text:WORDS (a text slide), card:WORDS (a card) or blank, shown for SECONDS \
-                (default 10). Which item plays is the wall clock's business: every \
+                (default: a video's own length, 10 for anything else). Which item plays is the wall clock's business: every \
                 screen given the same items shows the same one and switches at the same moment, on this kiosk and on \
                 any other whose clock agrees, and a restarted kiosk picks up where the clock says.
                 \(ControlExit.discussion)
@@ -52,7 +52,7 @@ struct PlaylistCommand: ParsableCommand {
             if let problem = Playlist.problem(items: try parsedItems()) { throw ValidationError(problem) }
         }
 
-        /// The items as the running Multiscreen takes them: sources absolute, seconds given or 10.
+        /// The items as the running Multiscreen takes them (``PlaylistCommand/items(_:)``).
         func parsedItems() throws -> [Playlist.Item] { try PlaylistCommand.items(items) }
 
         func run() throws {
@@ -88,21 +88,22 @@ struct PlaylistCommand: ParsableCommand {
     }
 
     /// ITEMs (`PATH_OR_URL[@SECONDS]`) as the running Multiscreen takes them: sources absolute (it has a working
-    /// directory of its own), seconds given or 10.
+    /// directory of its own), seconds given, else a video's own length (no seconds) and 10 for anything else.
     static func items(_ texts: [String]) throws -> [Playlist.Item] {
         try texts.map { text in
             var source = text
-            var seconds = 10.0
+            var seconds: Double?
             if let at = text.lastIndex(of: "@"), let given = Double(text[text.index(after: at)...]) {
                 source = String(text[..<at])
                 seconds = given
             }
             guard !source.isEmpty else { throw ValidationError("an item names no file or URL: \(text)") }
-            let item = Playlist.Item(source: source, seconds: seconds)
+            var item = Playlist.Item(source: source, seconds: seconds)
+            if seconds == nil && item.mediaKind != .video { item.seconds = 10 }
             if !item.namesFile || source.hasPrefix("/") { return item }
             let absolute = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
                 .appendingPathComponent(source).standardizedFileURL.path
-            return Playlist.Item(source: absolute, seconds: seconds)
+            return Playlist.Item(source: absolute, seconds: item.seconds)
         }
     }
 

@@ -84,7 +84,7 @@ import Testing
             (#"{"screen": "A", "items": []}"#, #""items": a playlist needs at least one item"#),
             (
                 #"{"screen": "A", "items": [{"source": "/a.png"}]}"#,
-                #"item 1 of playlist.set needs "seconds", a number"#
+                #""items": item 1: needs seconds (only a video, told by its name's extension, may go without and play its own length)"#
             ),
             (
                 #"{"screen": "A", "items": [{"source": "/a.png", "seconds": 1, "loop": true}]}"#,
