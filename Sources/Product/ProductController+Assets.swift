@@ -1,3 +1,4 @@
+import Foundation
 import Messaging
 import Screens
 
@@ -7,7 +8,7 @@ extension ProductController {
     public mutating func assetsChanged(_ available: [String: String]) -> Outcome {
         var outcome = Outcome()
         guard available != model.availableAssets else { return outcome }
-        let before = Dictionary(uniqueKeysWithValues: outputs.map { ($0.displayName, kind(of: $0.registryName)) })
+        let before = kinds
         model.availableAssets = available
         for output in outputs where kind(of: output.registryName) != before[output.displayName] {
             outcome.changes.screens.insert(output.displayName)
@@ -20,7 +21,7 @@ extension ProductController {
     /// The playlists naming it are timed again: every screen goes to the item the clock now says, those whose item
     /// changed redraw, and the next switch is armed again by the caller.
     public mutating func measured(length: Double?, ofVideo source: String, failure: String? = nil) -> Outcome {
-        let before = Dictionary(uniqueKeysWithValues: outputs.map { ($0.displayName, kind(of: $0.registryName)) })
+        let kinds = self.kinds
         var outcome = Outcome()
         if let failure {
             for output in outputs
@@ -29,12 +30,10 @@ extension ProductController {
             }
         }
         guard model.measured(length: length, ofVideo: source) else { return outcome }
-        var advanced = advancePlaylists()
+        // A playlist whose only items waited for their length had nothing to show: its index did not move, its content
+        // did, which the kinds before tell.
+        var advanced = advancePlaylists(now: Date(), schedulesBefore: scheduleChoices, kindsBefore: kinds)
         advanced.events = outcome.events + advanced.events
-        // A playlist whose only items waited for their length had nothing to show: its index did not move, its kind did.
-        for output in outputs where kind(of: output.registryName) != before[output.displayName] {
-            advanced.changes.screens.insert(output.displayName)
-        }
         advanced.changes.state = true
         return saving(advanced)
     }

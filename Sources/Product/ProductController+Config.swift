@@ -114,10 +114,16 @@ extension ProductController {
             return Outcome()
         }
         let themeChanged = config.theme != model.roles.config.theme
-        var outcome = Outcome()
-        let power = powerByScreen
-        absorb(model.replace(config: config), into: &outcome)
-        reportPower(since: power, into: &outcome)
+        let (kinds, schedules) = (self.kinds, scheduleChoices)
+        var reassigned = Outcome()
+        absorb(model.replace(config: config), into: &reassigned)
+        // Items, schedules and power as the new config has them, each change told (`playlist.item`, `power.changed`,
+        // …). A screen whose content the new config changed (its rule's page, picture, playlist) redraws; every other
+        // one is left as it was: its video plays on, its page is not reloaded, its playlist keeps its turn.
+        var outcome = advancePlaylists(now: Date(), schedulesBefore: schedules, kindsBefore: kinds)
+        outcome.events = reassigned.events + outcome.events
+        outcome.changes.assignment = reassigned.changes.assignment
+        outcome.changes.controllerUI = true
         // A new look redraws every screen, even when no role changed.
         if themeChanged { outcome.changes.everyScreen = true }
         return outcome

@@ -233,13 +233,16 @@ extension ProductController {
         advancePlaylists(now: now, schedulesBefore: scheduleChoices)
     }
 
-    /// ``advancePlaylists(now:)``, telling the schedules that differ from `schedulesBefore`: a request that chose
-    /// another schedule took its snapshot before the choice.
-    mutating func advancePlaylists(now: Date, schedulesBefore schedules: [String: ScheduleChoice]) -> Outcome {
+    /// ``advancePlaylists(now:)``, telling the schedules that differ from `schedulesBefore` and redrawing the screens
+    /// whose content differs from `kindsBefore` (``kinds``): a step that changed the model first (another schedule
+    /// chosen, a config reloaded, a video measured) took its snapshots before the change.
+    mutating func advancePlaylists(
+        now: Date, schedulesBefore schedules: [String: ScheduleChoice], kindsBefore: [String: ScreenKind]? = nil
+    ) -> Outcome {
         var outcome = Outcome()
         let time = now.timeIntervalSince1970
         let power = powerByScreen
-        let kinds = Dictionary(uniqueKeysWithValues: outputs.map { ($0.displayName, kind(of: $0.registryName)) })
+        let kinds = kindsBefore ?? self.kinds
         let changed = model.advancePlaylists(now: time)
         reportPower(since: power, into: &outcome)
         reportSchedules(since: schedules, at: now, into: &outcome)
@@ -264,6 +267,19 @@ extension ProductController {
             }
             outcome.changes.screens.insert(screen)
         }
+        // A screen whose content changed while its item's index did not (its playlist changed under it, or the item
+        // became playable) redraws, and its item is told if it plays one.
+        let moved = Set(changed.map(\.screen))
+        for output in outputs
+        where !moved.contains(output.displayName) && kind(of: output.registryName) != kinds[output.displayName] {
+            outcome.events += itemEvent(on: output.displayName, at: time)
+            outcome.changes.screens.insert(output.displayName)
+        }
         return saving(outcome)
+    }
+
+    /// What every connected screen shows now, by screen name (``kind(of:)``).
+    var kinds: [String: ScreenKind] {
+        Dictionary(uniqueKeysWithValues: outputs.map { ($0.displayName, kind(of: $0.registryName)) })
     }
 }

@@ -95,13 +95,10 @@ public struct ScreenModel: Sendable {
         try roles.set(role: role, forOutputNamed: name)
     }
 
-    /// Takes a reloaded config and reassigns.
+    /// Takes a reloaded config and reassigns. The playlists stay where they were until the caller's
+    /// ``advancePlaylists(now:)``, which tells what the new config changed.
     @discardableResult
-    public mutating func replace(config: RoleConfig) -> Assignment {
-        let assignment = roles.replace(config: config)
-        advancePlaylists(now: Date().timeIntervalSince1970)
-        return assignment
-    }
+    public mutating func replace(config: RoleConfig) -> Assignment { roles.replace(config: config) }
 
     /// Forgets the roles and modes set at run time for `name` (nil: all of them).
     @discardableResult
