@@ -338,6 +338,7 @@ public enum MessageCodec {
                 if let sha256 = item.sha256 { fields["sha256"] = .string(sha256) }
                 if let from = item.from { fields["from"] = .number(from) }
                 if let until = item.until { fields["until"] = .number(until) }
+                if let transition = item.transition { fields["transition"] = .string(transition.rawValue) }
                 return .object(fields)
             })
     }

@@ -63,7 +63,8 @@ struct ParamsReader {
 
     /// `items`: an array of `{"source": PATH_OR_URL, "seconds": N}` (a video may leave out `seconds` to play its own
     /// length: ``Playlist/problem(items:)`` checks which may), each with an optional `"sha256"` (lower-cased here;
-    /// checked there too) and an optional window, `"from"` and `"until"` (seconds since 1970).
+    /// checked there too), an optional window, `"from"` and `"until"` (seconds since 1970), and an optional
+    /// `"transition"` (`"cut"`, `"crossfade"`).
     mutating func playlistItems() throws(MessageError) -> [Playlist.Item] {
         guard case .array(let values)? = params.removeValue(forKey: "items") else {
             throw MessageError(.invalidParams, "\(method.rawValue) needs \"items\", an array")
@@ -72,7 +73,7 @@ struct ParamsReader {
         for (index, value) in values.enumerated() {
             let place = "item \(index + 1) of \(method.rawValue)"
             guard case .object(let fields) = value,
-                fields.keys.allSatisfy({ ["source", "seconds", "sha256", "from", "until"].contains($0) }),
+                fields.keys.allSatisfy({ ["source", "seconds", "sha256", "from", "until", "transition"].contains($0) }),
                 case .string(let source)? = fields["source"]
             else {
                 throw MessageError(.invalidParams, "\(place) must be {\"source\": PATH_OR_URL, \"seconds\": N}")
@@ -100,9 +101,17 @@ struct ParamsReader {
                 default: throw MessageError(.invalidParams, "\(place): \"\(key)\" must be seconds since 1970")
                 }
             }
+            var transition: PlaylistTransition?
+            switch fields["transition"] {
+            case nil: break
+            case .string(let name)? where PlaylistTransition(rawValue: name) != nil:
+                transition = PlaylistTransition(rawValue: name)
+            default: throw MessageError(.invalidParams, "\(place): \"transition\" must be \"cut\" or \"crossfade\"")
+            }
             items.append(
                 Playlist.Item(
-                    source: source, seconds: seconds, sha256: sha256, from: window["from"], until: window["until"]))
+                    source: source, seconds: seconds, sha256: sha256, from: window["from"], until: window["until"],
+                    transition: transition))
         }
         return items
     }

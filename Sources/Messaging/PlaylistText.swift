@@ -2,7 +2,7 @@ import Outputs
 
 /// A ``Playlist`` as the text a ring slot carries (the slot holds strings, not arrays): a first line with the epoch,
 /// the fit and the offset, then one line per item: its seconds (`-` for a video that plays its own length), its
-/// source and, for an asset with one, its sha256, separated by tabs. Sources never hold control characters (``Playlist/problem(items:)``), so a line is an item.
+/// source, then, when any is given, its sha256, its window (from, until) and its transition, separated by tabs. Sources never hold control characters (``Playlist/problem(items:)``), so a line is an item.
 enum PlaylistText {
     static func encode(_ playlist: Playlist) -> String {
         var lines = ["\(playlist.epoch) \(playlist.fit.rawValue) \(playlist.offset)"]
@@ -28,21 +28,20 @@ enum PlaylistText {
     /// One item's line (``InterruptText`` writes its items the same way).
     static func line(_ item: Playlist.Item) -> String {
         var line = (item.seconds.map { "\($0)" } ?? "-") + "\t\(item.source)"
-        if item.sha256 != nil || item.from != nil || item.until != nil { line += "\t" + (item.sha256 ?? "") }
-        if item.from != nil || item.until != nil {
-            line += "\t" + (item.from.map { "\($0)" } ?? "") + "\t" + (item.until.map { "\($0)" } ?? "")
-        }
-        return line
+        guard item.sha256 != nil || item.from != nil || item.until != nil || item.transition != nil else { return line }
+        line += "\t" + (item.sha256 ?? "")
+        line += "\t" + (item.from.map { "\($0)" } ?? "") + "\t" + (item.until.map { "\($0)" } ?? "")
+        return line + "\t" + (item.transition?.rawValue ?? "")
     }
 
     static func item(_ line: Substring) -> Playlist.Item? {
         let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
         let seconds = Double(fields[0])
-        guard [2, 3, 5].contains(fields.count), seconds != nil || fields[0] == "-" else { return nil }
+        guard [2, 3, 5, 6].contains(fields.count), seconds != nil || fields[0] == "-" else { return nil }
         // Seconds, source, then the sha256 and the window, each empty for none.
         let field = { (index: Int) in fields.count > index && !fields[index].isEmpty ? String(fields[index]) : nil }
         return Playlist.Item(
             source: String(fields[1]), seconds: seconds, sha256: field(2), from: field(3).flatMap(Double.init),
-            until: field(4).flatMap(Double.init))
+            until: field(4).flatMap(Double.init), transition: field(5).flatMap(PlaylistTransition.init(rawValue:)))
     }
 }

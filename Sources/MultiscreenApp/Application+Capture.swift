@@ -23,6 +23,22 @@ extension Application {
             return answer(0, 0, nil, "it has not drawn a frame yet")
         }
         let (width, height) = (Int(geometry.bufferWidth), Int(geometry.bufferHeight))
+        switch redrawn(screen, as: product) {
+        case .success(let pixels):
+            media.writePNG(pixels, width: width, height: height, to: request.path) { png, failure in
+                answer(width, height, png, failure)
+            }
+        case .failure(let failure):
+            answer(width, height, nil, failure.description)
+        }
+    }
+
+    /// The frame `screen` shows, as `product` has it, drawn again: its window's content into a framebuffer of its own
+    /// and read back, and the layers the compositor composites itself (a picture, a video's frame, a mirror's shared
+    /// frame) drawn over it as they are shown now. XRGB8888 bytes of the window's buffer size, or why not.
+    func redrawn(_ screen: Screen, as product: ProductController) -> Result<[UInt8], PNGFile.Failure> {
+        guard let geometry = screen.geometry else { return .failure("it has not drawn a frame yet") }
+        let (width, height) = (Int(geometry.bufferWidth), Int(geometry.bufferHeight))
         var pixels: [UInt8]
         if let mirror = screen.sharedMirrorPicture, let memory = mirror.frame.memory {
             // The mirror's window shows black around the controller's frame, which the compositor scales.
@@ -46,15 +62,26 @@ extension Application {
                     let drawn = try graphics.renderOffscreen(
                         width: geometry.bufferWidth, height: geometry.bufferHeight,
                         draw: { painter.draw(screen, on: $0, geometry: geometry) })
-                else { return answer(width, height, nil, "it cannot be drawn off screen (no framebuffer)") }
+                else { return .failure("it cannot be drawn off screen (no framebuffer)") }
                 pixels = drawn
             } catch {
-                return answer(width, height, nil, "it cannot be drawn: \(error)")
+                return .failure(PNGFile.Failure("it cannot be drawn: \(error)"))
             }
             media.composeLayer(of: screen, into: &pixels, width: width, height: height)
         }
-        media.writePNG(pixels, width: width, height: height, to: request.path) { png, failure in
-            answer(width, height, png, failure)
+        return .success(pixels)
+    }
+
+    /// Starts the crossfades the clock's switches asked for (``Changes/crossfades``), each out of its screen's frame as
+    /// `before` (the product before the switch) has it, before anything on the screen changes.
+    func beginCrossfades(_ fades: [String: Double], from before: ProductController) {
+        for (name, seconds) in fades {
+            guard let screen = screens.ordered.first(where: { $0.output.displayName == name }),
+                let geometry = screen.geometry, case .success(let picture) = redrawn(screen, as: before)
+            else { continue }
+            crossfades.begin(
+                on: screen, picture: picture, width: Int(geometry.bufferWidth), height: Int(geometry.bufferHeight),
+                seconds: seconds, globals: globals)
         }
     }
 }

@@ -31,7 +31,7 @@ public final class Application {
     private let display: WaylandDisplay
     let loop: EventLoop
     private let registry: Registry
-    private let globals = WaylandGlobals()
+    let globals = WaylandGlobals()
     private let outputs = OutputSet()
     var seat: InputSeat?
     let graphics: Graphics
@@ -43,6 +43,8 @@ public final class Application {
     let assets: PlaylistAssets
     /// The lengths of the playlists' videos that play their own, measured by the media reader.
     let lengths: VideoLengths
+    /// Playlist items fading in over the one before.
+    let crossfades = Crossfades()
     /// Which playlist item each screen shows, frame by frame: the proof of play.
     let plays = PlayTracker()
     /// Each screen's playlist pictures from its next item on (``ScreenModel/playlistPictures(of:)``), by registry name:
@@ -118,7 +120,12 @@ public final class Application {
             stop: { [unowned self] in stopRequested = true })
         deadlines.save = { [unowned self] in product.saveIfChanged() }
         deadlines.expire = { [unowned self] in act(on: product.expireMessages()) }
-        deadlines.advancePlaylists = { [unowned self] in act(on: product.advancePlaylists()) }
+        deadlines.advancePlaylists = { [unowned self] in
+            let before = product
+            let outcome = product.advancePlaylists()
+            beginCrossfades(outcome.changes.crossfades, from: before)
+            act(on: outcome)
+        }
         screens.onLatencyReport = { [unowned self] screen, report in
             // Built only for a subscriber (`events`, `multiscreen latency`): no subscriber, no cost.
             guard consumer.hasEventListeners else { return }
@@ -214,6 +221,7 @@ public final class Application {
             screens.ordered, kind: kind,
             ahead: { [playlistPictures] in playlistPictures[$0.output.registryName] ?? [] },
             covered: { [product] in product.identity(of: $0.output.registryName) != nil })
+        crossfades.stack(screens.ordered) { [media] in media.layer(of: $0) }
         let painter = ScreenPainter(
             product: product, screens: screens, graphics: graphics, bus: bus, applied: messagesApplied,
             now: MonotonicClock.nanoseconds(), web: web)
@@ -261,6 +269,7 @@ public final class Application {
         record(plays.endAll())
         product.saveIfChanged()
         web.tearDownAll(context: graphics.context)
+        crossfades.tearDownAll()
         media.tearDownAll()
         assets.tearDown()
         screens.tearDownAll()

@@ -132,7 +132,11 @@ final class MediaReader: @unchecked Sendable {
                 }
                 return .some(jobs.queue.isEmpty ? nil : jobs.queue.removeFirst())
             }
-            return jobs.queue.isEmpty ? nil : .some(jobs.queue.removeFirst())
+            // A measurement waits for every other job: a screen's read has a deadline, a length has none.
+            guard let next = jobs.queue.firstIndex(where: { if case .measure = $0 { false } else { true } }) else {
+                return jobs.queue.isEmpty ? nil : .some(jobs.queue.removeFirst())
+            }
+            return .some(jobs.queue.remove(at: next))
         }
     }
 

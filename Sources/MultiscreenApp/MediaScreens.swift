@@ -99,6 +99,9 @@ final class MediaScreens {
         asset.waiting.append((request, ticket))
     }
 
+    /// The layer showing `screen`'s image or video, if it has one.
+    func layer(of screen: Screen) -> MediaLayer? { layers[screen.output.registryName]?.layer }
+
     /// Measures the length of the video at `path` (an item naming `source` plays it) on the reader's thread; the result
     /// comes back through ``onMeasured``.
     func measureLength(of source: String, at path: String) {

@@ -22,14 +22,19 @@ public struct Playlist: Codable, Equatable, Hashable, Sendable {
         /// shows, and the items around it close up).
         public var from: Double?
         public var until: Double?
+        /// How it takes over from the item before when the clock switches to it; nil: a cut.
+        public var transition: PlaylistTransition?
 
-        public init(source: String, seconds: Double?, sha256: String? = nil, from: Double? = nil, until: Double? = nil)
-        {
+        public init(
+            source: String, seconds: Double?, sha256: String? = nil, from: Double? = nil, until: Double? = nil,
+            transition: PlaylistTransition? = nil
+        ) {
             self.source = source
             self.seconds = seconds
             self.sha256 = sha256
             self.from = from
             self.until = until
+            self.transition = transition
         }
 
         /// How long its turn lasts: its ``seconds``, else its video's ``length``; nil while that is not measured.
@@ -44,10 +49,11 @@ public struct Playlist: Codable, Equatable, Hashable, Sendable {
         /// Whether it plays a video's own length: no ``seconds``.
         public var playsItsLength: Bool { seconds == nil }
 
-        private enum CodingKeys: String, CodingKey { case source, seconds, sha256, from, until }
+        private enum CodingKeys: String, CodingKey { case source, seconds, sha256, from, until, transition }
 
         public static func == (a: Item, b: Item) -> Bool {
             (a.source, a.seconds, a.sha256, a.from, a.until) == (b.source, b.seconds, b.sha256, b.from, b.until)
+                && a.transition == b.transition
         }
 
         public func hash(into hasher: inout Hasher) {
@@ -56,6 +62,14 @@ public struct Playlist: Codable, Equatable, Hashable, Sendable {
             hasher.combine(sha256)
             hasher.combine(from)
             hasher.combine(until)
+            hasher.combine(transition)
+        }
+
+        /// How long its crossfade lasts (``PlaylistTransition/crossfade``): ``Playlist/crossfadeSeconds``, at most half
+        /// its turn; nil for a cut.
+        public var fadeSeconds: Double? {
+            guard transition == .crossfade else { return nil }
+            return min(Playlist.crossfadeSeconds, (duration ?? Playlist.crossfadeSeconds * 2) / 2)
         }
 
         /// A web page rather than a file: a `file://` URL, or an `http://` or `https://` URL that is not an asset.
@@ -103,6 +117,8 @@ public struct Playlist: Codable, Equatable, Hashable, Sendable {
 
     /// The shortest item: a switch more often than this is not a signage playlist but a busy loop.
     public static let shortestItem = 0.5
+    /// How long a crossfade lasts: long enough to read as a fade, short enough that the item is the item.
+    public static let crossfadeSeconds = 1.0
     /// The most items a playlist holds.
     public static let mostItems = 1000
 
@@ -139,13 +155,14 @@ public struct Playlist: Codable, Equatable, Hashable, Sendable {
     }
 
     /// This playlist with the lengths of its videos that play their own (``Item/playsItsLength``) filled in from
-    /// `lengths` (source → seconds, as measured), each kept within ``shortestItem`` and a day, like any item's time.
+    /// `lengths` (source → seconds, as measured), each kept within ``shortestItem`` and a day, like any item's time,
+    /// and to the millisecond (what kiosks measuring the same file agree on).
     public func timed(by lengths: [String: Double]) -> Playlist {
         guard items.contains(where: \.playsItsLength) else { return self }
         var timed = self
         for index in timed.items.indices where timed.items[index].playsItsLength {
             timed.items[index].length = lengths[timed.items[index].source].map {
-                min(max($0, Self.shortestItem), 86_400)
+                (min(max($0, Self.shortestItem), 86_400) * 1000).rounded() / 1000
             }
         }
         return timed

@@ -18,6 +18,9 @@ public struct Changes: Equatable, Sendable {
     public var remoteOffer = false
     /// The controller UI shows something new (the text field, focus, the log, the screens list).
     public var controllerUI = false
+    /// Screens (output names) the clock switched to a playlist item that crossfades in, each with how long the fade
+    /// lasts: what they showed before this step fades out over what they show now.
+    public var crossfades: [String: Double] = [:]
     /// Screens (output names) whose web page is to be loaded again (`web.reload`).
     public var pageReloads: Set<String> = []
     /// The persistent state changed: write it soon.

@@ -93,7 +93,8 @@ extension ProductController {
         try invalidParams { () throws(UnknownScreenError) in
             try model.setPlaylist(playlist, onScreen: screen, now: now)
         }
-        let position = playlist.position(at: now)
+        // Timed by the videos' lengths known, as the model plays it.
+        let position = playlist.timed(by: model.videoLengths).position(at: now)
         logger.info("playlist of \(playlist.items.count) items on \(screen), item \(position.index + 1) now")
         var outcome = Outcome(
             reply: .result(
@@ -171,7 +172,7 @@ extension ProductController {
         try invalidParams { () throws(UnknownScreenError) in
             try model.interrupt(interrupt, onScreen: screen, now: now)
         }
-        let position = interrupt.position(at: now)
+        let position = interrupt.timed(by: model.videoLengths).position(at: now)
         let length = seconds.map { "for \($0) s" } ?? "until cleared"
         logger.info("interrupt of \(playlist.items.count) items on \(screen) \(length), item \(position.index + 1) now")
         let ends: JSONValue = interrupt.ends.map { .number($0) } ?? .null
@@ -257,6 +258,13 @@ extension ProductController {
         for (screen, index) in changed {
             outcome.events += itemEvent(on: screen, at: time)
             logSkippedItem(index, on: screen)
+            if let output = outputs.first(where: { $0.displayName == screen }),
+                let (playlist, shown) = model.playlistItem(of: output.registryName),
+                model.shownItem(of: playlist, at: shown) == shown, let fade = playlist.items[shown].fadeSeconds,
+                kind(of: output.registryName) != kinds[screen]
+            {
+                outcome.changes.crossfades[screen] = fade
+            }
             // A picture or a video after another: the window under it draws the same background, and the new file goes
             // on its own layer (``ScreenUpdates`` never needs a software frame for it; the layer asks for the window's
             // commit when it moves). A playlist of pictures then costs a switch and a frame callback, nothing drawn.

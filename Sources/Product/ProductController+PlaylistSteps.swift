@@ -21,6 +21,7 @@ extension ProductController {
                     if let seconds = item.seconds { fields["seconds"] = .number(seconds) }
                     // A video that plays its own length: how long that is, once measured.
                     if item.playsItsLength { fields["length"] = item.length.map { .number($0) } ?? .null }
+                    if let transition = item.transition { fields["transition"] = .string(transition.rawValue) }
                     return .object(fields)
                 }),
             "fit": .string(playlist.fit.rawValue), "epoch": .number(playlist.epoch), "index": .integer(index),

@@ -368,7 +368,7 @@ public struct RoleConfig: Equatable, Sendable {
         for index in 0..<array.count {
             let item = array[index].table!
             let place = "\(path).items[\(index + 1)]"
-            try checkKeys(item, path: place, allowed: ["source", "seconds", "sha256", "from", "until"])
+            try checkKeys(item, path: place, allowed: ["source", "seconds", "sha256", "from", "until", "transition"])
             guard let source = item["source"] else { throw .missingKey(file: nil, key: "\(place).source") }
             var seconds: Double?
             if let value = item["seconds"] {
@@ -395,6 +395,14 @@ public struct RoleConfig: Equatable, Sendable {
             }
             if let from = item["from"] { parsed.from = try moment(from, key: "\(place).from", endOfDay: false) }
             if let until = item["until"] { parsed.until = try moment(until, key: "\(place).until", endOfDay: true) }
+            if let transition = item["transition"] {
+                let key = "\(place).transition"
+                let name = try string(transition, key: key)
+                guard let known = PlaylistTransition(rawValue: name) else {
+                    throw .invalidValue(file: nil, key: key, value: name, reason: "not cut or crossfade")
+                }
+                parsed.transition = known
+            }
             items.append(parsed)
         }
         if let problem = Playlist.problem(items: items) {

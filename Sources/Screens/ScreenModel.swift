@@ -405,8 +405,17 @@ public struct ScreenModel: Sendable {
     public mutating func measured(length: Double?, ofVideo source: String) -> Bool {
         let named = Set(namedPlaylists.flatMap(\.items).filter(\.playsItsLength).map(\.source))
         let before = videoLengths
+        // A paused playlist holds its item: a new length moves where that item falls in the cycle, not which one it is.
+        let held = steering.compactMapValues { steered in
+            steered.steered.pausedAt.map { timed(steered.steered).position(at: $0).index }
+        }
         videoLengths[source] = length
         videoLengths = videoLengths.filter { named.contains($0.key) }
+        for (screen, index) in held {
+            guard var steered = steering[screen], let at = steered.steered.pausedAt else { continue }
+            steered.steered = timed(steered.steered).starting(item: index, at: at)
+            steering[screen] = steered
+        }
         return videoLengths != before
     }
 
@@ -549,7 +558,8 @@ public struct ScreenModel: Sendable {
         // the kind here only names it (the file's first bytes decide how it is decoded).
         let kind = item.assetKind ?? MediaKind(guessingFromName: item.source)
         let path = item.isAsset ? availableAssets[item.source] ?? item.source : item.source
-        var shown = MediaItem(path: path, fit: playlist.fit, loop: true)
+        // A video that plays its own length plays once (its last frame stays should the switch come a moment later).
+        var shown = MediaItem(path: path, fit: playlist.fit, loop: !item.playsItsLength)
         if kind == .video {
             // A video plays where the clock says: from its item's start, which stays the same for every render pass of
             // one turn. To the millisecond, so that the two ways of reaching a start (the sum of the items before it,

@@ -13,7 +13,8 @@ import Outputs
 /// Created in this order, destroyed in reverse by ``destroy()``: `wl_surface` → `wl_subsurface` → `wp_viewport`.
 /// Needs `wl_subcompositor` and `wp_viewporter`.
 public final class MediaLayer {
-    private var surface: OpaquePointer?
+    /// Its `wl_surface` (a ``FadeLayer`` stacks itself above it).
+    private(set) var surface: OpaquePointer?
     private var subsurface: OpaquePointer?
     private var viewport: OpaquePointer?
     /// What was last set, so that a new frame of the same video costs an attach and a commit only.

@@ -18,6 +18,8 @@ public final class ShmFrame {
     public let height: Int32
     public let stride: Int32
     public var byteCount: Int { Int(stride) * Int(height) }
+    /// The pixels' fourth byte is alpha, premultiplied (`WL_SHM_FORMAT_ARGB8888`), rather than unused (XRGB8888).
+    public let hasAlpha: Bool
     /// The memory shown; nil once destroyed.
     public private(set) var memory: SharedPixels?
     private var pool: OpaquePointer?
@@ -25,12 +27,15 @@ public final class ShmFrame {
 
     /// New memory of this size, filled with `fill` when given.
     /// - Throws: ``SystemCallError`` when the memory cannot be made.
-    convenience init(shm: OpaquePointer, width: Int32, height: Int32, fill: UInt32? = nil) throws {
-        self.init(shm: shm, pixels: try SharedPixels(width: width, height: height, fill: fill))
+    convenience init(shm: OpaquePointer, width: Int32, height: Int32, fill: UInt32? = nil, hasAlpha: Bool = false)
+        throws
+    {
+        self.init(shm: shm, pixels: try SharedPixels(width: width, height: height, fill: fill), hasAlpha: hasAlpha)
     }
 
     /// Shows `pixels`, written elsewhere (a decoder's): the compositor maps the same memory, nothing is copied.
-    public init(shm: OpaquePointer, pixels: SharedPixels) {
+    public init(shm: OpaquePointer, pixels: SharedPixels, hasAlpha: Bool = false) {
+        self.hasAlpha = hasAlpha
         width = pixels.width
         height = pixels.height
         stride = pixels.stride
@@ -82,7 +87,8 @@ public final class ShmFrame {
             let offset = crop.y * stride + crop.x * 4
             guard
                 let made = wl_shm_pool_create_buffer(
-                    pool, offset, crop.width, crop.height, stride, WL_SHM_FORMAT_XRGB8888.rawValue)
+                    pool, offset, crop.width, crop.height, stride,
+                    (hasAlpha ? WL_SHM_FORMAT_ARGB8888 : WL_SHM_FORMAT_XRGB8888).rawValue)
             else { return false }
             let created = PooledBuffer(proxy: made, surface: id, crop: crop)
             created.onRelease = { [unowned self, unowned created] in released(created) }

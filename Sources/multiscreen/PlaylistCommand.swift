@@ -42,6 +42,8 @@ struct PlaylistCommand: ParsableCommand {
                 before it shows, and all move along together.
                 """)
         var spread = false
+        @Flag(help: "Each item fades in over the one before, for 1 s (at most half its time), instead of a cut.")
+        var crossfade = false
         @Argument(help: ArgumentHelp("The items.", valueName: "PATH_OR_URL[@SECONDS]"))
         var items: [String]
 
@@ -52,8 +54,14 @@ struct PlaylistCommand: ParsableCommand {
             if let problem = Playlist.problem(items: try parsedItems()) { throw ValidationError(problem) }
         }
 
-        /// The items as the running Multiscreen takes them (``PlaylistCommand/items(_:)``).
-        func parsedItems() throws -> [Playlist.Item] { try PlaylistCommand.items(items) }
+        /// The items as the running Multiscreen takes them (``PlaylistCommand/items(_:)``), crossfading if asked.
+        func parsedItems() throws -> [Playlist.Item] {
+            try PlaylistCommand.items(items).map { item in
+                var item = item
+                if crossfade { item.transition = .crossfade }
+                return item
+            }
+        }
 
         func run() throws {
             let playlist = Playlist(items: try parsedItems(), fit: fit, epoch: epoch)

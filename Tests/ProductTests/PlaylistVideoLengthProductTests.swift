@@ -78,4 +78,43 @@ import Testing
         _ = product.measured(length: 4, ofVideo: "/srv/b.mp4")
         #expect(product.model.videoLengths == ["/srv/b.mp4": 4])
     }
+
+    @Test func aPausedPlaylistHoldsItsItemWhenALengthArrives() throws {
+        var product = ProductController(model: ScreenModel(), store: StateStore(path: "/nonexistent/state.json"))
+        _ = product.outputsChanged([Self.output(1, "HEADLESS-1"), Self.output(2, "HEADLESS-2")])
+        let external = product.model.assignment.controller == 1 ? "HEADLESS-2" : "HEADLESS-1"
+        let output = try #require(product.outputs.first { $0.displayName == external })
+        // Until the video is measured the picture is the whole cycle; paused on it.
+        let now = Date().timeIntervalSince1970
+        let playlist = Playlist(
+            items: [.init(source: "/srv/menu.png", seconds: 10), .init(source: "/srv/promo.mp4", seconds: nil)],
+            epoch: now - 15)
+        _ = product.execute(.setPlaylist(screen: external, playlist: playlist))
+        _ = product.execute(.stepPlaylist(screen: external, step: .pause, at: now))
+        #expect(product.model.playlistItem(of: output.registryName)?.index == 0)
+        // Measured at 20 s, the clock at the moment of the pause would be in the video's turn (15 s into a 30 s cycle):
+        // the pause still holds the picture.
+        _ = product.measured(length: 20, ofVideo: "/srv/promo.mp4")
+        #expect(product.model.playlistItem(of: output.registryName)?.index == 0)
+        #expect(product.model.playlist(of: output)?.pausedAt == now)
+    }
+
+    @Test func aClockSwitchToACrossfadingItemAsksForAFade() throws {
+        var product = ProductController(model: ScreenModel(), store: StateStore(path: "/nonexistent/state.json"))
+        _ = product.outputsChanged([Self.output(1, "HEADLESS-1"), Self.output(2, "HEADLESS-2")])
+        let external = product.model.assignment.controller == 1 ? "HEADLESS-2" : "HEADLESS-1"
+        let now = Date().timeIntervalSince1970
+        let playlist = Playlist(
+            items: [
+                .init(source: "text:First", seconds: 10),
+                .init(source: "text:Second", seconds: 10, transition: .crossfade),
+            ], epoch: now - 1)
+        _ = product.execute(.setPlaylist(screen: external, playlist: playlist))
+        let toSecond = product.advancePlaylists(now: Date(timeIntervalSince1970: now + 9.5))
+        #expect(toSecond.changes.crossfades == [external: 1])
+        // Back to the first item, which cuts.
+        let toFirst = product.advancePlaylists(now: Date(timeIntervalSince1970: now + 19.5))
+        #expect(toFirst.changes.screens.contains(external))
+        #expect(toFirst.changes.crossfades.isEmpty)
+    }
 }
