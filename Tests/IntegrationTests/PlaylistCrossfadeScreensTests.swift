@@ -31,7 +31,10 @@ import Testing
         (30...225).contains(colour.red) && (30...225).contains(colour.blue) && colour.green < 30
     }
 
-    static func setUp(crossfade: Bool) throws -> (HeadlessSway, MultiscreenProcess, Double) {
+    /// `items`: the playlist's items, given the red and the blue picture's paths (by default each for 2 s).
+    static func setUp(crossfade: Bool, items: (String, String) -> [String] = { [$0 + "@2", $1 + "@2"] }) throws -> (
+        HeadlessSway, MultiscreenProcess, Double
+    ) {
         let directory = try MediaFixtures.directory()
         let (red, blue) = (directory + "/red.png", directory + "/blue.png")
         try MediaFixtures.convert(["-size", "64x48", "xc:red", red])
@@ -42,7 +45,7 @@ import Testing
         let epoch = Date().timeIntervalSince1970.rounded(.down)
         let set = try app.command(
             ["playlist", "set", "--screen", "HEADLESS-2", "--fit", "stretch", "--epoch", "\(Int(epoch))"]
-                + (crossfade ? ["--crossfade"] : []) + [red + "@2", blue + "@2"])
+                + (crossfade ? ["--crossfade"] : []) + items(red, blue))
         #expect(set.status == 0, "\(set.output)")
         return (sway, app, epoch)
     }
@@ -56,6 +59,20 @@ import Testing
         #expect(fading.allSatisfy { Self.isMix($0.colour) }, "in the fade: \(fading)")
         #expect(settled.allSatisfy { !Self.isMix($0.colour) }, "after the fade: \(settled)")
         #expect(!app.log.contains("protocol error"))
+        app.process.signal(SIGTERM)
+        #expect(try app.process.waitForExit(timeout: 10) == 0)
+    }
+
+    /// Blank and a picture: the picture's layer, made after the fade's, is stacked under it; the picture fades out
+    /// over the window's black.
+    @Test func aPictureFadesInOverBlankAndOutAgain() throws {
+        let (sway, app, epoch) = try Self.setUp(crossfade: true) { _, blue in ["blank@2", blue + "@2"] }
+        let samples = try Self.sample(sway, epoch: epoch, seconds: 6)
+        let fading = samples.filter { $0.place > 0.3 && $0.place < 0.7 }
+        #expect(fading.count >= 3, "\(samples)")
+        let darkBlue = { (colour: RGBColor) in (30...225).contains(colour.blue) && colour.red < 30 && colour.green < 30
+        }
+        #expect(fading.allSatisfy { darkBlue($0.colour) }, "in the fades: \(fading)")
         app.process.signal(SIGTERM)
         #expect(try app.process.waitForExit(timeout: 10) == 0)
     }
