@@ -114,13 +114,22 @@ extension DisplayBenchmarks {
     }
 
     /// Wakeups per second (voluntary context switches) of a kiosk with 2 screens, its external one playing `playlist`
-    /// (none: nothing), over `seconds` once it has settled.
+    /// (none: nothing; its items all as long as the first), over `seconds` (rounded up to whole items) once it has
+    /// settled. The window starts and ends halfway through an item, so that it holds whole switches: one whose wakeups
+    /// (the timer, then the compositor's frame callback) straddled an edge would count half of them.
     private func idleWakeups(playlist: Playlist?, _ seconds: Double) throws -> Double {
         let instance = try Instance(binary: binary, outputs: 2, width: width, height: height)
         defer { instance.stop() }
         if let playlist { try Self.request(instance, .setPlaylist(screen: "HEADLESS-2", playlist: playlist)) }
         Thread.sleep(forTimeInterval: 2)  // the first item read and shown
         try instance.app.waitUntilQuiet()
+        var seconds = seconds
+        if let playlist, let item = playlist.items.first?.seconds {
+            seconds = (seconds / item).rounded(.up) * item
+            let now = Date().timeIntervalSince1970
+            let phase = (now - playlist.epoch).truncatingRemainder(dividingBy: item)
+            Thread.sleep(forTimeInterval: (item * 1.5 - phase).truncatingRemainder(dividingBy: item))
+        }
         let before = try instance.app.activity()
         Thread.sleep(forTimeInterval: seconds)  // the observation window
         let after = try instance.app.activity()
