@@ -423,12 +423,7 @@ final class MediaScreens {
             if case .failed = asset.state, let retry = asset.retryAt { dues.append(retry) }
             return dues
         }
-        guard let next = dues.min() else {
-            timer.disarm()
-            return
-        }
-        let now = MonotonicClock.nanoseconds()
-        timer.arm(for: next, after: next > now ? Double(next - now) / 1e9 : 0)
+        timer.arm(atMonotonic: dues.min())
     }
 
     /// Redraws the layers showing `asset` at the next render pass.

@@ -50,6 +50,13 @@ final class OneShotTimer {
         try? timer.set(first: max(Int64(seconds * 1e9), 1))
     }
 
+    /// Fires at `deadline` (`CLOCK_MONOTONIC` ns; at once when it has passed), unless already armed for it; nil: disarms.
+    func arm(atMonotonic deadline: UInt64?) {
+        guard let deadline else { return disarm() }
+        let now = MonotonicClock.nanoseconds()
+        arm(for: deadline, after: deadline > now ? Double(deadline - now) / 1e9 : 0)
+    }
+
     /// Cancels a pending expiry (nothing to wait for any more: no wakeup for nothing).
     func disarm() {
         guard isPending else { return }

@@ -87,11 +87,6 @@ final class VideoLengths {
             if case .failed(_, let retryAt, _) = measurement { return retryAt }
             return nil
         }
-        guard let next = dues.min() else {
-            timer.disarm()
-            return
-        }
-        let now = MonotonicClock.nanoseconds()
-        timer.arm(for: next, after: next > now ? Double(next - now) / 1e9 : 0)
+        timer.arm(atMonotonic: dues.min())
     }
 }

@@ -10,12 +10,7 @@ import Testing
 /// says, the length is saved, and a video that cannot be measured is reported to the screens that play it.
 @Suite struct PlaylistVideoLengthProductTests {
     static func output(_ registryName: UInt32, _ name: String) -> OutputInfo {
-        var info = OutputInfo(registryName: registryName)
-        info.name = name
-        info.description = "ACME Panel \(registryName) (\(name))"
-        info.modeWidth = 640
-        info.modeHeight = 360
-        return info
+        PlaylistAssetProductTests.output(registryName, name)
     }
 
     @Test func aMeasuredVideoJoinsThePlaylistAndTheScreenShowsIt() throws {
