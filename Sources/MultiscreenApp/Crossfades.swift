@@ -40,6 +40,8 @@ final class Crossfades {
     /// next commit, in this render pass, applies the order), and ends the fades of screens that went. Render pass,
     /// after the media layers are in place.
     func stack(_ screens: [Screen], above layer: (Screen) -> MediaLayer?) {
+        // Every render pass calls this; with no fade under way (nearly always) it costs nothing.
+        guard !fades.isEmpty else { return }
         let present = Dictionary(uniqueKeysWithValues: screens.map { ($0.output.registryName, $0) })
         for name in fades.keys {
             guard let screen = present[name], screen.window != nil else {

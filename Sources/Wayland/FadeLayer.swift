@@ -85,11 +85,10 @@ public final class FadeLayer {
         wl_surface_commit(surface)
     }
 
-    /// Destroys the subsurface's objects in reverse order of creation, then the frames (their buffers at once or on
-    /// release: the pool goes with them). Safe to call twice.
+    /// Destroys the subsurface's objects in reverse order of creation, then the frames (their buffers and pools: the
+    /// surface that held them is gone). Safe to call twice.
     public func destroy() {
         frameCallback = nil
-        if let id = SurfaceID(surface) { for frame in frames { frame.retire(id) } }
         if let p = viewport { wp_viewport_destroy(p) }
         if let p = subsurface { wl_subsurface_destroy(p) }
         if let p = surface { wl_surface_destroy(p) }
