@@ -13,8 +13,8 @@ import CLinux
 /// and no slack slot is needed. A slot index is `index & mask`.
 ///
 /// **Layout.** One allocation, aligned to 128 bytes (two cache lines, so the adjacent-line prefetcher cannot pair
-/// them either): `tail`, the producer's private limit (below), `head`, the consumer's private cache of `tail` and
-/// its depth statistic, then the slots, then 128 bytes of padding so the last slot shares no line with whatever the
+/// them either): `tail`, the producer's private limit (below), `head`, the consumer's private cache of `tail`, its
+/// depth statistic and its slipping state (``ConsumerEnd/slip(head:)``), then the slots, then 128 bytes of padding so the last slot shares no line with whatever the
 /// allocator puts next.
 ///
 /// **Hot paths.** The producer caches not `head` but `head + capacity`, the index it may not reach: "full" is then
@@ -22,7 +22,8 @@ import CLinux
 /// reads the other's index only when its cached copy says full or empty, and refreshes the cache from that load.
 /// `pushSpinning` and `popSpinning` wait with the CPU's spin-wait hint between loads of the other index: on a 2-vCPU
 /// AMD EPYC a round trip through two rings took a fifth less time with it, and throughput did not change
-/// (docs/benchmarks.md, "Message ring").
+/// (docs/benchmarks.md, "Message ring"). A polling consumer that catches up with a streaming producer slips back
+/// before it looks again (``ConsumerEnd/slip(head:)``), so the two never trade cache lines element by element.
 ///
 /// **Why `BitwiseCopyable`.** A slot is written and read with plain loads and stores: no retain/release, no
 /// destructor to run on overwrite, nothing the optimiser must keep alive. Larger payloads travel out of line
@@ -73,6 +74,12 @@ public final class SPSCRing<Element: BitwiseCopyable, Atomics: RingIndexAtomics>
         producerLimit.initialize(to: startIndex &+ UInt(capacity))
         cachedTail = (block + RingLayout.consumerPrivateOffset).bindMemory(to: UInt.self, capacity: 1)
         cachedTail.initialize(to: startIndex)
+        // The slip's three words (``RingLayout/slipDistanceWord``), after the depth statistic.
+        let slipWords = (block + RingLayout.consumerPrivateOffset + RingLayout.slipDistanceWord * 8)
+            .bindMemory(to: UInt.self, capacity: 3)
+        slipWords.initialize(to: ConsumerEnd.slipDistance)
+        (slipWords + 1).initialize(to: startIndex)
+        (slipWords + 2).initialize(to: 0)
         let depth = (block + RingLayout.depthOffset).bindMemory(to: UnsafeAtomic<UInt>.Storage.self, capacity: 1)
         depth.initialize(to: .init(0))
         maxDepth = UnsafeAtomic(at: depth)
@@ -320,7 +327,8 @@ extension SPSCRing {
         @usableFromInline let atomics: Atomics
         @usableFromInline let slots: UnsafeMutablePointer<Element>
         @usableFromInline let mask: UInt
-        /// The consumer's last observed `tail`; the word after it is the depth statistic (``noteDepth(_:)``).
+        /// The consumer's last observed `tail`; the word after it is the depth statistic (``noteDepth(_:)``), the
+        /// three after that the slip's state (``RingLayout/slipDistanceWord``).
         @usableFromInline let cachedTail: UnsafeMutablePointer<UInt>
 
         @inlinable
@@ -337,9 +345,13 @@ extension SPSCRing {
         func tryPop() -> Element? {
             let head = atomics.loadHead(ordering: .relaxed)
             if head == cachedTail.pointee {
-                let tail = atomics.loadTail(ordering: .acquiring)
+                var tail = atomics.loadTail(ordering: .acquiring)
+                if tail == head {
+                    rearmSlip(at: head)
+                    return nil
+                }
+                if tail &- head < cachedTail[RingLayout.slipDistanceWord] { tail = slip(head: head) }
                 cachedTail.pointee = tail
-                if tail == head { return nil }
                 noteDepth(tail &- head)
             }
             return read(at: head)
@@ -351,14 +363,69 @@ extension SPSCRing {
             let head = atomics.loadHead(ordering: .relaxed)
             if head == cachedTail.pointee {
                 var tail = atomics.loadTail(ordering: .acquiring)
-                while tail == head {
-                    ms_spin_wait_hint()
-                    tail = atomics.loadTail(ordering: .acquiring)
+                if tail == head {
+                    rearmSlip(at: head)
+                    repeat {
+                        ms_spin_wait_hint()
+                        tail = atomics.loadTail(ordering: .acquiring)
+                    } while tail == head
                 }
+                if tail &- head < cachedTail[RingLayout.slipDistanceWord] { tail = slip(head: head) }
                 cachedTail.pointee = tail
                 noteDepth(tail &- head)
             }
             return read(at: head)
+        }
+
+        // MARK: Temporal slipping
+
+        /// How far ahead a streaming producer is when a slip succeeds: one pair of cache lines of elements
+        /// (``RingLayout/lineStride``), so that the consumer then reads lines the producer has finished writing.
+        /// Elements of a pair of lines or more never share one with the producer's, so they never slip (0).
+        @inlinable
+        static var slipDistance: UInt {
+            let perPair = RingLayout.lineStride / MemoryLayout<Element>.stride
+            return perPair > 1 ? UInt(perPair) : 0
+        }
+
+        /// FastForward's temporal slipping, for a consumer that polls (`tryPop`, `popSpinning`). It found the
+        /// producer fewer than ``slipDistance`` elements ahead: before reading, it leaves the producer's lines alone
+        /// for ``RingLayout/slipSpins`` spin-wait hints, then takes a fresh `tail`. A streaming producer is by then
+        /// lines ahead, and the consumer reads lines the producer has finished, one `tail` per batch. Without it,
+        /// on a processor where the consumer is the faster side, a consumer that has caught up loads `tail` after
+        /// every store and reads each slot while its line is being written: the two cores lock into trading both
+        /// lines element by element, at a fifth of the throughput (docs/benchmarks.md, "Message ring").
+        ///
+        /// A producer that is not streaming (a request waiting for its reply) is not that far ahead when the
+        /// consumer looks again: the slip failed, having delayed the one element it found. Slipping is then
+        /// disarmed (the distance word is 0, so the check before each slip costs one comparison and never
+        /// passes) until the consumer finds the ring empty at or past a hold-off index: 64 elements on, doubling
+        /// with each failure up to 65 536, reset by a success. An exchange of single requests then pays one wait
+        /// per 65 536 of them. `drain`, the display thread's call, never slips: it takes what is there and goes
+        /// back to its work. Returns the fresh `tail`.
+        @inlinable @inline(never)
+        func slip(head: UInt) -> UInt {
+            for _ in 0..<RingLayout.slipSpins { ms_spin_wait_hint() }
+            let tail = atomics.loadTail(ordering: .acquiring)
+            if tail &- head >= Self.slipDistance {
+                cachedTail[RingLayout.slipBackoffWord] = 0
+            } else {
+                let backoff = min(max(cachedTail[RingLayout.slipBackoffWord] &* 2, 64), 65_536)
+                cachedTail[RingLayout.slipBackoffWord] = backoff
+                cachedTail[RingLayout.slipHoldoffWord] = head &+ backoff
+                cachedTail[RingLayout.slipDistanceWord] = 0
+            }
+            return tail
+        }
+
+        /// Arms slipping again once the consumer, having caught up, is at or past the hold-off index.
+        @inlinable @inline(__always)
+        func rearmSlip(at head: UInt) {
+            if Self.slipDistance > 0 && cachedTail[RingLayout.slipDistanceWord] == 0
+                && Int(bitPattern: head &- cachedTail[RingLayout.slipHoldoffWord]) >= 0
+            {
+                cachedTail[RingLayout.slipDistanceWord] = Self.slipDistance
+            }
         }
 
         @inlinable @inline(__always)
@@ -409,5 +476,12 @@ enum RingLayout {
     static let consumerPrivateOffset = 384
     /// Right after the consumer's cached `tail` (``SPSCRing/noteDepth(_:)`` relies on it).
     static let depthOffset = consumerPrivateOffset + MemoryLayout<UInt>.stride
+    /// Words after `cachedTail` (``SPSCRing/ConsumerEnd/slip(head:)``): the distance below which the consumer
+    /// slips (0 while disarmed), the head index from which it may be armed again, and the last failure's backoff.
+    @usableFromInline static let slipDistanceWord = 2
+    @usableFromInline static let slipHoldoffWord = 3
+    @usableFromInline static let slipBackoffWord = 4
+    /// Spin-wait hints in one slip: 32 × 21 ns on the Xeon the figures come from (docs/benchmarks.md).
+    @usableFromInline static let slipSpins = 32
     static let slotsOffset = 512
 }

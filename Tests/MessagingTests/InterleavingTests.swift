@@ -72,8 +72,8 @@ private func popTimes(_ attempts: Int)
 struct InterleavingTests {
     /// The explorer enumerates every schedule, no more: one push against one pop has exactly six. Scheduling
     /// points are thread start, the producer's store of `tail`, the consumer's load of `tail` and, only if that
-    /// load saw the element, its store of `head`: 3 schedules where the push lands before the consumer's load,
-    /// 3 where it does not.
+    /// load saw the element, the second load of its slip (the element is alone) and its store of `head`: 3
+    /// schedules where the push lands before the consumer's load, 3 where it does not.
     @Test func onePushAgainstOnePopHasSixSchedules() {
         let result = explore(capacity: 2, start: 0, producer: pushEach([1]), consumer: popTimes(1))
         #expect(result.schedules == 6)
