@@ -132,11 +132,11 @@ public final class SPSCRing<Element: BitwiseCopyable, Atomics: RingIndexAtomics>
     // MARK: Consumer side
 
     /// Removes the oldest element, or returns nil when the ring is empty. Consumer thread only.
-    @inlinable
+    @inlinable @inline(__always)
     public func tryPop() -> Element? { consumerEnd.tryPop() }
 
     /// Removes the oldest element, spinning while the ring is empty. Consumer thread only.
-    @inlinable
+    @inlinable @inline(__always)
     public func popSpinning() -> Element { consumerEnd.popSpinning() }
 
     /// Hands every element available now (at most `maxCount`) to `body`, oldest first, then frees their slots with
@@ -341,7 +341,7 @@ extension SPSCRing {
             self.cachedTail = cachedTail
         }
 
-        @inlinable
+        @inlinable @inline(__always)
         func tryPop() -> Element? {
             let head = atomics.loadHead(ordering: .relaxed)
             if head == cachedTail.pointee {
@@ -358,7 +358,7 @@ extension SPSCRing {
         }
 
         /// While empty, each turn of the spin is the spin-wait hint and one acquire load of `tail`.
-        @inlinable
+        @inlinable @inline(__always)
         func popSpinning() -> Element {
             let head = atomics.loadHead(ordering: .relaxed)
             if head == cachedTail.pointee {
@@ -403,7 +403,10 @@ extension SPSCRing {
         /// with each failure up to 65 536, reset by a success. An exchange of single requests then pays one wait
         /// per 65 536 of them. `drain`, the display thread's call, never slips: it takes what is there and goes
         /// back to its work. Returns the fresh `tail`.
-        @inlinable @inline(never)
+        ///
+        /// Inlined, as `tryPop` and `popSpinning` are: as a call, it costs the caller's loop the registers the
+        /// call clobbers, and the spills made the consumer slow enough to lose at capacity 10^7.
+        @inlinable @inline(__always)
         func slip(head: UInt) -> UInt {
             for _ in 0..<RingLayout.slipSpins { ms_spin_wait_hint() }
             let tail = atomics.loadTail(ordering: .acquiring)
@@ -481,7 +484,8 @@ enum RingLayout {
     @usableFromInline static let slipDistanceWord = 2
     @usableFromInline static let slipHoldoffWord = 3
     @usableFromInline static let slipBackoffWord = 4
-    /// Spin-wait hints in one slip: 32 × 21 ns on the Xeon the figures come from (docs/benchmarks.md).
-    @usableFromInline static let slipSpins = 32
+    /// Spin-wait hints in one slip: 64 × 21 ns on the Xeon the figures come from; 32 did less there
+    /// (docs/benchmarks.md, "Message ring").
+    @usableFromInline static let slipSpins = 64
     static let slotsOffset = 512
 }
