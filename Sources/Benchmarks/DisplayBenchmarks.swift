@@ -91,6 +91,10 @@ public struct DisplayBenchmarks {
         defer { app.kill() }
         _ = try app.waitForLine(containing: "first frame committed on WL-1", timeout: 30)
         var latencies: [Double] = []
+        // Where the time goes: done → our window's surface, surface → the compositor's first configure,
+        // configure → the first frame committed (drawing it).
+        let phaseNames = ["done-to-surface", "surface-to-configure", "configure-to-commit"]
+        var phases: [[Double]] = Array(repeating: [], count: phaseNames.count)
         var fdsBefore = 0
         var rssBefore = 0
         var checkpoints: [BenchmarkResult] = []
@@ -104,6 +108,11 @@ public struct DisplayBenchmarks {
                 let surface = segment.createdSurfaces.last, let commit = segment.firstBufferCommit(of: surface)
             {
                 latencies.append(WaylandDebugTrace.milliseconds(from: done, to: commit))
+                if let created = segment.creation(of: surface), let configured = segment.firstConfigure(of: surface) {
+                    phases[0].append(WaylandDebugTrace.milliseconds(from: done, to: created))
+                    phases[1].append(WaylandDebugTrace.milliseconds(from: created, to: configured))
+                    phases[2].append(WaylandDebugTrace.milliseconds(from: configured, to: commit))
+                }
             }
             try nested.removeOutput(name)
             _ = try app.waitForLine(containing: "screen closed: \(name)", timeout: 30)
@@ -122,7 +131,17 @@ public struct DisplayBenchmarks {
         }
         let errors = app.output.components(separatedBy: "protocol error").count - 1
         let alive = app.isRunning ? 1.0 : 0.0
-        return checkpoints + [
+        let phaseResults = zip(phaseNames, phases).flatMap { name, samples in
+            [
+                BenchmarkResult(
+                    benchmark: "hotplug", subject: "multiscreen", metric: "\(name)-median",
+                    value: SampleStatistics.median(samples), unit: "ms", samples: samples.count),
+                BenchmarkResult(
+                    benchmark: "hotplug", subject: "multiscreen", metric: "\(name)-p95",
+                    value: SampleStatistics.percentile(samples, 95), unit: "ms", samples: samples.count),
+            ]
+        }
+        return checkpoints + phaseResults + [
             BenchmarkResult(
                 benchmark: "hotplug", subject: "multiscreen", metric: "done-to-commit-median",
                 value: SampleStatistics.median(latencies), unit: "ms", samples: latencies.count),

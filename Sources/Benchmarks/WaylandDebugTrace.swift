@@ -109,6 +109,25 @@ extension WaylandDebugTrace {
         return nil
     }
 
+    /// Time of the request that created `surface` ("wl_surface@14").
+    public func creation(of surface: String) -> UInt32? {
+        lines.first { line in
+            line.isRequest && line.message == "create_surface" && line.arguments.hasSuffix(surface)
+        }?.time
+    }
+
+    /// Time of the first `xdg_surface.configure` of the role object made for `surface`: the compositor's answer
+    /// to its first commit, which the client must have before it may attach a buffer.
+    public func firstConfigure(of surface: String) -> UInt32? {
+        guard
+            let role = lines.first(where: { line in
+                line.isRequest && line.message == "get_xdg_surface" && line.arguments.hasSuffix(surface)
+            }), let at = role.arguments.range(of: "xdg_surface@")
+        else { return nil }
+        let xdgSurface = "xdg_surface@" + role.arguments[at.upperBound...].prefix { $0.isNumber }
+        return lines.first { !$0.isRequest && $0.object == xdgSurface && $0.message == "configure" }?.time
+    }
+
     /// Number of `wl_buffer`s created from shm pools (Mesa's software path allocates its swap chain this way).
     public var shmBuffersCreated: Int {
         lines.filter { $0.isRequest && $0.object.hasPrefix("wl_shm_pool@") && $0.message == "create_buffer" }.count

@@ -44,6 +44,13 @@ public final class NestedSway: SwayCompositor {
             for name in names {
                 try placeWindow(of: name, width: width, height: height, timeout: timeout)
             }
+            // An output added later is floated and sized as its window maps. Clients see it at the wayland
+            // backend's default 1280×720 and then at its own size, as before, but no longer at the whole outer
+            // output's size in between (the outer sway tiled the new window until `placeWindow` floated it): a
+            // frame drawn for that transient mode, 2.25 times the pixels, was most of the hotplug latency measured.
+            try outer.swaymsg(
+                "for_window \(windowCriteria) floating enable, border none, resize set \(width) \(height), "
+                    + "move position 0 0")
         }
         sway.compositor.logger.info("nested sway ready in \(Int(sway.compositor.age * 1000)) ms")
     }
@@ -96,6 +103,9 @@ public final class NestedSway: SwayCompositor {
     private func criteria(for name: String) -> String {
         "[pid=\(sway.compositor.process.pid) title=\"^wlroots - \(name)$\"]"
     }
+
+    /// sway criteria for every outer window of this nested sway.
+    private var windowCriteria: String { "[pid=\(sway.compositor.process.pid) title=\"^wlroots - \"]" }
 
     /// Waits for the outer window of `name`, then floats it at the top left with exactly `width`×`height` and waits
     /// until the inner sway reports that mode (a dead inner sway fails the wait with its own log).
