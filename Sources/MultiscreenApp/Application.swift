@@ -60,6 +60,8 @@ public final class Application {
     private let service: ServiceManager
     private var stopRequested = false
     var messagesApplied = 0
+    /// Until every screen open at start has committed its first frame; then logged and dropped.
+    private var startup: StartupPhases? = StartupPhases()
 
     /// Connects and binds; windows are created as outputs become complete.
     /// - Parameter sources: starts the transports (the control socket, …) on the bus, once the signals are blocked
@@ -75,6 +77,7 @@ public final class Application {
             configPath: options.configPath, statePath: options.statePath, remoteOfferPlacement: options.remoteOffer,
             logger: logger)
         self.sources = try sources(bus)
+        startup?.mark("sources")
         let fonts = BackgroundLoad("fonts") { try TextRasterizer() }
         signal(SIGPIPE, SIG_IGN)
         HeapStatistics.keepLargeBlocksMapped()
@@ -82,7 +85,9 @@ public final class Application {
         loop = EventLoop(display: display)
         deadlines = try ProductDeadlines(loop: loop)
         service = try ServiceManager(loop: loop, logger: logger)
+        startup?.mark("connect")
         graphics = try Graphics(display: display, loop: loop, fonts: fonts, logger: logger)
+        startup?.mark("EGL")
         registry = Registry(display: display)
         web = WebScreens(bus: bus, config: options.web, logger: logger)
         media = try MediaScreens(globals: globals, loop: loop, logger: logger)
@@ -99,7 +104,8 @@ public final class Application {
             try globals.checkRequired()
             try display.roundtrip()
             logger.info("compositor features: \(globals.featureSummary)")
-            try graphics.prepare()
+            startup?.mark("globals")
+            try graphics.prepare(marking: &startup)
         } catch {
             // Everything exists by now: it goes in order, as at exit, not in whatever order Swift releases it.
             shutDown(connectionAlive: true)
@@ -110,6 +116,16 @@ public final class Application {
         connectReactions()
         outputsChanged()
         service.ready()
+        logStartupOnceEveryScreenCommitted()
+    }
+
+    /// Logs ``startup`` when every screen has committed its first frame (at once when there is none: zero screens
+    /// is a normal start). After every render pass until then.
+    private func logStartupOnceEveryScreenCommitted() {
+        guard var phases = startup, screens.ordered.allSatisfy(\.hasCommitted) else { return }
+        phases.mark("first frames")
+        logger.notice("\(phases.summary) (\(screens.ordered.count) screens)")
+        startup = nil
     }
 
     /// Who reacts to what: the parts' callbacks, each handed to the part that decides.
@@ -229,6 +245,7 @@ public final class Application {
             canvas: { try graphics.makeCanvas() }, controller: product.model.assignment.controller, kind: kind,
             showsMessage: { [web] in $0.timeline.waitsToShowMessage || web.showsMessage($0.output.registryName) },
             draw: painter.draw)
+        logStartupOnceEveryScreenCommitted()
         // After the pass that drew the screens going off black: that is the last frame they show.
         screens.syncPower({ [product] in product.power(of: $0.output.registryName) }, globals: globals)
         record(plays.sync(screens.ordered, item: playlistItem))

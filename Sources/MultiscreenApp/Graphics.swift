@@ -37,8 +37,13 @@ final class Graphics {
 
     /// Compiles the shaders now, while the compositor prepares the first configures (Mesa supports
     /// EGL_KHR_surfaceless_context; elsewhere the canvas is made with the first surface instead).
-    func prepare() throws {
-        if context.makeCurrent(nil) { _ = try makeCanvas() }
+    /// - Parameter startup: marks the wait for the font loader and the shaders' compilation as phases of their own.
+    func prepare(marking startup: inout StartupPhases?) throws {
+        guard context.makeCurrent(nil) else { return }
+        _ = try fonts.value()
+        startup?.mark("fonts")
+        _ = try makeCanvas()
+        startup?.mark("shaders")
     }
 
     /// Chooses how mirrors get the controller's picture, once the globals are bound; logs the choice.

@@ -46,3 +46,37 @@ import Testing
         #expect(SampleStatistics.median([]).isNaN)
     }
 }
+
+@Suite struct HotplugAndStartupPhaseTests {
+    static let hotplug = """
+        [ 200000.000] wl_output@52.done()
+        [ 200000.150]  -> wl_compositor@8.create_surface(new id wl_surface@45)
+        [ 200000.160]  -> wl_compositor@8.create_surface(new id wl_surface@145)
+        [ 200000.170]  -> xdg_wm_base@12.get_xdg_surface(new id xdg_surface@147, wl_surface@145)
+        [ 200000.180]  -> xdg_wm_base@12.get_xdg_surface(new id xdg_surface@47, wl_surface@45)
+        [ 200002.000] xdg_surface@147.configure(50)
+        [ 200003.000] xdg_surface@47.configure(52)
+        [ 200009.000]  -> wl_surface@45.attach(wl_buffer@43, 0, 0)
+        [ 200009.100]  -> wl_surface@45.commit()
+        """
+
+    /// Each surface's own creation and configure, not those of a surface whose id ends with the same digits.
+    @Test func findsASurfacesCreationAndFirstConfigure() {
+        let trace = WaylandDebugTrace(text: Self.hotplug)
+        #expect(trace.creation(of: "wl_surface@45") == 200_000_150)
+        #expect(trace.firstConfigure(of: "wl_surface@45") == 200_003_000)
+        #expect(trace.firstConfigure(of: "wl_surface@145") == 200_002_000)
+        #expect(trace.firstConfigure(of: "wl_surface@9") == nil)
+    }
+
+    @Test func readsTheStartupPhasesLine() {
+        let output = """
+            2026-11-27T14:01:00+0000 notice multiscreen: start-up phases: sources 2.42 ms, connect 0.30 ms, \
+            EGL 58.20 ms, first frames 42.90 ms (1 screens)
+            """
+        let phases = DisplayBenchmarks.startupPhases(in: output)
+        #expect(phases.map(\.name) == ["sources", "connect", "EGL", "first frames"])
+        #expect(phases.map(\.milliseconds) == [2.42, 0.30, 58.20, 42.90])
+        #expect(DisplayBenchmarks.startupPhases(in: "no such line").isEmpty)
+    }
+}
