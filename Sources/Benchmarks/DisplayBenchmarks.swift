@@ -39,6 +39,7 @@ public struct DisplayBenchmarks {
                     until: "start-up phases:")
                 samples["multiscreen-\(count)-outputs", default: []].append(ms)
                 let logged = Self.startupPhases(in: output)
+                guard !logged.isEmpty else { throw HarnessError("no start-up phases in Multiscreen's log") }
                 for (name, value) in logged + [("process", ms - logged.map(\.milliseconds).reduce(0, +))] {
                     phases[count, default: [:]][name, default: []].append(value)
                     if !phaseOrder.contains(name) { phaseOrder.append(name) }

@@ -120,12 +120,13 @@ extension WaylandDebugTrace {
     /// to its first commit, which the client must have before it may attach a buffer.
     public func firstConfigure(of surface: String) -> UInt32? {
         guard
-            let role = lines.first(where: { line in
+            let index = lines.firstIndex(where: { line in
                 line.isRequest && line.message == "get_xdg_surface" && line.arguments.hasSuffix(surface)
-            }), let at = role.arguments.range(of: "xdg_surface@")
+            }), let at = lines[index].arguments.range(of: "xdg_surface@")
         else { return nil }
-        let xdgSurface = "xdg_surface@" + role.arguments[at.upperBound...].prefix { $0.isNumber }
-        return lines.first { !$0.isRequest && $0.object == xdgSurface && $0.message == "configure" }?.time
+        let xdgSurface = "xdg_surface@" + lines[index].arguments[at.upperBound...].prefix { $0.isNumber }
+        // After the request only: an id is reused once its object is gone.
+        return lines[index...].first { !$0.isRequest && $0.object == xdgSurface && $0.message == "configure" }?.time
     }
 
     /// Number of `wl_buffer`s created from shm pools (Mesa's software path allocates its swap chain this way).

@@ -48,6 +48,7 @@ public final class NestedSway: SwayCompositor {
             // backend's default 1280×720 and then at its own size, as before, but no longer at the whole outer
             // output's size in between (the outer sway tiled the new window until `placeWindow` floated it): a
             // frame drawn for that transient mode, 2.25 times the pixels, was most of the hotplug latency measured.
+            // sway cannot remove a rule: it outlives this nested sway in the outer one, matching only its pid.
             try outer.swaymsg(
                 "for_window \(windowCriteria) floating enable, border none, resize set \(width) \(height), "
                     + "move position 0 0")

@@ -14,8 +14,8 @@ import CLinux
 ///
 /// **Layout.** One allocation, aligned to 128 bytes (two cache lines, so the adjacent-line prefetcher cannot pair
 /// them either): `tail`, the producer's private limit (below), `head`, the consumer's private cache of `tail`, its
-/// depth statistic and its slipping state (``ConsumerEnd/slip(head:)``), then the slots, then 128 bytes of padding so the last slot shares no line with whatever the
-/// allocator puts next.
+/// depth statistic and its slipping state (``ConsumerEnd/slip(head:)``), then the slots, then 128 bytes of padding
+/// so the last slot shares no line with whatever the allocator puts next.
 ///
 /// **Hot paths.** The producer caches not `head` but `head + capacity`, the index it may not reach: "full" is then
 /// one comparison of `tail` with that limit, as "empty" is one comparison of `head` with the cached `tail`. Each side
@@ -60,6 +60,8 @@ public final class SPSCRing<Element: BitwiseCopyable, Atomics: RingIndexAtomics>
         precondition(requestedCapacity <= 1 << 40, "ring capacity \(requestedCapacity) is implausibly large")
         let capacity = requestedCapacity <= 1 ? 1 : 1 << (Int.bitWidth - (requestedCapacity - 1).leadingZeroBitCount)
         precondition(MemoryLayout<Element>.alignment <= RingLayout.lineStride)
+        // The consumer's private words must stay on its own pair of lines, before the slots.
+        assert(RingLayout.slipOffset + 3 * MemoryLayout<UInt>.stride <= RingLayout.slotsOffset)
         self.capacity = capacity
         self.mask = UInt(capacity - 1)
         self.startIndex = startIndex
@@ -75,9 +77,8 @@ public final class SPSCRing<Element: BitwiseCopyable, Atomics: RingIndexAtomics>
         cachedTail = (block + RingLayout.consumerPrivateOffset).bindMemory(to: UInt.self, capacity: 1)
         cachedTail.initialize(to: startIndex)
         // The slip's three words (``RingLayout/slipDistanceWord``), after the depth statistic.
-        let slipWords = (block + RingLayout.consumerPrivateOffset + RingLayout.slipDistanceWord * 8)
-            .bindMemory(to: UInt.self, capacity: 3)
-        slipWords.initialize(to: ConsumerEnd.slipDistance)
+        let slipWords = (block + RingLayout.slipOffset).bindMemory(to: UInt.self, capacity: 3)
+        slipWords.initialize(to: ConsumerEnd.slipDistance(capacity: UInt(capacity)))
         (slipWords + 1).initialize(to: startIndex)
         (slipWords + 2).initialize(to: 0)
         let depth = (block + RingLayout.depthOffset).bindMemory(to: UnsafeAtomic<UInt>.Storage.self, capacity: 1)
@@ -381,11 +382,12 @@ extension SPSCRing {
 
         /// How far ahead a streaming producer is when a slip succeeds: one pair of cache lines of elements
         /// (``RingLayout/lineStride``), so that the consumer then reads lines the producer has finished writing.
-        /// Elements of a pair of lines or more never share one with the producer's, so they never slip (0).
+        /// 0, no slipping, for elements of more than one line (64 bytes), which fit fewer than two to a pair, and
+        /// for a ring of fewer than two pairs' worth, where a producer could never get that far ahead.
         @inlinable
-        static var slipDistance: UInt {
-            let perPair = RingLayout.lineStride / MemoryLayout<Element>.stride
-            return perPair > 1 ? UInt(perPair) : 0
+        static func slipDistance(capacity: UInt) -> UInt {
+            let perPair = UInt(RingLayout.lineStride / MemoryLayout<Element>.stride)
+            return perPair > 1 && capacity >= 2 * perPair ? perPair : 0
         }
 
         /// FastForward's temporal slipping, for a consumer that polls (`tryPop`, `popSpinning`). It found the
@@ -410,7 +412,7 @@ extension SPSCRing {
         func slip(head: UInt) -> UInt {
             for _ in 0..<RingLayout.slipSpins { ms_spin_wait_hint() }
             let tail = atomics.loadTail(ordering: .acquiring)
-            if tail &- head >= Self.slipDistance {
+            if tail &- head >= Self.slipDistance(capacity: mask &+ 1) {
                 cachedTail[RingLayout.slipBackoffWord] = 0
             } else {
                 let backoff = min(max(cachedTail[RingLayout.slipBackoffWord] &* 2, 64), 65_536)
@@ -424,10 +426,11 @@ extension SPSCRing {
         /// Arms slipping again once the consumer, having caught up, is at or past the hold-off index.
         @inlinable @inline(__always)
         func rearmSlip(at head: UInt) {
-            if Self.slipDistance > 0 && cachedTail[RingLayout.slipDistanceWord] == 0
+            let distance = Self.slipDistance(capacity: mask &+ 1)
+            if distance > 0 && cachedTail[RingLayout.slipDistanceWord] == 0
                 && Int(bitPattern: head &- cachedTail[RingLayout.slipHoldoffWord]) >= 0
             {
-                cachedTail[RingLayout.slipDistanceWord] = Self.slipDistance
+                cachedTail[RingLayout.slipDistanceWord] = distance
             }
         }
 
@@ -484,6 +487,7 @@ enum RingLayout {
     @usableFromInline static let slipDistanceWord = 2
     @usableFromInline static let slipHoldoffWord = 3
     @usableFromInline static let slipBackoffWord = 4
+    static let slipOffset = consumerPrivateOffset + slipDistanceWord * MemoryLayout<UInt>.stride
     /// Spin-wait hints in one slip: 64 × 21 ns on the Xeon the figures come from; 32 did less there
     /// (docs/benchmarks.md, "Message ring").
     @usableFromInline static let slipSpins = 64

@@ -124,7 +124,7 @@ public final class Application {
     private func logStartupOnceEveryScreenCommitted() {
         guard var phases = startup, screens.ordered.allSatisfy(\.hasCommitted) else { return }
         phases.mark("first frames")
-        logger.notice("\(phases.summary) (\(screens.ordered.count) screens)")
+        logger.notice("\(phases.summary) (screens: \(screens.ordered.count))")
         startup = nil
     }
 

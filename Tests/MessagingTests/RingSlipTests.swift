@@ -94,6 +94,60 @@ struct RingSlipTests {
         }
     }
 
+    /// The hold-off doubles up to 65 536 elements and stays there; a slip that succeeds resets it, so the next
+    /// failure holds off for 64 again.
+    @Test func theHoldOffIsCappedAndASuccessResetsIt() {
+        let (ring, loads) = Self.ring(Int.self)
+        var slips: [Int] = []
+        var element = 0
+        while slips.count < 13 {
+            if Self.tailLoadsOfASingleRequest(ring, loads, value: element) == 2 { slips.append(element) }
+            element += 1
+        }
+        let holdOffs = zip(slips, slips.dropFirst()).map { $1 - $0 }
+        #expect(holdOffs == [64, 128, 256, 512, 1024, 2048, 4096, 8192, 16_384, 32_768, 65_536, 65_536])
+
+        // Requests until the next slip, now one during which the producer streams a pair of lines' worth: it
+        // succeeds, so slipping is armed again at once, and the next failure holds off for 64 only.
+        defer { loads.onTailLoad = nil }  // the hook holds the ring, which holds the hook
+        let distance = 128 / MemoryLayout<Int>.stride
+        var loadsInPop = 0
+        var streaming = false
+        loads.onTailLoad = { _ in
+            loadsInPop += 1
+            guard streaming && loadsInPop == 2 else { return }  // the slip's look
+            for _ in 0..<distance {
+                #expect(ring.tryPush(element))
+                element += 1
+            }
+        }
+        var slipped = false
+        while !slipped {
+            #expect(ring.tryPop() == nil)
+            let request = element
+            #expect(ring.tryPush(request))
+            element += 1
+            (loadsInPop, streaming) = (0, true)
+            #expect(ring.tryPop() == request)
+            streaming = false
+            slipped = loadsInPop == 2
+            for expected in (request + 1)..<element { #expect(ring.tryPop() == expected) }
+        }
+        loads.onTailLoad = nil
+        #expect(Self.tailLoadsOfASingleRequest(ring, loads, value: element) == 2, "armed again after the success")
+        let failed = element
+        repeat { element += 1 } while Self.tailLoadsOfASingleRequest(ring, loads, value: element) != 2
+        #expect(element - failed == 64)
+    }
+
+    /// A ring smaller than two pairs of lines' worth never slips: its producer could never get far enough ahead.
+    @Test func aSmallRingNeverSlips() {
+        let (ring, loads) = Self.ring(Int.self, capacity: 16)
+        for element in 0..<100 {
+            #expect(Self.tailLoadsOfASingleRequest(ring, loads, value: element) == 1)
+        }
+    }
+
     /// Elements that fill a pair of cache lines each never share a line, so there is nothing to slip from.
     @Test func elementsOfAPairOfLinesNeverSlip() {
         struct Wide: BitwiseCopyable {
