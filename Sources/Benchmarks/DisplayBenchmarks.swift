@@ -173,23 +173,16 @@ public struct DisplayBenchmarks {
         }
         let errors = app.output.components(separatedBy: "protocol error").count - 1
         let alive = app.isRunning ? 1.0 : 0.0
-        let phaseResults = zip(phaseNames, phases).flatMap { name, samples in
-            [
+        // The whole latency and each of its phases: median and p95.
+        let distributions = [("done-to-commit", latencies)] + Array(zip(phaseNames, phases))
+        let percentiles = distributions.flatMap { name, samples in
+            [("median", 50.0), ("p95", 95.0)].map { metric, p in
                 BenchmarkResult(
-                    benchmark: "hotplug", subject: "multiscreen", metric: "\(name)-median",
-                    value: SampleStatistics.median(samples), unit: "ms", samples: samples.count),
-                BenchmarkResult(
-                    benchmark: "hotplug", subject: "multiscreen", metric: "\(name)-p95",
-                    value: SampleStatistics.percentile(samples, 95), unit: "ms", samples: samples.count),
-            ]
+                    benchmark: "hotplug", subject: "multiscreen", metric: "\(name)-\(metric)",
+                    value: SampleStatistics.percentile(samples, p), unit: "ms", samples: samples.count)
+            }
         }
-        return checkpoints + phaseResults + [
-            BenchmarkResult(
-                benchmark: "hotplug", subject: "multiscreen", metric: "done-to-commit-median",
-                value: SampleStatistics.median(latencies), unit: "ms", samples: latencies.count),
-            BenchmarkResult(
-                benchmark: "hotplug", subject: "multiscreen", metric: "done-to-commit-p95",
-                value: SampleStatistics.percentile(latencies, 95), unit: "ms", samples: latencies.count),
+        return checkpoints + percentiles + [
             BenchmarkResult(
                 benchmark: "hotplug", subject: "multiscreen", metric: "done-to-commit-max",
                 value: latencies.max() ?? .nan, unit: "ms", samples: latencies.count),
