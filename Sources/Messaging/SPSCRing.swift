@@ -391,12 +391,13 @@ extension SPSCRing {
         }
 
         /// FastForward's temporal slipping, for a consumer that polls (`tryPop`, `popSpinning`). It found the
-        /// producer fewer than ``slipDistance`` elements ahead: before reading, it leaves the producer's lines alone
-        /// for ``RingLayout/slipSpins`` spin-wait hints, then takes a fresh `tail`. A streaming producer is by then
-        /// lines ahead, and the consumer reads lines the producer has finished, one `tail` per batch. Without it,
-        /// on a processor where the consumer is the faster side, a consumer that has caught up loads `tail` after
-        /// every store and reads each slot while its line is being written: the two cores lock into trading both
-        /// lines element by element, at a fifth of the throughput (docs/benchmarks.md, "Message ring").
+        /// producer fewer than ``slipDistance(capacity:)`` elements ahead: before reading, it leaves the producer's
+        /// lines alone for ``RingLayout/slipSpins`` spin-wait hints, then takes a fresh `tail`. A streaming
+        /// producer is by then lines ahead, and the consumer reads lines the producer has finished, one `tail` per
+        /// batch. Without it, on a processor where the consumer is the faster side, a consumer that has caught up
+        /// loads `tail` after every store and reads each slot while its line is being written: the two cores lock
+        /// into trading both lines element by element, at a fifth of the throughput (docs/benchmarks.md, "Message
+        /// ring").
         ///
         /// A producer that is not streaming (a request waiting for its reply) is not that far ahead when the
         /// consumer looks again: the slip failed, having delayed the one element it found. Slipping is then
