@@ -244,7 +244,7 @@ public final class Application {
         let drawn = screens.render(
             canvas: { try graphics.makeCanvas() }, controller: product.model.assignment.controller, kind: kind,
             showsMessage: { [web] in $0.timeline.waitsToShowMessage || web.showsMessage($0.output.registryName) },
-            draw: painter.draw)
+            picture: painter.picture, draw: painter.draw)
         logStartupOnceEveryScreenCommitted()
         // After the pass that drew the screens going off black: that is the last frame they show.
         screens.syncPower({ [product] in product.power(of: $0.output.registryName) }, globals: globals)

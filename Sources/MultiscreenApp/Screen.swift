@@ -23,8 +23,18 @@ final class Screen {
     /// How frames reach the surface now (``FrameRoute``), and the subsurface a shared-frame mirror shows its frame on.
     private(set) var route = FrameRoute.window
     private var mirrorLayer: MirrorLayer?
-    /// The shared frames this screen's surfaces have shown (to retire their buffers when it stops).
+    /// The shared frames this screen's surfaces show (to retire their buffers when it stops). Keeps the pool alive
+    /// while it does: the pool of a screen that no longer draws for identical screens goes with the last one showing
+    /// its frames.
     private var sharedPool: SharedFramePool?
+    /// The number of the shared picture the window's surface shows (``SharedFramePool/framesWritten`` when it was
+    /// published): the next picture of the same pool damages only the rows that changed.
+    private var shownPicture: Int?
+    /// The frames this external screen draws when identical screens show its frame (``SharedPicture``): made by the
+    /// window arrangement when the screen leads such a group, dropped when it stops.
+    var leaderPool: SharedFramePool?
+    /// The picture in ``leaderPool``'s newest frame: what identical screens may show of it.
+    var leaderPicture: SharedPicture?
     /// The geometry the surface's buffer scale, viewport and opaque region are set for (nil: set them again).
     private var appliedGeometry: SurfaceGeometry?
     private(set) var geometry: SurfaceGeometry?
@@ -139,6 +149,10 @@ final class Screen {
         route: FrameRoute = .window, shared: SharedFrames? = nil, draw: (Canvas, SurfaceGeometry) -> Void
     ) -> Bool {
         guard let window, let geometry, timeline.mayDraw(answeringConfigure: pendingSerial != nil) else { return false }
+        // The pool whose frame the surface shows now stays until the new one is committed, even when this pass moves
+        // the screen to another pool and that was the last screen holding it.
+        let shownBefore = sharedPool
+        defer { withExtendedLifetime(shownBefore) {} }
         // Shared frames: the controller waits while the compositor holds every frame (a `release` wakes the loop),
         // unless a configure waits for its answer.
         var frame: ShmFrame?
@@ -169,6 +183,16 @@ final class Screen {
                 (carriesMessages, withFeedback) = try drawIntoSharedFrame(
                     frame, shared: shared, window: window, geometry: geometry, context: context, canvas: canvas,
                     globals: globals, draw: draw)
+            case .sharedIdentical:
+                guard let shared, let frame = shared.pool.latest, let surface = window.surface else {
+                    window.commit()
+                    return false
+                }
+                applySurfaceState(window: window, geometry: geometry, globals: globals)
+                show(frame, of: shared.pool, on: surface)
+                carriesMessages = timeline.carriesMessages
+                withFeedback = timeline.requestFrameAndFeedback(window: window, globals: globals)
+                window.commit()
             case .sharedMirror:
                 carriesMessages = timeline.carriesMessages
                 if let shared { showSharedFrame(shared.pool, window: window, geometry: geometry, globals: globals) }
@@ -246,11 +270,23 @@ final class Screen {
         let carriesMessages = timeline.drawFlashPatch(on: canvas, geometry: geometry)
         shared.offscreen.read(into: frame.pixelsForWriting())
         shared.pool.publish(frame)
-        sharedPool = shared.pool
-        frame.attach(to: surface)
+        show(frame, of: shared.pool, on: surface)
         let withFeedback = timeline.requestFrameAndFeedback(window: window, globals: globals)
         window.commit()
         return (carriesMessages, withFeedback)
+    }
+
+    /// Attaches `frame` of `pool` to the window's surface, damaging only the rows that differ from the frame it
+    /// showed when that is the one before in the same pool. Its buffers of a pool it showed before go, each once the
+    /// compositor released it.
+    private func show(_ frame: ShmFrame, of pool: SharedFramePool, on surface: OpaquePointer) {
+        if pool !== sharedPool {
+            sharedPool?.retire(surface: surface)
+            sharedPool = pool
+            shownPicture = nil
+        }
+        frame.attach(to: surface, rows: pool.rowsToDamage(showing: frame, after: shownPicture))
+        shownPicture = frame === pool.latest ? pool.framesWritten : nil
     }
 
     /// A mirror: the pool's newest frame on the subsurface, fitted into the output with black around it.
@@ -308,7 +344,11 @@ final class Screen {
             mirrorLayer = nil
             window?.clearViewportDestination()
         }
-        if from == .sharedFrame || from == .sharedMirror { sharedPool?.retire(surface: window?.surface) }
+        if from.showsSharedFrames {
+            sharedPool?.retire(surface: window?.surface)
+            sharedPool = nil
+            shownPicture = nil
+        }
         appliedGeometry = nil
         self.route = route
     }
@@ -322,6 +362,9 @@ final class Screen {
         mirrorLayer?.destroy(pool: sharedPool)
         mirrorLayer = nil
         sharedPool?.retire(surface: window?.surface)
+        sharedPool = nil
+        leaderPool = nil
+        leaderPicture = nil
         route = .window
         appliedGeometry = nil
         window?.destroy()

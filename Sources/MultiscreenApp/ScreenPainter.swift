@@ -26,6 +26,33 @@ struct ScreenPainter {
         }
     }
 
+    /// The picture ``draw(_:on:geometry:)`` would draw on `screen`, when another screen could show that very frame
+    /// (``SharedPicture``); nil when the frame is the screen's own. Mirrors ``drawContent(_:on:geometry:)``'s cases.
+    func picture(of screen: Screen, geometry: SurfaceGeometry) -> SharedPicture? {
+        let name = screen.output.displayName
+        let theme = product.model.roles.config.theme
+        guard !theme.showsInfo, !theme.showsName, product.identity(of: screen.output.registryName) == nil else {
+            return nil
+        }
+        func messages() -> SharedPicture.Content { .messages(product.model.log.messages(for: name).map(\.id)) }
+        let content: SharedPicture.Content
+        switch product.kind(of: screen.output.registryName) {
+        case .external(.messages):
+            guard product.remoteOffer == nil || !product.showsRemoteOffer(.external(.messages), onScreenNamed: name)
+            else { return nil }
+            content = messages()
+        case .external(.card):
+            content = product.model.cards.card(onScreen: name).map { .card($0.text) } ?? messages()
+        case .external(.blank): content = .blank
+        case .external(.web), .external(.image), .external(.video), .external(.playlist): content = messages()
+        case .slide(.text(let words)): content = .slide(words)
+        case .slide(.card(let words)): content = .card(words)
+        case .controller, .external(.mirror), .media, .web: return nil
+        }
+        let background = content == .blank ? SceneStyle.black : look(screen).background
+        return SharedPicture(content: content, geometry: geometry, background: background)
+    }
+
     /// What the screen shows, by its kind.
     private func drawContent(_ screen: Screen, on canvas: Canvas, geometry: SurfaceGeometry) {
         switch product.kind(of: screen.output.registryName) {

@@ -176,11 +176,12 @@ final class ScreenSet {
     func render(
         canvas: () throws -> Canvas, controller: UInt32?, kind: (Screen) -> ScreenKind,
         showsMessage: (Screen) -> Bool = { $0.timeline.waitsToShowMessage },
+        picture: (Screen, SurfaceGeometry) -> SharedPicture? = { _, _ in nil },
         draw: (Screen, Canvas, SurfaceGeometry) -> Void
     ) -> Int {
         let drawn = arrangement.render(
             self, context: context, canvas: canvas, globals: globals, controller: controller, kind: kind,
-            showsMessage: showsMessage, draw: draw)
+            showsMessage: showsMessage, picture: picture, draw: draw)
         scheduleHealthCheck()
         scheduleDraw()
         return drawn

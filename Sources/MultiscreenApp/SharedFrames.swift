@@ -50,14 +50,19 @@ enum MirrorPath {
     }
 }
 
-/// What the shared-frame path owns: the pool of `wl_shm` frames and the framebuffer object the controller is drawn
-/// into before it is read back into one of them. Owned by ``Graphics``: made once the globals are bound,
-/// ``destroy()`` after every window is gone (the GL object while the context is current).
+/// What the shared-frame path draws with: a pool of `wl_shm` frames and the framebuffer object a frame is drawn into
+/// before it is read back into one of them. The controller's (the frames its mirrors show) is owned by ``Graphics``:
+/// made once the globals are bound, ``destroy()`` after every window is gone (the GL object while the context is
+/// current). An external screen that draws the frame of identical screens has a pool of its own
+/// (``Screen/leaderPool``) and borrows that framebuffer object: screens are drawn one after another.
 final class SharedFrames {
     let pool: SharedFramePool
-    let offscreen = OffscreenFrame()
+    let offscreen: OffscreenFrame
 
-    init(pool: SharedFramePool) { self.pool = pool }
+    init(pool: SharedFramePool, offscreen: OffscreenFrame = OffscreenFrame()) {
+        self.pool = pool
+        self.offscreen = offscreen
+    }
 
     func destroy(glCurrent: Bool) {
         if glCurrent { offscreen.delete() }
@@ -72,11 +77,17 @@ enum FrameRoute: String, Equatable {
     case window = "egl"
     /// A mirror drawn with EGL from the controller's texture copy.
     case mirrorByCopy = "egl-texture-copy"
-    /// The controller, drawn into a shared frame and attached to its own surface (no `eglSwapBuffers`).
+    /// Drawn into a shared frame and attached to its own surface (no `eglSwapBuffers`): the controller, whose frames
+    /// its mirrors show, or an external screen whose frames identical screens show.
     case sharedFrame = "shared-buffer"
     /// A mirror showing the controller's shared frame, scaled by the compositor.
     case sharedMirror = "shared-buffer-mirror"
+    /// An external screen showing, through its own `wl_buffer`, the frame an identical screen drew
+    /// (``SharedPicture``): nothing drawn.
+    case sharedIdentical = "shared-buffer-identical"
 
     /// Drawn with EGL into the window's own surface.
     var usesWindowSurface: Bool { self == .window || self == .mirrorByCopy }
+    /// Shows frames of a ``SharedFramePool`` on the window's surface or its subsurface.
+    var showsSharedFrames: Bool { !usesWindowSurface }
 }

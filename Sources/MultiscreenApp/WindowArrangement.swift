@@ -23,11 +23,12 @@ protocol WindowArrangement {
     /// Draws and commits what needs it. `controller` is the registry name of the controller's output (whether it
     /// shows the controller UI or a page in its place): drawn first, and what mirrors show. `showsMessage`: whether
     /// a screen's next frame shows a message someone waits to see (drawn before the controller when it can be).
+    /// `picture`: what a screen of that geometry would draw, when identical screens can show one frame of it.
     /// - Returns: how many windows were committed.
     func render(
         _ screens: ScreenSet, context: GraphicsContext, canvas: () throws -> Canvas, globals: WaylandGlobals,
         controller: UInt32?, kind: (Screen) -> ScreenKind, showsMessage: (Screen) -> Bool,
-        draw: (Screen, Canvas, SurfaceGeometry) -> Void
+        picture: (Screen, SurfaceGeometry) -> SharedPicture?, draw: (Screen, Canvas, SurfaceGeometry) -> Void
     ) -> Int
 }
 
@@ -50,38 +51,79 @@ struct SeparateWindows: WindowArrangement {
     func render(
         _ screens: ScreenSet, context: GraphicsContext, canvas: () throws -> Canvas, globals: WaylandGlobals,
         controller: UInt32?, kind: (Screen) -> ScreenKind, showsMessage: (Screen) -> Bool,
-        draw: (Screen, Canvas, SurfaceGeometry) -> Void
+        picture: (Screen, SurfaceGeometry) -> SharedPicture?, draw: (Screen, Canvas, SurfaceGeometry) -> Void
     ) -> Int {
         // A screen that has never shown anything goes first: when an output appears, every other screen also
         // redraws ("screen 2 of 3"), and the newcomer's first frame must not wait behind them. Then a screen with a
         // window of its own whose next frame shows a message: when a page's frame carrying a message is due
         // together with the controller's frame for the same message, the message does not wait for a whole
         // software frame of the controller. Then the controller, so that mirrors drawn after it in this pass show
-        // this frame's controller.
+        // this frame's controller. A screen showing an identical screen's frame goes right after its leader drew it,
+        // or in its own place when the leader's frame is ready already.
         func isController(_ screen: Screen) -> Bool { screen.output.registryName == controller }
         let shared = screens.sharedFrames
         let hasController = screens.ordered.contains(where: isController)
-        /// How each screen's frame reaches its surface: with shared frames, the controller draws into one and its
-        /// mirrors show it (a mirror with no controller to show draws its messages, like any screen).
-        func route(_ screen: Screen) -> FrameRoute {
-            switch (kind(screen), shared) {
-            case (_, .some) where isController(screen): .sharedFrame
-            case (.external(.mirror), .some) where hasController: .sharedMirror
-            case (.external(.mirror), .none) where hasController: .mirrorByCopy
-            default: .window
+        // With shared frames, identical external screens show one frame: see ``PictureSharing``.
+        let sharing = PictureSharing(screens.ordered) { screen in
+            guard shared != nil, !isController(screen), let geometry = screen.geometry else { return nil }
+            return picture(screen, geometry)
+        }
+        /// How each screen's frame reaches its surface, and the pool it goes through: with shared frames, the
+        /// controller draws into one and its mirrors show it (a mirror with no controller to show draws its messages,
+        /// like any screen), and an external screen draws into its own or shows an identical screen's.
+        func route(_ screen: Screen) -> (FrameRoute, SharedFramePool?) {
+            switch (kind(screen), shared, sharing.part(of: screen)) {
+            case (_, .some(let shared), _) where isController(screen): (.sharedFrame, shared.pool)
+            case (.external(.mirror), .some(let shared), _) where hasController: (.sharedMirror, shared.pool)
+            case (.external(.mirror), .none, _) where hasController: (.mirrorByCopy, nil)
+            case (_, .some, .leads?) where screen.leaderPool != nil: (.sharedFrame, screen.leaderPool)
+            case (_, .some, .follows(let leader, _)?) where leader.leaderPool != nil:
+                (.sharedIdentical, leader.leaderPool)
+            default: (.window, nil)
+            }
+        }
+        // A leader's pool is made when it starts leading and dropped when it stops (the screens still showing its
+        // frames keep it until they show others). Without shared memory for one, the group draws screen by screen.
+        for screen in screens.ordered {
+            if case .leads? = sharing.part(of: screen) {
+                if screen.leaderPool == nil, let shm = globals.shm {
+                    screen.leaderPool = try? SharedFramePool(shm: shm)
+                }
+            } else {
+                screen.leaderPool = nil
+                screen.leaderPicture = nil
             }
         }
         func rank(_ screen: Screen) -> Int {
             guard screen.hasCommitted else { return isController(screen) ? 0 : 1 }
-            if !isController(screen) && route(screen) == .window && showsMessage(screen) { return 2 }
+            let drawsOwnFrame = [.window, .sharedFrame].contains(route(screen).0)
+            if !isController(screen) && drawsOwnFrame && showsMessage(screen) { return 2 }
             return isController(screen) ? 3 : 4
         }
         var drawn = 0
-        for screen in screens.ordered.sorted(by: { rank($0) < rank($1) }) {
+        var visited = Set<ObjectIdentifier>()
+        func render(_ screen: Screen) {
+            guard visited.insert(ObjectIdentifier(screen)).inserted else { return }
+            let (route, pool) = route(screen)
+            let frames = pool.flatMap { pool in shared.map { SharedFrames(pool: pool, offscreen: $0.offscreen) } }
             let rendered = screen.renderIfNeeded(
-                context: context, canvas: canvas, globals: globals, route: route(screen), shared: shared,
+                context: context, canvas: canvas, globals: globals, route: route, shared: frames,
                 draw: { draw(screen, $0, $1) })
             if rendered { drawn += 1 }
+            // A leader's new frame goes to every screen showing it at once, before anything else is drawn.
+            if rendered, route == .sharedFrame, case .leads(let shown)? = sharing.part(of: screen) {
+                screen.leaderPicture = shown
+                for follower in sharing.followers(of: screen) { render(follower) }
+            }
+        }
+        for screen in screens.ordered.sorted(by: { rank($0) < rank($1) }) {
+            // Not ready: it is shown when its leader draws, in this pass or a later one.
+            if case .follows(let leader, let shown)? = sharing.part(of: screen), leader.leaderPool != nil,
+                !PictureSharing.isReady(leader, for: shown)
+            {
+                continue
+            }
+            render(screen)
         }
         return drawn
     }
@@ -133,7 +175,7 @@ struct SpanningWindow: WindowArrangement {
     func render(
         _ screens: ScreenSet, context: GraphicsContext, canvas: () throws -> Canvas, globals: WaylandGlobals,
         controller: UInt32?, kind: (Screen) -> ScreenKind, showsMessage: (Screen) -> Bool,
-        draw: (Screen, Canvas, SurfaceGeometry) -> Void
+        picture: (Screen, SurfaceGeometry) -> SharedPicture?, draw: (Screen, Canvas, SurfaceGeometry) -> Void
     ) -> Int {
         guard let hostScreen = screens.screens[host] else { return 0 }
         if screens.ordered.contains(where: { $0 !== hostScreen && $0.timeline.needsDrawing }) {

@@ -1,5 +1,5 @@
 /// Sizes of one fullscreen surface: what it covers on screen and how many pixels its buffer has.
-public struct SurfaceGeometry: Equatable, Sendable {
+public struct SurfaceGeometry: Hashable, Sendable {
     /// Size in surface-local coordinates (what `xdg_toplevel.configure` speaks in).
     public var logicalWidth: Int32
     public var logicalHeight: Int32

@@ -22,6 +22,9 @@ public final class SharedFramePool {
     private var frames: [ShmFrame] = []
     /// The newest complete picture: what a mirror shows.
     public private(set) var latest: ShmFrame?
+    /// The rows in which ``latest`` differs from the picture before it: what a surface that showed that one needs
+    /// damaged to show the newest (``rowsToDamage(showing:after:)``).
+    private var changedRows: Range<Int32>?
     /// Black, 1×1: every mirror's background, scaled to its output by a viewport.
     public let black: ShmFrame
     /// Times the controller found every frame held and waited for a release before drawing.
@@ -71,6 +74,7 @@ public final class SharedFramePool {
 
     /// `frame` holds a complete new picture: mirrors show it from now on.
     public func publish(_ frame: ShmFrame) {
+        changedRows = latest.flatMap { frame.rowsDiffering(from: $0) }
         latest = frame
         framesWritten += 1
         // The previous size's frames may all be free now.
@@ -79,6 +83,16 @@ public final class SharedFramePool {
             if stale { frame.destroy() }
             return stale
         }
+    }
+
+    /// The rows to damage on a surface that shows `frame` after the picture numbered `shown` (``framesWritten`` when
+    /// it was published): none when `frame` is that picture, those that changed when it is the next one, else nil
+    /// (all of it). Numbers, not frames: a frame the compositor released is written again, and the surface may still
+    /// show what it held before.
+    public func rowsToDamage(showing frame: ShmFrame, after shown: Int?) -> Range<Int32>? {
+        guard frame === latest, let shown else { return nil }
+        if shown == framesWritten { return 0..<0 }
+        return shown == framesWritten - 1 ? changedRows : nil
     }
 
     /// `surface` stops showing shared frames (it shows something else now, or it is being destroyed): its buffers

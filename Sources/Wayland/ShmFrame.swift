@@ -46,6 +46,22 @@ public final class ShmFrame {
 
     deinit { destroy() }
 
+    /// The rows in which this frame's pixels differ from `other`'s (both whole frames of the same size): the first
+    /// differing row to the last. Nil when they cannot be compared (another size, either destroyed).
+    public func rowsDiffering(from other: ShmFrame) -> Range<Int32>? {
+        guard other !== self, other.width == width, other.height == height, other.stride == stride,
+            let mine = memory?.pixels, let theirs = other.memory?.pixels
+        else { return nil }
+        let rowBytes = Int(width) * 4
+        func differs(_ row: Int32) -> Bool {
+            let offset = Int(row) * Int(stride)
+            return memcmp(mine + offset, theirs + offset, rowBytes) != 0
+        }
+        guard let first = (0..<height).first(where: differs) else { return 0..<0 }
+        let last = (first..<height).last(where: differs) ?? first
+        return first..<(last + 1)
+    }
+
     /// The surfaces whose buffer over this frame the compositor holds (attached and not released yet).
     public var holders: Int { Set(allBuffers.filter(\.isHeld).map(\.surface)).count }
     public var isHeld: Bool { allBuffers.contains { $0.isHeld } }
@@ -64,16 +80,18 @@ public final class ShmFrame {
         return memory!.pixels
     }
 
-    /// Attaches this frame to `surface` through the surface's own `wl_buffer` (made on first use) and damages all
-    /// of it; the caller commits. A surface that already holds this frame keeps it without a new attach (the same
-    /// buffer attached twice would blur whose `release` is whose).
+    /// Attaches this frame to `surface` through the surface's own `wl_buffer` (made on first use) and damages it; the
+    /// caller commits. A surface that already holds this frame keeps it without a new attach (the same buffer
+    /// attached twice would blur whose `release` is whose).
     ///
     /// `crop`: the part of the frame the buffer covers (a `wl_buffer` may start anywhere in its pool and keep the
     /// pool's row stride, so a crop costs no copy), the whole frame by default. A new crop makes a new buffer; the
     /// old one goes once released.
+    /// `rows`: the only rows that differ from what the surface showed before (none: no damage at all), so that the
+    /// compositor copies and composites only those; nil damages the whole buffer.
     /// - Returns: false when the surface already showed this frame so cropped.
     @discardableResult
-    public func attach(to surface: OpaquePointer, crop: PixelCrop? = nil) -> Bool {
+    public func attach(to surface: OpaquePointer, crop: PixelCrop? = nil, rows: Range<Int32>? = nil) -> Bool {
         guard let id = SurfaceID(surface) else { return false }
         let crop = (crop ?? PixelCrop(x: 0, y: 0, width: width, height: height)).clamped(width: width, height: height)
         if let existing = buffers[id], existing.crop != crop {
@@ -97,7 +115,14 @@ public final class ShmFrame {
         }
         buffer.isHeld = true
         wl_surface_attach(surface, buffer.proxy, 0, 0)
-        wl_surface_damage_buffer(surface, 0, 0, crop.width, crop.height)
+        if let rows {
+            let clamped = rows.clamped(to: 0..<crop.height)
+            if !clamped.isEmpty {
+                wl_surface_damage_buffer(surface, 0, clamped.lowerBound, crop.width, Int32(clamped.count))
+            }
+        } else {
+            wl_surface_damage_buffer(surface, 0, 0, crop.width, crop.height)
+        }
         return true
     }
 

@@ -9,10 +9,11 @@ struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract:
             "Benchmarks, each with its baseline in the same run: start-up, hotplug, idle, memory, messages, mirrors, "
-            + "keys, the ring, the fleet, web pages, the phone remote, bad input, a soak, media, playlists.",
+            + "identical screens, keys, the ring, the fleet, web pages, the phone remote, bad input, a soak, media, playlists.",
         subcommands: [
             BenchStartup.self, BenchHotplug.self, BenchIdle.self, BenchMemory.self, BenchMessages.self,
-            BenchMirror.self, BenchKeypress.self, BenchRingCommand.self, BenchFleetLatency.self, BenchFleetLoad.self,
+            BenchMirror.self, BenchIdentical.self, BenchKeypress.self, BenchRingCommand.self, BenchFleetLatency.self,
+            BenchFleetLoad.self,
             BenchFleetKiosks.self, BenchWeb.self, BenchRemoteIdle.self, BenchRemoteLatency.self, BenchRemoteLoad.self,
             BenchBadInput.self, BenchSoak.self, BenchMedia.self, BenchPlaylist.self,
         ])
@@ -165,6 +166,22 @@ struct BenchMirror: ParsableCommand {
 
     func run() throws {
         printResults(try options.benchmarks().mirrorCost(updates: updates), json: options.json)
+    }
+}
+
+struct BenchIdentical: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "identical",
+        abstract: "A message to every external screen of a wall (identical screens share one frame) against 2 outputs.")
+    @OptionGroup var options: DisplayBenchOptions
+    @Option(help: "Outputs of the wall (the first is the controller).")
+    var outputs = 16
+    @Option(help: "Messages per scenario (interleaved).")
+    var updates = 30
+
+    func run() throws {
+        printResults(
+            try options.benchmarks().identicalScreens(outputs: outputs, updates: updates), json: options.json)
     }
 }
 

@@ -24,10 +24,12 @@ import Testing
             try app.waitForLog("screen closed: \(name)")
             #expect(app.process.isRunning, "cycle \(cycle)")
         }
+        #expect(app.process.openFileDescriptorCount == fdsBefore, "fd count must not grow with hotplug")
+        // WL-2 drew the picture the added screens showed, into shared frames of its own: those go with it.
         try nested.removeOutput("WL-2")
         try app.waitForLog("screen closed: WL-2")
         #expect(app.process.isRunning)
-        #expect(app.process.openFileDescriptorCount == fdsBefore, "fd count must not grow with hotplug")
+        #expect(app.process.openFileDescriptorCount <= fdsBefore, "fd count must not grow with hotplug")
         // The remaining screen still draws, now as the only one.
         try nested.waitForScreenshot("WL-1", "WL-1 still showing screen 1") { showsScreen($0, index: 0) }
         #expect(!app.log.contains("protocol error"))

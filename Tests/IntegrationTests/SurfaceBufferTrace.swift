@@ -15,8 +15,16 @@ struct SurfaceBufferTrace {
         var description: String { "\(output), trace line \(line): \(what)" }
     }
 
-    /// Per output name: the buffers committed, in order (width, height, buffer scale).
-    private(set) var committed: [String: [(width: Int, height: Int, scale: Int)]] = [:]
+    /// Per output name: the buffers committed, in order (width, height, buffer scale), each with the regions the
+    /// commit damaged in buffer coordinates (`wl_surface.damage_buffer`).
+    private(set) var committed: [String: [(width: Int, height: Int, scale: Int, damage: [DamagedRegion])]] = [:]
+
+    struct DamagedRegion: Equatable {
+        var x: Int
+        var y: Int
+        var width: Int
+        var height: Int
+    }
     /// Buffers committed with the wrong size more than `allowedStaleCommits` commits after the change that made
     /// them wrong.
     private(set) var late: [Violation] = []
@@ -34,6 +42,7 @@ struct SurfaceBufferTrace {
         var configured: (width: Int, height: Int)?
         var bufferScale = 1
         var attached: UInt32?
+        var damage: [DamagedRegion] = []
         var expected: (width: Int, height: Int, scale: Int)?
         /// Buffers committed since `expected` last changed, and whether one of them was right yet.
         var commitsSinceChange = 0
@@ -130,6 +139,10 @@ struct SurfaceBufferTrace {
             }
         case ("wl_surface", "attach"):
             surfaces[m.id]?.attached = m.object(0)
+        case ("wl_surface", "damage_buffer"):
+            if let x = m.integer(0), let y = m.integer(1), let width = m.integer(2), let height = m.integer(3) {
+                surfaces[m.id]?.damage.append(DamagedRegion(x: x, y: y, width: width, height: height))
+            }
         case ("wl_surface", "set_buffer_scale"):
             if let scale = m.integer(0) { surfaces[m.id]?.bufferScale = scale }
         case ("wl_surface", "commit"):
@@ -154,10 +167,14 @@ struct SurfaceBufferTrace {
     }
 
     private mutating func commit(_ id: UInt32, line: Int) {
-        guard var surface = surfaces[id], let buffer = surface.attached.flatMap({ buffers[$0] }) else { return }
+        guard var surface = surfaces[id], let buffer = surface.attached.flatMap({ buffers[$0] }) else {
+            surfaces[id]?.damage = []
+            return
+        }
         surface.attached = nil
         let name = surface.output.flatMap { outputName[$0] } ?? "surface \(id)"
-        committed[name, default: []].append((buffer.width, buffer.height, surface.bufferScale))
+        committed[name, default: []].append((buffer.width, buffer.height, surface.bufferScale, surface.damage))
+        surface.damage = []
         if buffer.width % surface.bufferScale != 0 || buffer.height % surface.bufferScale != 0 {
             scaleErrors.append(
                 Violation(
