@@ -79,6 +79,9 @@ final class FrameTimeline {
 
     var needsDrawing: Bool { scheduler.isDirty }
 
+    /// Whether the compositor has yet to answer this screen's last frame (its frame callback, or the sync after it).
+    var waitsForCompositor: Bool { scheduler.awaitsFrameCallback || !scheduler.mayCommit }
+
     /// A new window, or a configure to answer with a commit at once: a pending frame callback is not waited for.
     func reset() { scheduler.reset() }
 

@@ -363,6 +363,7 @@ final class Screen {
         mirrorLayer = nil
         sharedPool?.retire(surface: window?.surface)
         sharedPool = nil
+        shownPicture = nil
         leaderPool = nil
         leaderPicture = nil
         route = .window

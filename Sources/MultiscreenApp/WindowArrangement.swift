@@ -1,3 +1,4 @@
+import Messaging
 import Outputs
 import Rendering
 import Screens
@@ -64,7 +65,7 @@ struct SeparateWindows: WindowArrangement {
         let shared = screens.sharedFrames
         let hasController = screens.ordered.contains(where: isController)
         // With shared frames, identical external screens show one frame: see ``PictureSharing``.
-        let sharing = PictureSharing(screens.ordered) { screen in
+        let sharing = PictureSharing(screens.ordered, now: MonotonicClock.nanoseconds()) { screen in
             guard shared != nil, !isController(screen), let geometry = screen.geometry else { return nil }
             return picture(screen, geometry)
         }
@@ -84,11 +85,13 @@ struct SeparateWindows: WindowArrangement {
         }
         // A leader's pool is made when it starts leading and dropped when it stops (the screens still showing its
         // frames keep it until they show others). Without shared memory for one, the group draws screen by screen.
+        // A new leader draws at once even when nothing it shows changed: its followers wait for its frame.
         for screen in screens.ordered {
-            if case .leads? = sharing.part(of: screen) {
+            if case .leads(let shown)? = sharing.part(of: screen) {
                 if screen.leaderPool == nil, let shm = globals.shm {
                     screen.leaderPool = try? SharedFramePool(shm: shm)
                 }
+                if screen.leaderPicture != shown { screen.invalidate() }
             } else {
                 screen.leaderPool = nil
                 screen.leaderPicture = nil

@@ -87,8 +87,8 @@ public final class ShmFrame {
     /// `crop`: the part of the frame the buffer covers (a `wl_buffer` may start anywhere in its pool and keep the
     /// pool's row stride, so a crop costs no copy), the whole frame by default. A new crop makes a new buffer; the
     /// old one goes once released.
-    /// `rows`: the only rows that differ from what the surface showed before (none: no damage at all), so that the
-    /// compositor copies and composites only those; nil damages the whole buffer.
+    /// `rows`: the only rows of the buffer (of the crop, when cropped) that differ from what the surface showed before
+    /// (none: no damage at all), so that the compositor copies and composites only those; nil damages all of it.
     /// - Returns: false when the surface already showed this frame so cropped.
     @discardableResult
     public func attach(to surface: OpaquePointer, crop: PixelCrop? = nil, rows: Range<Int32>? = nil) -> Bool {
