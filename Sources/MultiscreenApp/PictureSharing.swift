@@ -1,5 +1,3 @@
-import Wayland
-
 /// Which screens of a render pass draw their own frame and which show the frame of an identical screen: screens
 /// whose ``SharedPicture``s are equal form a group, one of them (its leader) draws the picture into its own shared
 /// frames, and every other shows the leader's newest frame through a `wl_buffer` of its own. Sixteen screens showing
