@@ -89,16 +89,29 @@ public final class SwayInstance: Sendable {
 
     /// Runs `swaymsg -s <ipc> args…` and returns its stdout.
     /// - Throws: ``HarnessError`` if swaymsg fails (for commands: when sway answers `success: false`).
+    ///
+    /// swaymsg waits at most 3 s for sway's reply (a fixed receive timeout), and a loaded 2-core machine has been seen
+    /// to exceed it while sway was still handling the request. A query (`-t get_…`) is then asked again; a command is
+    /// not, since sway may already have applied it: the error says so (``isLateReply(_:)``) and the caller decides.
     func swaymsg(_ arguments: [String]) throws -> String {
-        try compositor.checkAlive()
-        let process = try ChildProcess("swaymsg", ["-s", ipcSocketPath] + arguments, environment: environment)
-        let status = try process.waitForExit(timeout: 10)
-        guard status == 0 else {
-            throw HarnessError(
+        let isQuery = arguments.contains { $0.hasPrefix("get_") }
+        var attempt = 1
+        while true {
+            try compositor.checkAlive()
+            let process = try ChildProcess("swaymsg", ["-s", ipcSocketPath] + arguments, environment: environment)
+            let status = try process.waitForExit(timeout: 10)
+            if status == 0 { return process.standardOutput }
+            let error = HarnessError(
                 "swaymsg \(arguments.joined(separator: " ")) failed with status \(status): \(process.output)",
                 logTail: compositor.logTail())
+            guard isQuery, Self.isLateReply(error), attempt < 3 else { throw error }
+            attempt += 1
         }
-        return process.standardOutput
+    }
+
+    /// Whether `error` is swaymsg giving up on a reply that sway had not sent yet: the request reached sway.
+    static func isLateReply(_ error: any Error) -> Bool {
+        (error as? HarnessError)?.message.contains("Unable to receive IPC response") ?? false
     }
 
     func outputs() throws -> [CompositorOutput] {
@@ -124,7 +137,11 @@ public final class SwayInstance: Sendable {
     /// Runs `create_output` and waits for the new output's name.
     func createOutput(timeout: Double = 10) throws -> String {
         let before = Set(try outputs().map(\.name))
-        _ = try swaymsg(["create_output"])
+        do {
+            _ = try swaymsg(["create_output"])
+        } catch  where Self.isLateReply(error) {
+            // sway has the request and makes the output; the wait below sees it.
+        }
         var created: String?
         try compositor.waitUntil(timeout: timeout, "the output made by create_output") {
             created = try outputs().first { !before.contains($0.name) && $0.mode.width > 0 }?.name
