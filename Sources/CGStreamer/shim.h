@@ -181,6 +181,24 @@ static inline gboolean cgst_seek_to(GstElement *pipeline, gint64 position, gbool
                             GST_CLOCK_TIME_NONE);
 }
 
+// Plays the prerolled pipeline so that running time 0 falls `delay` nanoseconds from now on the system clock (negative:
+// that long ago), whenever the state change itself completes: the base time is set by hand, with the start time
+// NONE so that the pipeline does not overwrite it, which is how pipelines are made to play in step. Frames already due
+// go out at once; a first frame still to come waits in the sink. cgst_own_base_time() after PLAYING hands the base
+// time back to the pipeline (a later pause or flushing seek sets it as usual).
+static inline void cgst_play_at(GstElement *pipeline, gint64 delay) {
+    GstClock *clock = gst_system_clock_obtain();
+    gst_pipeline_use_clock(GST_PIPELINE(pipeline), clock);
+    GstClockTime now = gst_clock_get_time(clock);
+    gst_object_unref(clock);
+    GstClockTime base = delay >= 0 ? now + (GstClockTime)delay : (now > (GstClockTime)(-delay) ? now + delay : 0);
+    gst_element_set_start_time(pipeline, GST_CLOCK_TIME_NONE);
+    gst_element_set_base_time(pipeline, base);
+    gst_element_set_state(pipeline, GST_STATE_PLAYING);
+}
+
+static inline void cgst_own_base_time(GstElement *pipeline) { gst_element_set_start_time(pipeline, 0); }
+
 // The stream's duration in nanoseconds, or -1 when the pipeline cannot say (not prerolled, a stream without one).
 static inline gint64 cgst_duration(GstElement *pipeline) {
     gint64 duration = -1;

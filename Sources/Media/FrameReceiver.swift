@@ -22,8 +22,11 @@ final class FrameReceiver: @unchecked Sendable {
 
     deinit { close(readyDescriptor) }
 
-    /// From now on a frame is expected: the stall clock starts.
-    func markWaiting() { lastFrame.store(MonotonicClock.nanoseconds(), ordering: .relaxed) }
+    /// From now on (or from `time`, ``MonotonicClock`` ns, for a first frame due later) a frame is expected: the
+    /// stall clock starts.
+    func markWaiting(from time: UInt64 = 0) {
+        lastFrame.store(max(MonotonicClock.nanoseconds(), time), ordering: .relaxed)
+    }
 
     /// appsink's `new_sample`, on the streaming thread: the newest sample copied into a free slot, the display
     /// thread woken. Never blocks on the display thread; a frame with nowhere to go is dropped.

@@ -20,9 +20,10 @@ final class VideoBusLoop: @unchecked Sendable {
 
     private var prerollSeekDone = false
     /// Where the video starts, in seconds (0 unless a seek to the clock's point was made), and when
-    /// (``MonotonicClock`` ns) the clock was read for it: the seek's own time is made up when it plays.
+    /// (``MonotonicClock`` ns) that point is due, as the clock says: it plays with that as its base time, so the
+    /// time the seek itself took is made up and a start still to come is waited for. Nil without a clock: at once.
     private var startPosition = 0.0
-    private var clockReadAt: UInt64?
+    private var startDue: UInt64?
     private var started = false
     private var finished = false
     private var stallReported = false
@@ -103,12 +104,14 @@ final class VideoBusLoop: @unchecked Sendable {
                 if seekBeforePlaying() { break }
             }
             guard !started else { break }
-            if let clockReadAt {
-                // The clock moved on while the seek decoded up to its frame: the running time starts that far in,
-                // so the frames the clock has passed go out at once (late, not dropped) and the rest on time.
-                gst_element_set_start_time(pipeline, GstClockTime(MonotonicClock.nanoseconds() &- clockReadAt))
+            if let startDue {
+                // The clock moved on while the pipeline prerolled and sought: its first frame goes out when the clock
+                // says, at once when that has passed (the frames it passed too: late, not dropped), on time after.
+                // Pipelines given the same point on the clock (videos read ahead of one switch) play in step.
+                cgst_play_at(pipeline, gint64(Int64(bitPattern: startDue &- MonotonicClock.nanoseconds())))
+            } else {
+                gst_element_set_state(pipeline, GST_STATE_PLAYING)
             }
-            gst_element_set_state(pipeline, GST_STATE_PLAYING)
         case GST_MESSAGE_STATE_CHANGED:
             guard cgst_message_is_from(message, pipeline) != 0, !started else { break }
             var old = GST_STATE_NULL
@@ -117,7 +120,13 @@ final class VideoBusLoop: @unchecked Sendable {
             gst_message_parse_state_changed(message, &old, &new, &pending)
             guard new == GST_STATE_PLAYING else { break }
             started = true
-            receiver.markWaiting()
+            if let startDue {
+                cgst_own_base_time(pipeline)
+                // A first frame still to come is not a stall while it waits for its time.
+                receiver.markWaiting(from: startDue)
+            } else {
+                receiver.markWaiting()
+            }
             var width: Int32 = 0
             var height: Int32 = 0
             _ = cgst_sink_size(sink, &width, &height)
@@ -132,23 +141,26 @@ final class VideoBusLoop: @unchecked Sendable {
     }
 
     /// The first seek, on the prerolled pipeline: accurate, to where the clock says when it was given a clock and the
-    /// point is past the beginning; else, looping, to the beginning (a segment seek, for SEGMENT_DONE at the end). A
-    /// seek the stream refuses is reported and the video plays from the beginning. - Returns: whether a seek is under
-    /// way (its preroll's ASYNC_DONE follows).
+    /// point is past the beginning; else, looping, to the beginning (a segment seek, for SEGMENT_DONE at the end). With
+    /// a clock it places ``startDue``. A seek the stream refuses is reported and the video plays from the beginning,
+    /// at once. - Returns: whether a seek is under way (its preroll's ASYNC_DONE follows).
     private func seekBeforePlaying() -> Bool {
         if let startOffset {
             let readAt = MonotonicClock.nanoseconds()
             let offset = startOffset()
             let nanoseconds = cgst_duration(pipeline)
             let duration = nanoseconds > 0 ? Double(nanoseconds) / 1e9 : nil
-            switch VideoStart(offset: offset, duration: duration, loops: loops) {
+            let start = VideoStart(offset: offset, duration: duration, loops: loops)
+            if let late = start.late { startDue = UInt64(max(Double(readAt) - late * 1e9, 0)) }
+            switch start {
             case .fromBeginning: break
             case .at(let seconds):
                 if cgst_seek_to(pipeline, gint64(seconds * 1e9), loops ? 1 : 0) != 0 {
                     startPosition = seconds
-                    clockReadAt = readAt
                     return true
                 }
+                // From the beginning, at once, rather than not at all.
+                startDue = nil
                 onEvent(.startRefused(seconds: seconds, reason: "the stream refused the seek"))
             case .unknownDuration:
                 onEvent(.startRefused(seconds: offset, reason: "its duration is unknown"))
@@ -188,7 +200,8 @@ final class VideoBusLoop: @unchecked Sendable {
     private func checkStall() {
         guard startRequested.load(ordering: .relaxed), !finished else { return }
         let since = receiver.lastFrame.load(ordering: .relaxed)
-        let seconds = Double(MonotonicClock.nanoseconds() &- since) / 1e9
+        let now = MonotonicClock.nanoseconds()
+        let seconds = now > since ? Double(now - since) / 1e9 : 0
         if seconds >= stallSeconds {
             if !stallReported {
                 stallReported = true

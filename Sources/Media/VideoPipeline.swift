@@ -12,7 +12,7 @@ import SystemCalls
 /// through ``frameReadyFileDescriptor``. The display thread only ever calls ``acknowledge()``, ``takeFrame()`` and
 /// ``release(_:)``, which neither lock nor wait. The bus is read on a thread of its own ("media-bus"), which
 /// reports ``VideoEvent``s, queues the loop's segment seeks and, for a video that starts where the wall clock says,
-/// seeks there before it plays.
+/// seeks there and plays on the clock's time.
 public final class VideoPipeline: @unchecked Sendable {
     public let path: String
     public let loops: Bool
@@ -31,11 +31,12 @@ public final class VideoPipeline: @unchecked Sendable {
     /// - Parameters:
     ///   - loop: Play forever, seamlessly: segment seeks, no flush between loops.
     ///   - stallSeconds: How long without a frame, once started, is a stall.
-    ///   - startOffset: How far into the video the wall clock says it is now, in seconds, asked once on the bus
-    ///     thread when the pipeline has prerolled and is about to play (nil: from the beginning). It is placed by
-    ///     ``VideoStart`` (wrapped around the video's length when it loops; not at all within its first
-    ///     ``VideoStart/smallestSeek``); the seek is accurate, and the time the seek itself took is made up by
-    ///     starting the pipeline's running time that late, so the frames then match the clock.
+    ///   - startOffset: How far into the video the wall clock says it is now, in seconds (negative: how long until it
+    ///     begins), asked once on the bus thread when the pipeline has prerolled and is about to play (nil: from the
+    ///     beginning, at once). It is placed by ``VideoStart`` (wrapped around the video's length when it loops; no
+    ///     seek within its first ``VideoStart/smallestSeek``); the seek is accurate, and the pipeline plays with the
+    ///     clock's time for its starting point as its base time: the time the preroll and seek took is made up, a
+    ///     beginning still to come is waited for, and pipelines given one clock play in step.
     ///   - onEvent: Called on the bus thread.
     /// - Throws: the file's own checks (``MediaError/notFound(path:)``, …), or
     ///   ``MediaError/unsupported(path:reason:)`` when GStreamer or one of the pipeline's elements is missing.

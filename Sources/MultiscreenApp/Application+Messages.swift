@@ -35,9 +35,9 @@ extension Application {
         // What the playlists name and show next changes only with an outcome: worked out here, not at every wakeup.
         assets.sync(product.model.wantedAssets)
         lengths.sync(product.model.videosPlayingTheirLength)
-        playlistPictures = Dictionary(
+        playlistReadAhead = Dictionary(
             uniqueKeysWithValues: product.outputs.map {
-                ($0.registryName, product.model.playlistPictures(of: $0.registryName))
+                ($0.registryName, product.model.playlistReadAhead(of: $0.registryName))
             })
         let updates = product.screenUpdates(for: outcome.changes)
         screens.apply(updates, message: stamp)

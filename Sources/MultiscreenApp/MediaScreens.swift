@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import Media
 import Messaging
@@ -62,6 +63,11 @@ final class MediaScreens {
     /// How much decoded picture memory the playlists' pictures may keep between their turns (each read once, then
     /// shown again without reading); beyond it, the least recently shown go, and are read again at their turn.
     static let keptPictureBytes = 256 << 20
+    /// How long before its turn a playlist's next video is read: time for its pipeline to build and preroll on a
+    /// loaded 2-core machine (a few hundred milliseconds here), so that it plays its first frame on the switch rather
+    /// than when it is ready, in step with every screen switching then; no earlier, as a waiting pipeline holds its
+    /// decoder and a few frames.
+    static let videoLead = 1.5
 
     init(globals: WaylandGlobals, loop: EventLoop, logger: Logger) throws {
         self.globals = globals
@@ -115,9 +121,10 @@ final class MediaScreens {
     /// `covered` by something the window draws over its content (`screen.identify`) has its layer hidden while its
     /// media keeps playing, so it comes back where it would have been.
     ///
-    /// `ahead` gives each screen's playlist pictures from its next item on (``ScreenModel/playlistPictures(of:)``):
-    /// the next one is read before its turn, and every one read is kept decoded (within ``keptPictureBytes``), so a
-    /// switch to a picture is ready at once and a playlist of pictures reads each file once, not at every turn.
+    /// `ahead` gives what each screen's playlist reads ahead (``ScreenModel/playlistReadAhead(of:)``): the first item
+    /// is read before its turn (a video from ``videoLead`` before it, its pipeline then waiting for the switch to play
+    /// its first frame), and every picture read is kept decoded (within ``keptPictureBytes``), so a switch to a
+    /// picture is ready at once and a playlist of pictures reads each file once, not at every turn.
     func sync(
         _ screens: [Screen], kind: (Screen) -> ScreenKind, ahead: (Screen) -> [MediaItem], covered: (Screen) -> Bool
     ) {
@@ -178,38 +185,49 @@ final class MediaScreens {
         armTimer()
     }
 
-    /// Reads each screen's next playlist picture ahead of its turn, keeps the playlists' pictures read so far (the
-    /// least recently shown go beyond ``keptPictureBytes``, and any whose file changed), and destroys every other
-    /// asset no screen shows or waits for.
+    /// Reads each screen's next playlist item ahead of its turn (a video no earlier than ``videoLead`` before it: the
+    /// timer wakes for that), keeps the playlists' pictures read so far (the least recently shown go beyond
+    /// ``keptPictureBytes``, and any whose file changed), and destroys every other asset no screen shows or waits for.
     private func keepPictures(readingAhead ahead: [(Screen, [MediaItem])], wanted: Set<MediaAsset.Key>) {
         let now = MonotonicClock.nanoseconds()
-        for (screen, pictures) in ahead {
+        let wallNow = Date().timeIntervalSince1970
+        readAheadDue = nil
+        for (screen, items) in ahead {
             // One that failed is read again after its delay, as a shown one is.
-            guard let next = pictures.first, assets[MediaAsset.Key(next)].map({ $0.isRetryDue(now: now) }) ?? true
+            guard let next = items.first, assets[MediaAsset.Key(next)].map({ $0.isRetryDue(now: now) }) ?? true
             else { continue }
-            startReading(MediaAsset.Key(next), for: [(screen, next)])
+            if let start = next.clockStart, start - wallNow > Self.videoLead {
+                let due = now + UInt64((start - wallNow - Self.videoLead) * 1e9)
+                readAheadDue = min(readAheadDue ?? due, due)
+                continue
+            }
+            // Both screens of a spread switch at once: one reading of a video both show next.
+            let sharing = ahead.filter { $0.1.first.map(MediaAsset.Key.init) == MediaAsset.Key(next) }.map {
+                ($0.0 as Screen?, next)
+            }
+            startReading(MediaAsset.Key(next), for: sharing)
         }
-        let playlistPictures = Set(ahead.flatMap { $0.1.map(MediaAsset.Key.init) })
-        let nextPictures = Set(ahead.compactMap { $0.1.first.map(MediaAsset.Key.init) })
+        let readAhead = Set(ahead.flatMap { $0.1.map(MediaAsset.Key.init) })
+        let nextItems = Set(ahead.compactMap { $0.1.first.map(MediaAsset.Key.init) })
         var budget = Self.keptPictureBytes
         let idle = assets.values.filter { asset in
             asset.waiting.isEmpty && !wanted.contains(asset.key) && !layers.values.contains { $0.key == asset.key }
         }
-        // The next pictures first (read for their turn: never dropped for the budget, or they would be read again at
+        // The next items first (read for their turn: never dropped for the budget, or they would be read again at
         // every pass), then the most recently shown.
         let order = idle.sorted { a, b in
-            let (aNext, bNext) = (nextPictures.contains(a.key), nextPictures.contains(b.key))
+            let (aNext, bNext) = (nextItems.contains(a.key), nextItems.contains(b.key))
             return aNext != bNext ? aNext : a.lastShown > b.lastShown
         }
         for asset in order {
             let keeps: Bool
             switch asset.state {
-            case _ where !playlistPictures.contains(asset.key) || asset.isStale: keeps = false
+            case _ where !readAhead.contains(asset.key) || asset.isStale: keeps = false
             // Being read ahead, or failed and waiting for its retry (which the delay, kept here, paces).
             case .reading, .failed: keeps = true
-            case .image: keeps = nextPictures.contains(asset.key) || asset.pictureBytes <= budget
-            // A playlist's videos are never read ahead: one no screen shows is stopped.
-            case .video: keeps = false
+            case .image: keeps = nextItems.contains(asset.key) || asset.pictureBytes <= budget
+            // A video waiting for its turn; one no screen shows and none plays next is stopped.
+            case .video: keeps = nextItems.contains(asset.key)
             }
             if keeps {
                 budget -= asset.pictureBytes
@@ -396,6 +414,9 @@ final class MediaScreens {
         video.returnReleasedFrames()
     }
 
+    /// When (``MonotonicClock`` ns) the earliest next video not read yet is within ``videoLead`` of its turn.
+    private var readAheadDue: UInt64?
+
     /// The screens by registry name, as of the last ``sync(_:kind:covered:)``.
     private var screenOf: [UInt32: Screen] = [:]
     /// Screens whose layer is hidden under what the window draws over it, as of the last sync.
@@ -403,10 +424,12 @@ final class MediaScreens {
 
     private func screenName(_ name: UInt32) -> String { screenOf[name]?.output.displayName ?? "output-\(name)" }
 
-    /// The timer fired: an animated image's next frame is due, or a failed file's retry (which the render pass after
-    /// this wakeup starts, in ``sync(_:kind:covered:)``, if a screen still shows the file).
+    /// The timer fired: an animated image's next frame is due, a failed file's retry (which the render pass after this
+    /// wakeup starts, in ``sync(_:kind:covered:)``, if a screen still shows the file), or a next video's reading.
     private func timerFired() {
         let now = MonotonicClock.nanoseconds()
+        // The render pass after this wakeup reads it (and works out the next one).
+        if let due = readAheadDue, due <= now { readAheadDue = nil }
         for asset in assets.values {
             if case .image(let picture) = asset.state, picture.advance(now: now) { invalidateShowing(asset) }
             if let deadline = asset.deadline, deadline <= now, asset.isReading {
@@ -423,7 +446,7 @@ final class MediaScreens {
             if case .failed = asset.state, let retry = asset.retryAt { dues.append(retry) }
             return dues
         }
-        timer.arm(atMonotonic: dues.min())
+        timer.arm(atMonotonic: (dues + [readAheadDue].compactMap { $0 }).min())
     }
 
     /// Redraws the layers showing `asset` at the next render pass.

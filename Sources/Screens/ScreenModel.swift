@@ -522,14 +522,16 @@ public struct ScreenModel: Sendable {
         return assignment.kind(of: registryName)
     }
 
-    /// The pictures of the playlist the output plays, as its screen shows them, from the item after the one shown now
-    /// round to the one before it: what is read ahead and kept decoded, so that a switch to a picture needs no read. A
-    /// held playlist switches to nothing, a video or a page is never read ahead, and an asset only once it is cached.
-    public func playlistPictures(of registryName: UInt32) -> [MediaItem] {
+    /// What the playlist the output plays reads ahead of its turns, as its screen will show it. First, when its next
+    /// turn plays a video, that video as it will play then (its clock start is the switch), so that its pipeline is
+    /// ready to play on the switch, in step with every other screen switching then. Then its pictures, from the item
+    /// after the one shown now round to the one before it, kept decoded so that a switch to a picture needs no read. A
+    /// held playlist switches to nothing, a page is never read ahead, and an asset only once it is cached.
+    public func playlistReadAhead(of registryName: UInt32) -> [MediaItem] {
         guard let (playlist, index) = playlistItem(of: registryName), playlist.pausedAt == nil else { return [] }
         let count = playlist.items.count
         let now = Date().timeIntervalSince1970
-        return (1..<max(count, 1)).compactMap { step in
+        let pictures = (1..<max(count, 1)).compactMap { step -> MediaItem? in
             let item = playlist.items[(index + step) % count]
             guard item.isPlayable(at: now) else { return nil }
             let path: String
@@ -542,10 +544,27 @@ public struct ScreenModel: Sendable {
             }
             return MediaItem(path: path, fit: playlist.fit, loop: true)
         }
+        return (nextVideo(of: playlist, after: now).map { [$0] } ?? []) + pictures
     }
 
-    /// What a screen playing item `index` of `playlist` shows (an asset: its cached file, which the caller checked).
-    private func kind(showing playlist: Playlist, item index: Int) -> ScreenKind {
+    /// The video `playlist`'s next turn after `now` plays, as ``kind(showing:item:at:)`` will give it on the switch;
+    /// nil when that turn plays anything else, or never comes.
+    private func nextVideo(of playlist: Playlist, after now: Double) -> MediaItem? {
+        let next = playlist.position(at: now).next
+        guard next.isFinite else { return nil }
+        let index = playlist.position(at: next).index
+        let item = playlist.items[index]
+        guard item.isPlayable(at: next), !item.isAsset || availableAssets[item.source] != nil,
+            case .media(let shown) = kind(showing: playlist, item: index, at: next), shown.kind == .video
+        else { return nil }
+        return shown.item
+    }
+
+    /// What a screen playing item `index` of `playlist` at `time` shows (an asset: its cached file, which the caller
+    /// checked).
+    private func kind(showing playlist: Playlist, item index: Int, at time: Double = Date().timeIntervalSince1970)
+        -> ScreenKind
+    {
         let item = playlist.items[index]
         switch item.content {
         case .page(let url): return .web(url: url)
@@ -564,7 +583,7 @@ public struct ScreenModel: Sendable {
             // A video plays where the clock says: from its item's start, which stays the same for every render pass of
             // one turn. To the millisecond, so that the two ways of reaching a start (the sum of the items before it,
             // the number of cycles since the epoch) give the same value, and with it the same asset.
-            let start = playlist.start(ofItem: index, at: Date().timeIntervalSince1970)
+            let start = playlist.start(ofItem: index, at: time)
             shown.clockStart = (start * 1000).rounded() / 1000
         }
         return .media(ShownMedia(item: shown, kind: kind))

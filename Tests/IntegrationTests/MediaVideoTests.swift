@@ -145,4 +145,44 @@ import Testing
         #expect(try sway.screenshot("HEADLESS-2").fraction(differingFrom: before) < 0.01)
         #expect(app.process.isRunning)
     }
+
+    /// A video whose decoder is not installed is refused with the missing plugin named, and the screen keeps its
+    /// picture. Every H.264 decoder installed (libav's, OpenH264's) is ranked out of decodebin's reach, as on a machine
+    /// without them: GStreamer's own missing-plugin message names what is missing.
+    @Test func aVideoWhoseDecoderIsMissingIsRefusedNamingIt() throws {
+        let video = try Self.makeVideo(in: try MediaFixtures.directory())
+        let inspect = try ChildProcess("gst-inspect-1.0", [])
+        #expect(try inspect.waitForExit(timeout: 60) == 0)
+        // Lines such as "libav:  avdec_h264: libav H.264 / AVC / MPEG-4 AVC / MPEG-4 part 10 decoder".
+        let decoders = inspect.standardOutput.split(separator: "\n").compactMap { line -> String? in
+            let fields = line.split(separator: ":", maxSplits: 2).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard fields.count == 3, fields[2].contains("264"), fields[2].lowercased().hasSuffix("decoder") else {
+                return nil
+            }
+            return fields[1]
+        }
+        #expect(decoders.contains("avdec_h264"), "\(decoders)")
+        let sway = try HeadlessSway(outputs: 2, width: 640, height: 480)
+        let ranks = decoders.map { $0 + ":NONE" }.joined(separator: ",")
+        let environment = sway.environment.merging(["GST_PLUGIN_FEATURE_RANK": ranks]) { $1 }
+        let app = try MultiscreenProcess(environment: environment)
+        try app.waitForScreens(2)
+        _ = try app.request(#"{"method": "send", "params": {"text": "still here"}}"#)
+        var previous: Screenshot?
+        let before = try sway.waitForScreenshot("HEADLESS-2", "the message, settled") { shot in
+            defer { previous = shot }
+            return shot.fraction(of: RGBColor(hex: 0)) < 0.99
+                && previous.map { shot.fraction(differingFrom: $0) == 0 } == true
+        }
+        let result = try app.command(["media", "show", "--screen", "HEADLESS-2", "--timeout", "20", video])
+        #expect(result.status == 2, "\(result.output)")
+        #expect(
+            result.output.contains("missing GStreamer plugin") && result.output.contains("H.264"), "\(result.output)")
+        #expect(app.log.contains("missing GStreamer plugin"), "the refusal logged")
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(try sway.screenshot("HEADLESS-2").fraction(differingFrom: before) < 0.01)
+        let media = try Self.media(app, "HEADLESS-2")
+        #expect(media.isEmpty || media["state"] as? String != "playing", "\(media)")
+        #expect(app.process.isRunning)
+    }
 }
