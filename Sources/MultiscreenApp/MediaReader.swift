@@ -53,6 +53,12 @@ final class MediaReader: @unchecked Sendable {
     private let limits: ImageLimits
     private let logger: Logger
 
+    /// How far ahead of the wall clock a video with a clock plays, in seconds: a turn's first frame is then in memory
+    /// before the render pass that makes the switch (a millisecond after it), so every screen switching then commits
+    /// it in that one pass rather than each when its own frame comes (which can fall on either side of a refresh). Far
+    /// under a frame: nobody sees it, and kiosks whose clocks agree all run the same amount ahead.
+    static let aheadOfTheClock = 0.01
+
     /// The largest PNG a capture carries in its reply (base64 makes it 4/3 of this on the wire): a 4K screen of
     /// photographs fits; anything larger is written to a file instead.
     static let largestEncodedPNG = 24 << 20
@@ -168,7 +174,9 @@ final class MediaReader: @unchecked Sendable {
                 case .video:
                     // Read when the pipeline has prerolled, on its bus thread: as late as possible, so that the time it
                     // took to open the file and build the decoder is not lost.
-                    let offset = clockStart.map { start in { @Sendable in Date().timeIntervalSince1970 - start } }
+                    let offset = clockStart.map { start in
+                        { @Sendable in Date().timeIntervalSince1970 - start + Self.aheadOfTheClock }
+                    }
                     let pipeline = try VideoPipeline(path: path, loop: loop, startOffset: offset) {
                         [weak self] event in
                         self?.post(.videoEvent(id: id, event))
