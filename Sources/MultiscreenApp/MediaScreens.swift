@@ -193,22 +193,20 @@ final class MediaScreens {
         let wallNow = Date().timeIntervalSince1970
         readAheadDue = nil
         for (screen, items) in ahead {
-            // One that failed is read again after its delay, as a shown one is.
-            guard let next = items.first, assets[MediaAsset.Key(next)].map({ $0.isRetryDue(now: now) }) ?? true
-            else { continue }
-            if let start = next.clockStart, start - wallNow > Self.videoLead {
-                let due = now + UInt64((start - wallNow - Self.videoLead) * 1e9)
-                readAheadDue = min(readAheadDue ?? due, due)
-                continue
+            for next in Self.readBeforeTheirTurn(items) {
+                // One that failed is read again after its delay, as a shown one is.
+                guard assets[MediaAsset.Key(next)].map({ $0.isRetryDue(now: now) }) ?? true else { continue }
+                if let start = next.clockStart, start - wallNow > Self.videoLead {
+                    // Woken again within a day at the latest: the clock may have been set meanwhile.
+                    let due = now + UInt64(min(start - wallNow - Self.videoLead, 86_400) * 1e9)
+                    readAheadDue = min(readAheadDue ?? due, due)
+                    continue
+                }
+                startReading(MediaAsset.Key(next), for: [(screen, next)])
             }
-            // Both screens of a spread switch at once: one reading of a video both show next.
-            let sharing = ahead.filter { $0.1.first.map(MediaAsset.Key.init) == MediaAsset.Key(next) }.map {
-                ($0.0 as Screen?, next)
-            }
-            startReading(MediaAsset.Key(next), for: sharing)
         }
         let readAhead = Set(ahead.flatMap { $0.1.map(MediaAsset.Key.init) })
-        let nextItems = Set(ahead.compactMap { $0.1.first.map(MediaAsset.Key.init) })
+        let nextItems = Set(ahead.flatMap { Self.readBeforeTheirTurn($0.1).map(MediaAsset.Key.init) })
         var budget = Self.keptPictureBytes
         let idle = assets.values.filter { asset in
             asset.waiting.isEmpty && !wanted.contains(asset.key) && !layers.values.contains { $0.key == asset.key }
@@ -236,6 +234,13 @@ final class MediaScreens {
             }
         }
         fileChanges.watch(Set(assets.values.filter { $0.pictureBytes > 0 }.map(\.key.path)))
+    }
+
+    /// What of a screen's read-ahead list is read before its turn: the first item, and when that is a video (the only
+    /// items with a clock start), the first picture too, which may come next but one.
+    private static func readBeforeTheirTurn(_ items: [MediaItem]) -> [MediaItem] {
+        guard let first = items.first else { return [] }
+        return first.clockStart != nil ? Array(items.prefix(2)) : [first]
     }
 
     /// A file changed on disk: the pictures read from it are read again at their next turn (one on screen now stays

@@ -528,7 +528,9 @@ public struct ScreenModel: Sendable {
     /// after the one shown now round to the one before it, kept decoded so that a switch to a picture needs no read. A
     /// held playlist switches to nothing, a page is never read ahead, and an asset only once it is cached.
     public func playlistReadAhead(of registryName: UInt32) -> [MediaItem] {
-        guard let (playlist, index) = playlistItem(of: registryName), playlist.pausedAt == nil else { return [] }
+        guard let (playlist, index) = playlistItem(of: registryName), playlist.pausedAt == nil,
+            let output = roles.outputs.first(where: { $0.registryName == registryName })
+        else { return [] }
         let count = playlist.items.count
         let now = Date().timeIntervalSince1970
         let pictures = (1..<max(count, 1)).compactMap { step -> MediaItem? in
@@ -544,18 +546,31 @@ public struct ScreenModel: Sendable {
             }
             return MediaItem(path: path, fit: playlist.fit, loop: true)
         }
-        return (nextVideo(of: playlist, after: now).map { [$0] } ?? []) + pictures
+        return (nextVideo(of: output, playing: index, after: now).map { [$0] } ?? []) + pictures
     }
 
-    /// The video `playlist`'s next turn after `now` plays, as ``kind(showing:item:at:)`` will give it on the switch;
-    /// nil when that turn plays anything else, or never comes.
-    private func nextVideo(of playlist: Playlist, after now: Double) -> MediaItem? {
-        let next = playlist.position(at: now).next
-        guard next.isFinite else { return nil }
-        let index = playlist.position(at: next).index
-        let item = playlist.items[index]
+    /// The video the output's playlist plays from its next switch, as ``kind(showing:item:at:)`` will give it then.
+    /// Nil when that turn plays anything else or never comes, and when the switch is not one of the playlist's own
+    /// turns (an interrupt ending, a schedule changing, an item's window opening or closing mid-turn): what plays then
+    /// starts when it is ready, as without a read-ahead.
+    private func nextVideo(of output: OutputInfo, playing index: Int, after now: Double) -> MediaItem? {
+        guard let playlist = playlist(of: output), let position = playlistPosition(of: output, at: now) else {
+            return nil
+        }
+        // The clock may have passed a switch that the timer, a millisecond late by design, has not made yet: that
+        // one is next.
+        let next = position.index != index ? position.started : position.next
+        guard next.isFinite, next - now < 86_400 else { return nil }
+        if let ends = interrupt(of: output)?.ends, ends <= next { return nil }
+        if let change = schedule(of: output)?.nextChange(after: Date(timeIntervalSince1970: now), in: timeZone),
+            change.timeIntervalSince1970 <= next
+        {
+            return nil
+        }
+        guard let turn = playlistPosition(of: output, at: next), abs(turn.started - next) < 0.001 else { return nil }
+        let item = playlist.items[turn.index]
         guard item.isPlayable(at: next), !item.isAsset || availableAssets[item.source] != nil,
-            case .media(let shown) = kind(showing: playlist, item: index, at: next), shown.kind == .video
+            case .media(let shown) = kind(showing: playlist, item: turn.index, at: next), shown.kind == .video
         else { return nil }
         return shown.item
     }

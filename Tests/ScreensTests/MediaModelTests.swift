@@ -148,6 +148,34 @@ import Testing
         #expect(model.kind(of: name) == .media(shown))
     }
 
+    /// A screen's next video is read ahead as it will play on its switch (its clock start is the switch), then its
+    /// pictures; not when the switch is an interrupt's end, which plays something else.
+    @Test func theNextVideoIsReadAheadStartingOnItsSwitch() throws {
+        var model = ScreenModel()
+        model.update(outputs: MediaModelTests.outputs)
+        let external = model.assignment.controller == 1 ? "HDMI-A-2" : "DP-1"
+        let name: UInt32 = external == "HDMI-A-2" ? 2 : 1
+        let now = Date().timeIntervalSince1970
+        // A cycle of a minute each that began 10 s ago: a.mp4 now, b.mp4 from epoch + 60, then c.png.
+        let epoch = (now - 10).rounded(.down)
+        let playlist = Playlist(
+            items: [
+                .init(source: "/srv/a.mp4", seconds: 60), .init(source: "/srv/b.mp4", seconds: 60),
+                .init(source: "/srv/c.png", seconds: 60),
+            ],
+            fit: .cover, epoch: epoch)
+        try model.setPlaylist(playlist, onScreen: external, now: now)
+        let next = MediaItem(path: "/srv/b.mp4", fit: .cover, loop: true, clockStart: epoch + 60)
+        let picture = MediaItem(path: "/srv/c.png", fit: .cover, loop: true)
+        #expect(model.playlistReadAhead(of: name) == [next, picture])
+
+        // An interrupt that ends as its second video would start: what plays then is not that video.
+        let interruption = Playlist(
+            items: [.init(source: "/srv/x.mp4", seconds: 30), .init(source: "/srv/y.mp4", seconds: 30)], epoch: now)
+        try model.interrupt(PlaylistInterrupt(playlist: interruption, ends: now + 30), onScreen: external, now: now)
+        #expect(model.playlistReadAhead(of: name).allSatisfy { $0.clockStart == nil })
+    }
+
     @Test func aListOfOneVideoStartsAtTheEpochForEver() throws {
         var model = ScreenModel()
         model.update(outputs: MediaModelTests.outputs)
