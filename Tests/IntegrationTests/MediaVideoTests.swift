@@ -25,6 +25,18 @@ import Testing
         return screens.first { $0["name"] as? String == screen }?["media"] as? [String: Any] ?? [:]
     }
 
+    /// A message sent to every screen, and HEADLESS-2 once it shows it settled (two screenshots in a row alike): what
+    /// a refused file must leave on screen.
+    static func settledMessage(_ app: MultiscreenProcess, on sway: HeadlessSway) throws -> Screenshot {
+        _ = try app.request(#"{"method": "send", "params": {"text": "still here"}}"#)
+        var previous: Screenshot?
+        return try sway.waitForScreenshot("HEADLESS-2", "the message, settled") { shot in
+            defer { previous = shot }
+            return shot.fraction(of: RGBColor(hex: 0)) < 0.99
+                && previous.map { shot.fraction(differingFrom: $0) == 0 } == true
+        }
+    }
+
     @Test func oneVideoOnTwoScreensIsOnePipelineAndPlaysThroughItsLoop() throws {
         let directory = try MediaFixtures.directory()
         let video = try Self.makeVideo(in: directory)
@@ -129,14 +141,7 @@ import Testing
         let sway = try HeadlessSway(outputs: 2, width: 640, height: 480)
         let app = try MultiscreenProcess(environment: sway.environment)
         try app.waitForScreens(2)
-        _ = try app.request(#"{"method": "send", "params": {"text": "still here"}}"#)
-        // The message drawn and the screen settled: two screenshots in a row alike.
-        var previous: Screenshot?
-        let before = try sway.waitForScreenshot("HEADLESS-2", "the message, settled") { shot in
-            defer { previous = shot }
-            return shot.fraction(of: RGBColor(hex: 0)) < 0.99
-                && previous.map { shot.fraction(differingFrom: $0) == 0 } == true
-        }
+        let before = try Self.settledMessage(app, on: sway)
         // A cut MP4 is refused by GStreamer, or, when its pipeline neither plays nor fails, by the 4 s read timeout.
         let result = try app.command(["media", "show", "--screen", "HEADLESS-2", "--timeout", "20", broken])
         #expect(result.status == 2, "\(result.output)")
@@ -167,13 +172,7 @@ import Testing
         let environment = sway.environment.merging(["GST_PLUGIN_FEATURE_RANK": ranks]) { $1 }
         let app = try MultiscreenProcess(environment: environment)
         try app.waitForScreens(2)
-        _ = try app.request(#"{"method": "send", "params": {"text": "still here"}}"#)
-        var previous: Screenshot?
-        let before = try sway.waitForScreenshot("HEADLESS-2", "the message, settled") { shot in
-            defer { previous = shot }
-            return shot.fraction(of: RGBColor(hex: 0)) < 0.99
-                && previous.map { shot.fraction(differingFrom: $0) == 0 } == true
-        }
+        let before = try Self.settledMessage(app, on: sway)
         let result = try app.command(["media", "show", "--screen", "HEADLESS-2", "--timeout", "20", video])
         #expect(result.status == 2, "\(result.output)")
         #expect(

@@ -118,11 +118,16 @@ import Testing
 
 /// A playlist's video carries its item's start by the clock, so that it plays from where the clock says.
 @Suite struct PlaylistVideoStartTests {
-    @Test func aPlaylistsVideoItemCarriesItsStartAndAnImageNone() throws {
+    /// A model of ``MediaModelTests/outputs``, with its external screen's name and registry name.
+    static func modelWithAnExternalScreen() -> (ScreenModel, String, UInt32) {
         var model = ScreenModel()
         model.update(outputs: MediaModelTests.outputs)
         let external = model.assignment.controller == 1 ? "HDMI-A-2" : "DP-1"
-        let name: UInt32 = external == "HDMI-A-2" ? 2 : 1
+        return (model, external, external == "HDMI-A-2" ? 2 : 1)
+    }
+
+    @Test func aPlaylistsVideoItemCarriesItsStartAndAnImageNone() throws {
+        var (model, external, name) = Self.modelWithAnExternalScreen()
         let now = Date().timeIntervalSince1970
         // The cycle began 8 s ago with the video, which plays for an hour.
         let epoch = (now - 8).rounded(.down)
@@ -151,10 +156,7 @@ import Testing
     /// A screen's next video is read ahead as it will play on its switch (its clock start is the switch), then its
     /// pictures; not when the switch is an interrupt's end, which plays something else.
     @Test func theNextVideoIsReadAheadStartingOnItsSwitch() throws {
-        var model = ScreenModel()
-        model.update(outputs: MediaModelTests.outputs)
-        let external = model.assignment.controller == 1 ? "HDMI-A-2" : "DP-1"
-        let name: UInt32 = external == "HDMI-A-2" ? 2 : 1
+        var (model, external, name) = Self.modelWithAnExternalScreen()
         let now = Date().timeIntervalSince1970
         // A cycle of a minute each that began 10 s ago: a.mp4 now, b.mp4 from epoch + 60, then c.png.
         let epoch = (now - 10).rounded(.down)
@@ -177,10 +179,7 @@ import Testing
     }
 
     @Test func aListOfOneVideoStartsAtTheEpochForEver() throws {
-        var model = ScreenModel()
-        model.update(outputs: MediaModelTests.outputs)
-        let external = model.assignment.controller == 1 ? "HDMI-A-2" : "DP-1"
-        let name: UInt32 = external == "HDMI-A-2" ? 2 : 1
+        var (model, external, name) = Self.modelWithAnExternalScreen()
         let playlist = Playlist(items: [.init(source: "/srv/loop.webm", seconds: 20)], epoch: 1_700_000_000.25)
         try model.setPlaylist(playlist, onScreen: external, now: Date().timeIntervalSince1970)
         guard case .media(let shown) = model.kind(of: name) else {
