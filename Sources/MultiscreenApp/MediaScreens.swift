@@ -181,14 +181,14 @@ final class MediaScreens {
             }
         }
         for shown in layers.values { assets[shown.key]?.lastShown = now }
-        keepPictures(readingAhead: screens.map { ($0, ahead($0)) }, wanted: Set(wantedKeys.values))
+        readAheadAndKeepPictures(screens.map { ($0, ahead($0)) }, wanted: Set(wantedKeys.values))
         armTimer()
     }
 
     /// Reads each screen's next playlist item ahead of its turn (a video no earlier than ``videoLead`` before it: the
     /// timer wakes for that), keeps the playlists' pictures read so far (the least recently shown go beyond
     /// ``keptPictureBytes``, and any whose file changed), and destroys every other asset no screen shows or waits for.
-    private func keepPictures(readingAhead ahead: [(Screen, [MediaItem])], wanted: Set<MediaAsset.Key>) {
+    private func readAheadAndKeepPictures(_ ahead: [(Screen, [MediaItem])], wanted: Set<MediaAsset.Key>) {
         let now = MonotonicClock.nanoseconds()
         let wallNow = Date().timeIntervalSince1970
         readAheadDue = nil

@@ -201,15 +201,25 @@ final class EventLog: Sendable {
         #expect(frame.presentationTime > 800_000_000, "last frame at \(frame.presentationTime) ns")
     }
 
-    @Test func brokenMoovIsAnError() throws {
+    /// A broken index is an error, almost always at once. Once in a CI run (none in 25 runs of the suite here) GStreamer
+    /// waited instead, neither playing nor failing: the pipeline then reports a stall, which ends the file's turn as a
+    /// failure too. Either way it never hangs unreported.
+    @Test func brokenMoovIsAnErrorOrAStall() throws {
         let log = EventLog()
         let pipeline = try VideoPipeline(path: MediaFixtures.brokenMoov(), loop: false, onEvent: log.handler)
         defer { pipeline.stop() }
         pipeline.start()
-        let error = log.wait(seconds: 10) { if case .error(let error) = $0 { error } else { nil } }
-        switch error {
-        case .corrupt, .unsupported: break
-        default: Issue.record("expected corrupt or unsupported, got \(String(describing: error)); events \(log.all)")
+        let failure = log.wait(seconds: 10) { event -> VideoEvent? in
+            switch event {
+            case .error, .stalled: event
+            default: nil
+            }
+        }
+        switch failure {
+        case .error(.corrupt), .error(.unsupported), .stalled: break
+        default:
+            Issue.record(
+                "expected corrupt, unsupported or a stall, got \(String(describing: failure)); events \(log.all)")
         }
     }
 
