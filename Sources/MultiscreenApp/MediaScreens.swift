@@ -63,10 +63,10 @@ final class MediaScreens {
     /// How much decoded picture memory the playlists' pictures may keep between their turns (each read once, then
     /// shown again without reading); beyond it, the least recently shown go, and are read again at their turn.
     static let keptPictureBytes = 256 << 20
-    /// How long before its turn a playlist's next video is read: time for its pipeline to build and preroll on a
-    /// loaded 2-core machine (a few hundred milliseconds here), so that it plays its first frame on the switch rather
-    /// than when it is ready, in step with every screen switching then; no earlier, as a waiting pipeline holds its
-    /// decoder and a few frames.
+    /// How long before its turn a playlist's next video is read: time for its pipeline to build and preroll, with a wide
+    /// margin (read at its turn, a 320×240 H.264 clip showed its first frame 50–87 ms late here; larger files and a busy
+    /// machine take longer), so that it plays its first frame on the switch rather than when it is ready, in step with
+    /// every screen switching then; no earlier, as a waiting pipeline holds its decoder and a few frames.
     static let videoLead = 1.5
 
     init(globals: WaylandGlobals, loop: EventLoop, logger: Logger) throws {

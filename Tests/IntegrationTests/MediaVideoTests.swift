@@ -7,16 +7,17 @@ import Testing
 /// point, a screen added while it plays, and damaged files refused. The videos are made here by ffmpeg (a counting
 /// test card).
 @Suite(.serialized) struct MediaVideoTests {
-    /// A 320×240, 30 fps H.264 MP4 of `seconds` of ffmpeg's test card (a moving gradient and a frame counter).
+    /// A 320×240, 30 fps H.264 MP4 of `seconds` of one of ffmpeg's test sources: by default its test card (a moving
+    /// gradient and a frame counter).
     static func makeVideo(
-        in directory: String, seconds: Int = 2, name: String = "card.mp4",
+        in directory: String, seconds: Int = 2, name: String = "card.mp4", source: String = "testsrc",
         codec: [String] = [
             "-c:v", "libx264", "-pix_fmt", "yuv420p",
         ]
     ) throws -> String {
         let path = directory + "/" + name
         try MediaFixtures.ffmpeg(
-            ["-f", "lavfi", "-i", "testsrc=size=320x240:rate=30", "-t", "\(seconds)"] + codec + [path])
+            ["-f", "lavfi", "-i", "\(source)=size=320x240:rate=30", "-t", "\(seconds)"] + codec + [path])
         return path
     }
 

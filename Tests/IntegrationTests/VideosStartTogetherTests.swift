@@ -11,12 +11,7 @@ import Testing
     @Test func twoDifferentVideosOnOneSwitchShowTheirFirstFramesOnTheSameRefresh() throws {
         let directory = try MediaFixtures.directory()
         let videos = try [("testsrc", "card.mp4"), ("smptebars", "bars.mp4")].map { source, name in
-            let path = directory + "/" + name
-            try MediaFixtures.ffmpeg([
-                "-f", "lavfi", "-i", "\(source)=size=320x240:rate=30", "-t", "3", "-c:v", "libx264", "-pix_fmt",
-                "yuv420p", path,
-            ])
-            return path
+            try MediaVideoTests.makeVideo(in: directory, seconds: 3, name: name, source: source)
         }
         let sway = try HeadlessSway(outputs: 3, width: 640, height: 480)
         let app = try MultiscreenProcess(environment: sway.environment, home: MultiscreenProcess.makeHome())
