@@ -1,6 +1,7 @@
 // swift-tools-version:6.0
 // Multiscreen: one application across every screen of a Wayland session.
 // The module layout is explained in docs/architecture.md ("Modules in layers").
+import Foundation
 import PackageDescription
 
 /// A C library found through pkg-config, wrapped by a local shim header in `Sources/<name>/shim.h`.
@@ -14,10 +15,34 @@ let aptPackage = [
     "wayland-client": "libwayland-dev", "wayland-egl": "libwayland-dev", "egl": "libegl-dev",
     "glesv2": "libgles-dev", "xkbcommon": "libxkbcommon-dev", "pangocairo": "libpango1.0-dev",
     "libpng": "libpng-dev", "libsystemd": "libsystemd-dev", "libqrencode": "libqrencode-dev",
-    "libmosquitto": "libmosquitto-dev", "wpe-webkit-1.1": "libwpewebkit-1.1-dev",
-    "wpebackend-fdo-1.0": "libwpebackend-fdo-1.0-dev", "gdk-pixbuf-2.0": "libgdk-pixbuf-2.0-dev",
+    "libmosquitto": "libmosquitto-dev", "gdk-pixbuf-2.0": "libgdk-pixbuf-2.0-dev",
     "gstreamer-app-1.0": "libgstreamer-plugins-base1.0-dev",
 ]
+
+/// The header search paths and definitions (`pkg-config --cflags`) of C libraries whose headers a target compiles
+/// against without linking them. Empty when pkg-config cannot answer: the compiler then names the missing header
+/// (`scripts/dependencies` installs the packages).
+func pkgConfigHeaderFlags(_ packages: [String]) -> [String] {
+    let pkgConfig = Process()
+    pkgConfig.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    pkgConfig.arguments = ["pkg-config", "--cflags"] + packages
+    let output = Pipe()
+    pkgConfig.standardOutput = output
+    guard (try? pkgConfig.run()) != nil else { return [] }
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    pkgConfig.waitUntilExit()
+    guard pkgConfig.terminationStatus == 0 else { return [] }
+    return text.split(whereSeparator: \.isWhitespace).map(String.init).filter {
+        $0.hasPrefix("-I") || $0.hasPrefix("-D")
+    }
+}
+
+/// WPE WebKit's headers, for CWebEngine and the Swift code that imports it: WebKit is opened on first use, not linked
+/// (Sources/CWebEngine/include/web_engine_library.h says why).
+let webEngineHeaders = pkgConfigHeaderFlags(["wpe-webkit-1.1", "wpebackend-fdo-1.0", "wayland-server"])
+/// The same paths for the Swift compiler's C importer: every Swift target that imports WebContent, directly or through
+/// another module, loads CWebEngine's headers.
+let importsWebEngine: [SwiftSetting] = [.unsafeFlags(webEngineHeaders.flatMap { ["-Xcc", $0] })]
 
 let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
 let atomics = Target.Dependency.product(name: "Atomics", package: "swift-atomics")
@@ -58,9 +83,11 @@ let package = Package(
         systemLibrary("CMosquitto", "libmosquitto"),
         // QR codes for the phone remote's access link.
         systemLibrary("CQREncode", "libqrencode"),
-        // Web pages on screens: WPE WebKit and the wpebackend-fdo view backend whose frames we composite.
-        systemLibrary("CWPEWebKit", "wpe-webkit-1.1"),
-        systemLibrary("CWPEBackendFDO", "wpebackend-fdo-1.0"),
+        // Web pages on screens: WPE WebKit and the wpebackend-fdo view backend whose frames we composite, opened when
+        // the first page is shown (include/web_engine_library.h). GLib and GObject are linked: the rest use them too.
+        .target(
+            name: "CWebEngine", cSettings: [.unsafeFlags(webEngineHeaders)],
+            linkerSettings: [.linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0")]),
         // Images on screens: GdkPixbuf's loaders (PNG, JPEG, GIF, SVG through librsvg, WebP).
         systemLibrary("CGdkPixbuf", "gdk-pixbuf-2.0"),
         // Video on screens: GStreamer's core, appsink, video frames and missing-plugin descriptions (pbutils).
@@ -145,9 +172,10 @@ let package = Package(
         .target(
             name: "WebContent",
             dependencies: [
-                "CWPEWebKit", "CWPEBackendFDO", "Messaging", "TOMLPrecheck", "ConfigFile",
+                "CWebEngine", "Messaging", "TOMLPrecheck", "ConfigFile",
                 .product(name: "TOMLKit", package: "TOMLKit"), logging,
-            ]),
+            ],
+            swiftSettings: importsWebEngine),
         // Images and video decoded into memory the compositor can share (memfds of XRGB8888): GdkPixbuf for stills and
         // animations, one GStreamer pipeline per playing file. No Wayland.
         .target(
@@ -180,7 +208,8 @@ let package = Package(
                 "Wayland", "Rendering", "TextRendering", "Product", "Screens", "Outputs", "FrameTiming", "Messaging",
                 "CLinux",
                 "CSystemd", "SystemCalls", "WebContent", "Media", "Assets", logging,
-            ]),
+            ],
+            swiftSettings: importsWebEngine),
         // Private compositors (headless sway, nested sway, weston, cage) and screenshots, for tests and `demo`.
         .target(name: "CompositorHarness", dependencies: ["CPNG", "Outputs", "SystemCalls", logging]),
         // `multiscreen latency`'s report: per-output percentiles (HdrHistogram), the JSON document and the SVG plots.
@@ -204,7 +233,8 @@ let package = Package(
                 "Product", "Assets",
                 logging,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]),
+            ],
+            swiftSettings: importsWebEngine),
         // ThreadSanitizer stress run of the rings (scripts/tsan-stress), including a broken canary ring.
         .executableTarget(name: "ring-stress", dependencies: ["Messaging"]),
         // Test support: a hand-written client of wlroots' virtual pointer protocol, so tests hold a pointer device.
@@ -227,11 +257,14 @@ let package = Package(
             ]),
         .testTarget(name: "OutputsTests", dependencies: ["Outputs"]),
         .testTarget(name: "FrameTimingTests", dependencies: ["FrameTiming", "Outputs"]),
-        .testTarget(name: "WebContentTests", dependencies: ["WebContent", "Messaging", logging]),
+        .testTarget(
+            name: "WebContentTests", dependencies: ["WebContent", "Messaging", logging], swiftSettings: importsWebEngine
+        ),
         // The same requests through every transport (socket, fleet, phone, page), answered alike.
         .testTarget(
             name: "TransportTests",
-            dependencies: ["Remote", "Fleet", "PhoneRemote", "WebContent", "Messaging", "CompositorHarness"]),
+            dependencies: ["Remote", "Fleet", "PhoneRemote", "WebContent", "Messaging", "CompositorHarness"],
+            swiftSettings: importsWebEngine),
         .testTarget(name: "ScreensTests", dependencies: ["Screens", "Outputs", "TOMLPrecheck"]),
         .testTarget(
             name: "ProductTests",
@@ -245,7 +278,8 @@ let package = Package(
                 "Messaging",
             ]),
         .testTarget(
-            name: "MultiscreenAppTests", dependencies: ["MultiscreenApp", "Wayland", "Messaging", "CompositorHarness"]),
+            name: "MultiscreenAppTests", dependencies: ["MultiscreenApp", "Wayland", "Messaging", "CompositorHarness"],
+            swiftSettings: importsWebEngine),
         .testTarget(name: "TextRenderingTests", dependencies: ["TextRendering"]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering"]),
         .testTarget(

@@ -61,6 +61,7 @@ extension Application {
         graphics.addMirrorVitals(to: &vitals)
         vitals.sources.merge(web.sourceCounters) { own, _ in own }
         vitals.pages = web.vitals
+        vitals.webEngine = web.engineStatus
         vitals.media = media.vitals
         vitals.assets = assets.status
         vitals.wallClock = Date().timeIntervalSince1970

@@ -8,6 +8,15 @@ extension WebScreens {
         Dictionary(uniqueKeysWithValues: pages.values.map { ($0.view.bridge.name, $0.view.bridge.counters) })
     }
 
+    /// The engine: `idle` until the first page opens it (WebKit is not even loaded before), then `running`; the views
+    /// made and closed, and the pages that could not be shown, with the last reason.
+    var engineStatus: [String: JSONValue] {
+        [
+            "state": .string(engine != nil ? "running" : "idle"), "viewsOpened": .integer(opened),
+            "viewsClosed": .integer(closed), "failures": .integer(failures), "lastError": .optional(lastFailure),
+        ]
+    }
+
     /// Per screen: what its page is doing.
     var vitals: [UInt32: [String: JSONValue]] {
         Dictionary(

@@ -36,7 +36,8 @@ final class WebScreens {
     /// Latency samples kept per page.
     static let latencySamples = 1000
 
-    private var engine: WebEngine?
+    /// WPE WebKit, opened with the first page (``startEngine(eglExtensions:)``) and kept until the process ends.
+    private(set) var engine: WebEngine?
     var pages: [UInt32: Page] = [:]
     /// The URL each screen could not show (no engine, no view): not tried again on every render pass, only when
     /// the screen is asked to show another URL or stops showing it.
@@ -46,10 +47,12 @@ final class WebScreens {
     let logger: Logger
     /// The engine started: the caller puts its main context into the display thread's poll.
     var onEngineStarted: (WebEngine) -> Void = { _ in }
-    /// Views made and destroyed so far, and engine failures, for `status`.
+    /// Views made and destroyed so far, pages that could not be shown (no engine, no view) and why the last could
+    /// not, for `status`.
     private(set) var opened = 0
     private(set) var closed = 0
     private(set) var failures = 0
+    private(set) var lastFailure: String?
     /// Which page has the keyboard, and where pointer and touch input went last (``InputFocus``).
     var focus = InputFocus()
     /// While the display thread handles one message: what each page is handed for it (the reply to the page's
@@ -113,6 +116,7 @@ final class WebScreens {
             screen.invalidate()
         } catch {
             failures += 1
+            lastFailure = "\(error)"
             failed[screen.output.registryName] = url
             logger.error("\(screen.output.displayName): cannot show \(url.logSafeURL): \(error)")
         }

@@ -124,6 +124,7 @@ struct StatusReport {
             "unsaved": .bool(product.hasUnsavedState),
         ])
         if let assets = vitals.assets { json["assets"] = .object(assets) }
+        if !vitals.webEngine.isEmpty { json["web"] = .object(vitals.webEngine) }
         for (name, counters) in vitals.sources {
             json[name] = .object(counters.mapValues { .integer($0) })
         }

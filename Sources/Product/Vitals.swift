@@ -37,6 +37,8 @@ public struct Vitals: Sendable {
     public var sharedFrames: [String: Int] = [:]
     /// Per output (registry name) showing a web page: the view's state, frames and memory.
     public var pages: [UInt32: [String: JSONValue]] = [:]
+    /// The web engine: whether it runs (it starts with the first page), its views, the pages it could not show.
+    public var webEngine: [String: JSONValue] = [:]
     /// Per output registry name: what its media owner says of the image or video it shows (state, frames, decoder,
     /// the last error).
     public var media: [UInt32: [String: JSONValue]] = [:]

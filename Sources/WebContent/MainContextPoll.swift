@@ -1,4 +1,4 @@
-import CWPEWebKit
+internal import CWebEngine
 import Glibc
 import Messaging
 

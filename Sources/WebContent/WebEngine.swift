@@ -1,9 +1,9 @@
-import CWPEBackendFDO
-import CWPEWebKit
+internal import CWebEngine
 import Logging
 
-/// WPE WebKit in this process, started with the first web view and kept until the process ends (WebKit cannot be
-/// shut down and started again in one process).
+/// WPE WebKit in this process, opened and started with the first web view and kept until the process ends (WebKit
+/// cannot be shut down and started again in one process). Until then its libraries are not even loaded
+/// (`CWebEngine`'s `web_engine_library.h`).
 ///
 /// **How frames travel.** wpebackend-fdo runs a small Wayland server inside this process; each web process draws
 /// into buffers of that server, and the server hands each finished frame to us. It can hand over an `EGLImage`
@@ -27,6 +27,9 @@ public final class WebEngine {
     ///     limit, and a kill threshold at the limit so a process over it is ended, seen as a crash and reloaded).
     public init(eglExtensions: String, memoryLimitMiB: Int? = nil, logger: Logger) throws(WebContentError) {
         self.logger = logger
+        if let failure = multiscreen_web_engine_open() {
+            throw WebContentError.engine("WPE WebKit could not be opened: \(String(cString: failure))")
+        }
         mainContext = MainContextPoll()
         context = memoryLimitMiB.map { multiscreen_web_context_new(guint($0)) }
         if let memoryLimitMiB { logger.info("web views: each web process limited to \(memoryLimitMiB) MiB") }

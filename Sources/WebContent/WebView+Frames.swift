@@ -1,5 +1,4 @@
-import CWPEBackendFDO
-import CWPEWebKit
+internal import CWebEngine
 import Logging
 
 /// Frame import: wpebackend-fdo hands each frame the web process drew to ``FrameClient``; the newest waits in

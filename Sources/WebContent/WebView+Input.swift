@@ -1,5 +1,4 @@
-import CWPEBackendFDO
-import CWPEWebKit
+internal import CWebEngine
 
 /// Input for the page: keys, pointer, scroll and touch, turned into WPE's events in device pixels.
 extension WebView {

@@ -1,4 +1,4 @@
-import CWPEWebKit
+internal import CWebEngine
 import Logging
 
 /// The script queue: deliveries from the page's bridge go to the web process as scripts, held until the document

@@ -1,5 +1,4 @@
-import CWPEBackendFDO
-import CWPEWebKit
+internal import CWebEngine
 import Logging
 
 /// WebKit's signals for the view: the bridge's script messages, the load's progress and failures, the web

@@ -1,5 +1,4 @@
-import CWPEBackendFDO
-import CWPEWebKit
+internal import CWebEngine
 import Glibc
 import Logging
 import Messaging
