@@ -7,6 +7,7 @@ import Logging
 /// the numbers). Build in release first: `swift build -c release`.
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "bench",
         abstract:
             "Benchmarks, each with its baseline in the same run: start-up, hotplug, idle, memory, messages, mirrors, "
             + "identical screens, keys, the ring, the fleet, web pages, the phone remote, bad input, a soak, media, playlists.",

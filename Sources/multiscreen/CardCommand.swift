@@ -10,6 +10,7 @@ struct CardCommand: ParsableCommand {
 
     struct Open: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "open",
             abstract: "Open a card showing TEXT on a screen (replacing the card there).",
             discussion: ControlExit.discussion)
 
@@ -26,6 +27,7 @@ struct CardCommand: ParsableCommand {
 
     struct Close: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "close",
             abstract: "Close the card on a screen.", discussion: ControlExit.discussion)
 
         @OptionGroup var control: ControlOptions
@@ -39,6 +41,7 @@ struct CardCommand: ParsableCommand {
 
     struct Reopen: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "reopen",
             abstract: "Open card ID again on a screen (a card waiting for a screen, or one open elsewhere).",
             discussion: ControlExit.discussion)
 
@@ -55,6 +58,7 @@ struct CardCommand: ParsableCommand {
 
     struct Discard: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "discard",
             abstract: "Remove card ID for good, waiting or open.", discussion: ControlExit.discussion)
 
         @OptionGroup var control: ControlOptions

@@ -15,6 +15,7 @@ import Screens
 /// their paths and stops every process it started.
 struct Demo: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "demo",
         abstract: "Start a private headless compositor, run Multiscreen on it and write a PNG per screen.")
 
     @OptionGroup var logging: LoggingOptions

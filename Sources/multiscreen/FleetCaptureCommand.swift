@@ -7,6 +7,7 @@ extension FleetCommand {
     /// each target kiosk, from the kiosk's own drawing, carried back in its reply.
     struct Capture: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "capture",
             abstract: "Write a PNG of a screen of each target kiosk, as the kiosk last drew it.",
             discussion: """
                 The kiosk draws the screen again as it shows it (pictures and videos included) and sends the PNG in \

@@ -157,7 +157,8 @@ struct FleetCommand: ParsableCommand {
     }
 
     struct Send: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "A message for the target kiosks' screens.")
+        static let configuration = CommandConfiguration(
+            commandName: "send", abstract: "A message for the target kiosks' screens.")
         @OptionGroup var broker: BrokerOptions
         @OptionGroup var target: TargetOptions
         @Option(help: ArgumentHelp("Only this screen of each kiosk.", valueName: "name"))
@@ -172,6 +173,7 @@ struct FleetCommand: ParsableCommand {
 
     struct Card: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "card",
             abstract: "Open or close a card on the target kiosks.", subcommands: [Open.self, Close.self])
 
         struct Open: ParsableCommand {
@@ -274,6 +276,7 @@ struct FleetCommand: ParsableCommand {
 
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "status",
             abstract: "Ask the target kiosks for their status now (one reply each).",
             discussion: """
                 Without --kiosk, --group or --all: what the broker retained, every kiosk of the site with its online \
@@ -317,6 +320,7 @@ struct FleetCommand: ParsableCommand {
 
     struct Watch: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "watch",
             abstract: "List the site's kiosks with online state and last status, then follow changes live.",
             discussion: """
                 One line per change: "<kiosk> online" / "<kiosk> offline", and "<kiosk> status <JSON>" (--json) or \

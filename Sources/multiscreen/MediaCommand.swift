@@ -12,6 +12,7 @@ struct MediaCommand: ParsableCommand {
 
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract:
                 "Show the image (PNG, JPEG, WebP, GIF, SVG) or video (MP4, WebM, MKV…) in FILE on an external screen.",
             discussion: """
@@ -55,6 +56,7 @@ struct MediaCommand: ParsableCommand {
 
     struct Stop: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "stop",
             abstract: "Stop showing an image or a video on a screen: it shows messages again.",
             discussion: ControlExit.discussion)
 

@@ -10,6 +10,7 @@ struct MessagesCommand: ParsableCommand {
 
     struct Clear: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "clear",
             abstract: "Clear the messages one screen shows, or the whole log.", discussion: ControlExit.discussion)
 
         @OptionGroup var control: ControlOptions

@@ -9,6 +9,7 @@ import Wayland
 /// `multiscreen outputs`: list the compositor's outputs and exit.
 struct Outputs: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "outputs",
         abstract: "Print the outputs of the Wayland session and exit.",
         discussion: """
             Exit status: 0 when the outputs were printed ("no outputs" when there are none), 1 when there is no \

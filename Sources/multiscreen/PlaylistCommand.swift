@@ -17,6 +17,7 @@ struct PlaylistCommand: ParsableCommand {
 
     struct Set: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "set",
             abstract: "Play ITEMs in turn on external screens, each for its seconds, over and over.",
             discussion: """
                 An ITEM is PATH_OR_URL[@SECONDS]: an image or video file (absolute, or relative to this directory), \
@@ -84,6 +85,7 @@ struct PlaylistCommand: ParsableCommand {
 
     struct Clear: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "clear",
             abstract: "Stop the playlist on a screen: it shows messages again.", discussion: ControlExit.discussion)
 
         @OptionGroup var control: ControlOptions

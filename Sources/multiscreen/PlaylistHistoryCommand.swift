@@ -6,6 +6,7 @@ extension PlaylistCommand {
     /// `multiscreen playlist history [--screen NAME] [--limit N] [--json]`: proof of play.
     struct History: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "history",
             abstract: "Print the playlist items each screen showed, oldest first (proof of play).",
             discussion: """
                 One line per item's turn on a screen: when it began and ended, when the compositor first showed it \

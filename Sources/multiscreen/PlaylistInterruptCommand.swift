@@ -7,6 +7,7 @@ extension PlaylistCommand {
     /// `multiscreen playlist interrupt`: an announcement over what screens play, for a while or until cleared.
     struct Interrupt: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "interrupt",
             abstract: "Play ITEMs (or a config playlist) over what screens show, for --seconds or until --clear.",
             discussion: """
                 An ITEM is PATH_OR_URL[@SECONDS], as for `playlist set`. The interrupt starts with its first item on \

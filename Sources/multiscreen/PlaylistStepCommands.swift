@@ -7,6 +7,7 @@ extension PlaylistCommand {
     /// `multiscreen playlist show --screen NAME [--json]`: what a screen's playlist is and where it is.
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "Print the playlist a screen plays: its items, where it came from, the item now and until when.",
             discussion: ControlExit.discussion)
 
@@ -63,6 +64,7 @@ extension PlaylistCommand {
 
     struct Next: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "next",
             abstract: "Show the next item of the playlist now.", discussion: PlaylistCommand.stepDiscussion)
         @OptionGroup var options: StepOptions
         func run() throws { try options.take(.next) }
@@ -70,6 +72,7 @@ extension PlaylistCommand {
 
     struct Previous: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "previous",
             abstract: "Show the previous item of the playlist now.", discussion: PlaylistCommand.stepDiscussion)
         @OptionGroup var options: StepOptions
         func run() throws { try options.take(.previous) }
@@ -77,6 +80,7 @@ extension PlaylistCommand {
 
     struct Pause: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "pause",
             abstract: "Hold the item shown now: the playlist stops switching until resumed.",
             discussion: PlaylistCommand.stepDiscussion)
         @OptionGroup var options: StepOptions
@@ -85,6 +89,7 @@ extension PlaylistCommand {
 
     struct Resume: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "resume",
             abstract: "Go on from the held item, which gets the rest of its time.",
             discussion: PlaylistCommand.stepDiscussion)
         @OptionGroup var options: StepOptions

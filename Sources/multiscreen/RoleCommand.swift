@@ -31,6 +31,7 @@ struct RoleCommand: ParsableCommand {
 
     struct Reset: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "reset",
             abstract:
                 "Forget the roles and content modes set at run time for SCREEN (or every monitor), so the config's rules apply again.",
             discussion: ControlExit.discussion)

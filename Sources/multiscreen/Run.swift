@@ -17,6 +17,7 @@ import WebContent
 /// `multiscreen run`: attach to the Wayland session and put a screen on every output until stopped.
 struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "run",
         abstract: "Run on $WAYLAND_DISPLAY (or --display) until SIGINT/SIGTERM.",
         discussion: """
             Exit status: 0 after SIGINT/SIGTERM, 1 when it cannot start (no compositor, required global \

@@ -12,6 +12,7 @@ struct ScheduleCommand: ParsableCommand {
 
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "Print each screen's schedule, what it asks for now and when that changes.",
             discussion: ControlExit.discussion)
 
@@ -55,6 +56,7 @@ struct ScheduleCommand: ParsableCommand {
 
     struct Set: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "set",
             abstract: "Make a screen follow a [[schedule]] of the config, or its rule's again (--rule).",
             discussion: """
                 A schedule that names playlists puts the screen in playlist mode, in place of a playlist set at run \

@@ -10,6 +10,7 @@ struct ScreenCommand: ParsableCommand {
 
     struct Identify: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "identify",
             abstract: "Show every screen's name, mode and role over what it shows, for a few seconds.",
             discussion: "Which connector drives which panel, when wiring a wall. " + ControlExit.discussion)
 

@@ -10,6 +10,7 @@ struct WebCommand: ParsableCommand {
 
     struct Open: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "open",
             abstract: "Show the page at URL (file://, http:// or https://) on a screen, the controller's too.",
             discussion: ControlExit.discussion)
 
@@ -26,6 +27,7 @@ struct WebCommand: ParsableCommand {
 
     struct Close: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "close",
             abstract: "Stop showing a web page on a screen.", discussion: ControlExit.discussion)
 
         @OptionGroup var control: ControlOptions
@@ -39,6 +41,7 @@ struct WebCommand: ParsableCommand {
 
     struct Reload: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "reload",
             abstract: "Load the page on a screen again.", discussion: ControlExit.discussion)
 
         @OptionGroup var control: ControlOptions
