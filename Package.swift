@@ -20,18 +20,24 @@ let aptPackage = [
 ]
 
 /// The header search paths and definitions (`pkg-config --cflags`) of C libraries whose headers a target compiles
-/// against without linking them. Empty when pkg-config cannot answer: the compiler then names the missing header
-/// (`scripts/dependencies` installs the packages).
+/// against without linking them. When pkg-config cannot answer, evaluating the manifest fails with its message: an
+/// empty answer would be cached with the manifest and outlive installing the packages.
 func pkgConfigHeaderFlags(_ packages: [String]) -> [String] {
     let pkgConfig = Process()
     pkgConfig.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     pkgConfig.arguments = ["pkg-config", "--cflags"] + packages
     let output = Pipe()
+    let errors = Pipe()
     pkgConfig.standardOutput = output
-    guard (try? pkgConfig.run()) != nil else { return [] }
+    pkgConfig.standardError = errors
+    let command = "pkg-config --cflags \(packages.joined(separator: " "))"
+    do { try pkgConfig.run() } catch { fatalError("\(command): \(error) (scripts/dependencies installs pkg-config)") }
     let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let complaint = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     pkgConfig.waitUntilExit()
-    guard pkgConfig.terminationStatus == 0 else { return [] }
+    guard pkgConfig.terminationStatus == 0 else {
+        fatalError("\(command) failed: \(complaint) (scripts/dependencies installs the packages)")
+    }
     return text.split(whereSeparator: \.isWhitespace).map(String.init).filter {
         $0.hasPrefix("-I") || $0.hasPrefix("-D")
     }
@@ -40,8 +46,9 @@ func pkgConfigHeaderFlags(_ packages: [String]) -> [String] {
 /// WPE WebKit's headers, for CWebEngine and the Swift code that imports it: WebKit is opened on first use, not linked
 /// (Sources/CWebEngine/include/web_engine_library.h says why).
 let webEngineHeaders = pkgConfigHeaderFlags(["wpe-webkit-1.1", "wpebackend-fdo-1.0", "wayland-server"])
-/// The same paths for the Swift compiler's C importer: every Swift target that imports WebContent, directly or through
-/// another module, loads CWebEngine's headers.
+/// The same paths for the Swift compiler's C importer. Every Swift target that imports WebContent, directly or
+/// through another module (MultiscreenApp), loads CWebEngine's headers and must list these settings, or its build
+/// fails with WebKit's header not found.
 let importsWebEngine: [SwiftSetting] = [.unsafeFlags(webEngineHeaders.flatMap { ["-Xcc", $0] })]
 
 let logging = Target.Dependency.product(name: "Logging", package: "swift-log")

@@ -8,12 +8,15 @@ extension WebScreens {
         Dictionary(uniqueKeysWithValues: pages.values.map { ($0.view.bridge.name, $0.view.bridge.counters) })
     }
 
-    /// The engine: `idle` until the first page opens it (WebKit is not even loaded before), then `running`; the views
-    /// made and closed, and the pages that could not be shown, with the last reason.
+    /// The engine: `idle` until the first page opens it (WebKit is not even loaded before), `running` once it is,
+    /// `unavailable` while it could not be opened (each page asked for later tries again); the views made and closed,
+    /// and the pages that could not be shown since the start, with the last reason.
     var engineStatus: [String: JSONValue] {
-        [
-            "state": .string(engine != nil ? "running" : "idle"), "viewsOpened": .integer(opened),
-            "viewsClosed": .integer(closed), "failures": .integer(failures), "lastError": .optional(lastFailure),
+        let state =
+            if engine != nil { "running" } else if failures > 0 { "unavailable" } else { "idle" }
+        return [
+            "state": .string(state), "viewsOpened": .integer(opened), "viewsClosed": .integer(closed),
+            "failures": .integer(failures), "lastError": .optional(lastFailure),
         ]
     }
 

@@ -47,8 +47,8 @@ final class WebScreens {
     let logger: Logger
     /// The engine started: the caller puts its main context into the display thread's poll.
     var onEngineStarted: (WebEngine) -> Void = { _ in }
-    /// Views made and destroyed so far, pages that could not be shown (no engine, no view) and why the last could
-    /// not, for `status`.
+    /// Views made and destroyed so far, pages that could not be shown (no engine, no view) and why the last one could
+    /// not, since the start, for `status`.
     private(set) var opened = 0
     private(set) var closed = 0
     private(set) var failures = 0

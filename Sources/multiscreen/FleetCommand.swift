@@ -177,6 +177,7 @@ struct FleetCommand: ParsableCommand {
             abstract: "Open or close a card on the target kiosks.", subcommands: [Open.self, Close.self])
 
         struct Open: ParsableCommand {
+            static let configuration = CommandConfiguration(commandName: "open")
             @OptionGroup var broker: BrokerOptions
             @OptionGroup var target: TargetOptions
             @Option(help: ArgumentHelp("The screen.", valueName: "name"))
@@ -190,6 +191,7 @@ struct FleetCommand: ParsableCommand {
         }
 
         struct Close: ParsableCommand {
+            static let configuration = CommandConfiguration(commandName: "close")
             @OptionGroup var broker: BrokerOptions
             @OptionGroup var target: TargetOptions
             @Option(help: ArgumentHelp("The screen.", valueName: "name"))

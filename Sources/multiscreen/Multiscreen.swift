@@ -8,6 +8,8 @@ struct Multiscreen: ParsableCommand {
     /// Reported by `--version` and in each kiosk's retained fleet status.
     static let version = "0.1.0-dev"
 
+    // Every command names itself (`commandName`): a name swift-argument-parser derives from a command's type costs a
+    // scan of every protocol conformance in the binary, at every start, for each such command (docs/benchmarks.md).
     static let configuration = CommandConfiguration(
         commandName: "multiscreen",
         abstract: "A fullscreen window on every Wayland output, followed live as screens come, go and change.",
