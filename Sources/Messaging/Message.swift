@@ -43,9 +43,12 @@ public enum Message: Equatable, Hashable, Sendable {
     /// event subscribers as a `remote.<kind>` event (``RemoteActivity``).
     case remoteActivity(RemoteActivity)
     /// Show the image or video in the file at `path` on `screen` (an external screen), filling it as `fit` says, turned
-    /// by `rotation`; a video with `loop` starts again at its end, else it stays on its last frame.
+    /// by `rotation`; a video with `loop` starts again at its end, else it stays on its last frame. With `at` (seconds
+    /// since 1970) the file shows at that moment of the wall clock and a video plays from there on the clock: requests
+    /// given the same `at` switch their screens together and their videos play in step (without it, as soon as read).
     case showMedia(
-        screen: String, path: String, fit: MediaFit = .contain, rotation: MediaRotation = .none, loop: Bool = false)
+        screen: String, path: String, fit: MediaFit = .contain, rotation: MediaRotation = .none, loop: Bool = false,
+        at: Double? = nil)
     /// Stop showing an image or a video on `screen`: it shows messages again.
     case stopMedia(screen: String)
     /// Play `playlist` on `screen` (an external screen), its items in turn as the wall clock says.
@@ -160,11 +163,14 @@ public enum Message: Equatable, Hashable, Sendable {
             try Self.check(name: screen, field: "screen")
             try Self.check(text: url)
             if url.isEmpty { throw MessageError(.invalidParams, "\"url\" must not be empty") }
-        case .showMedia(let screen, let path, _, _, _):
+        case .showMedia(let screen, let path, _, _, _, let at):
             try Self.check(name: screen, field: "screen")
             try Self.check(text: path)
             if path.isEmpty { throw MessageError(.invalidParams, "\"path\" must not be empty") }
             if path.utf8.contains(0) { throw MessageError(.invalidParams, "\"path\" must not contain NUL") }
+            if let at, !(at.isFinite && at > 0) {
+                throw MessageError(.invalidParams, "\"at\" must be a moment in seconds since 1970")
+            }
         case .setPlaylist(let screen, let playlist):
             try Self.check(name: screen, field: "screen")
             if let problem = Playlist.problem(items: playlist.items) {

@@ -39,8 +39,13 @@ struct MessageSlot: BitwiseCopyable {
         case .closeWeb(let screen): ("", screen, 0, .closeWeb)
         case .reloadWeb(let screen): ("", screen, 0, .reloadWeb)
         case .remoteActivity(let activity): (activity.detail, activity.kind.rawValue, activity.session, .remoteActivity)
-        case .showMedia(let screen, let path, let fit, let rotation, let loop):
-            (path, screen, MediaArgument(fit: fit, rotation: rotation, loop: loop).packed, .showMedia)
+        // The moment, when there is one, before the path and a newline (a number's text has none; a path may).
+        case .showMedia(let screen, let path, let fit, let rotation, let loop, let at):
+            (
+                (at.map { "\($0)" } ?? "") + "\n" + path, screen,
+                MediaArgument(fit: fit, rotation: rotation, loop: loop).packed,
+                .showMedia
+            )
         case .stopMedia(let screen): ("", screen, 0, .stopMedia)
         case .setPlaylist(let screen, let playlist): (PlaylistText.encode(playlist), screen, 0, .setPlaylist)
         case .clearPlaylist(let screen): ("", screen, 0, .clearPlaylist)
@@ -96,8 +101,10 @@ struct MessageSlot: BitwiseCopyable {
                     kind: RemoteActivity.Kind(rawValue: screen ?? "") ?? .released, session: argument, detail: body))
         case .showMedia:
             let options = MediaArgument(packed: argument)
+            let moment = body.prefix { $0 != "\n" }
             return .showMedia(
-                screen: screen ?? "", path: body, fit: options.fit, rotation: options.rotation, loop: options.loop)
+                screen: screen ?? "", path: String(body.dropFirst(moment.count + 1)), fit: options.fit,
+                rotation: options.rotation, loop: options.loop, at: Double(moment))
         case .stopMedia: return .stopMedia(screen: screen ?? "")
         case .setPlaylist:
             return .setPlaylist(screen: screen ?? "", playlist: PlaylistText.decode(body) ?? Playlist(items: []))

@@ -35,9 +35,9 @@ extension Application {
         // What the playlists name and show next changes only with an outcome: worked out here, not at every wakeup.
         assets.sync(product.model.wantedAssets)
         lengths.sync(product.model.videosPlayingTheirLength)
-        playlistReadAhead = Dictionary(
+        readAhead = Dictionary(
             uniqueKeysWithValues: product.outputs.map {
-                ($0.registryName, product.model.playlistReadAhead(of: $0.registryName))
+                ($0.registryName, product.model.readAhead(of: $0.registryName))
             })
         let updates = product.screenUpdates(for: outcome.changes)
         screens.apply(updates, message: stamp)

@@ -47,10 +47,10 @@ public final class Application {
     let crossfades = Crossfades()
     /// Which playlist item each screen shows, frame by frame: the proof of play.
     let plays = PlayTracker()
-    /// What each screen's playlist reads ahead (``ScreenModel/playlistReadAhead(of:)``), by registry name: what
+    /// What each screen reads ahead (``ScreenModel/readAhead(of:)``), by registry name: what
     /// ``MediaScreens`` reads before its turn and keeps. They change only with an outcome (``act(on:)``), so they are worked
     /// out there rather than at every wakeup's render pass.
-    var playlistReadAhead: [UInt32: [MediaItem]] = [:]
+    var readAhead: [UInt32: [MediaItem]] = [:]
     /// Replies in request order per producer, some held while a file is read.
     let replies = OrderedReplies()
     let screens: ScreenSet
@@ -235,7 +235,7 @@ public final class Application {
         web.sync(screens.ordered, kind: kind, context: graphics.context, eglExtensions: graphics.context.extensions)
         media.sync(
             screens.ordered, kind: kind,
-            ahead: { [playlistReadAhead] in playlistReadAhead[$0.output.registryName] ?? [] },
+            ahead: { [readAhead] in readAhead[$0.output.registryName] ?? [] },
             covered: { [product] in product.identity(of: $0.output.registryName) != nil })
         crossfades.stack(screens.ordered) { [media] in media.layer(of: $0) }
         let painter = ScreenPainter(

@@ -23,6 +23,9 @@ final class MediaScreens {
         var layer: MediaLayer
         var key: MediaAsset.Key
         var item: MediaItem
+        /// When the compositor first showed a frame of this file on the screen (seconds since 1970): what `status`
+        /// reports as `shownAt`, so that screens switched together can be checked to have switched together.
+        var firstShownAt: Double?
     }
 
     private let globals: WaylandGlobals
@@ -121,7 +124,8 @@ final class MediaScreens {
     /// `covered` by something the window draws over its content (`screen.identify`) has its layer hidden while its
     /// media keeps playing, so it comes back where it would have been.
     ///
-    /// `ahead` gives what each screen's playlist reads ahead (``ScreenModel/playlistReadAhead(of:)``): the first item
+    /// `ahead` gives what each screen reads ahead (``ScreenModel/readAhead(of:)``: a `media.show` waiting for its
+    /// start, its playlist's next turns): the first item
     /// is read before its turn (a video from ``videoLead`` before it, its pipeline then waiting for the switch to play
     /// its first frame), and every picture read is kept decoded (within ``keptPictureBytes``), so a switch to a
     /// picture is ready at once and a playlist of pictures reads each file once, not at every turn.
@@ -161,6 +165,7 @@ final class MediaScreens {
                     for frame in old.frames { frame.retire(id) }
                 }
                 layers[name]?.key = key
+                layers[name]?.firstShownAt = nil
             }
             if layers[name] == nil, let window = screen.window, let layer = MediaLayer(globals: globals, window: window)
             {
@@ -175,7 +180,7 @@ final class MediaScreens {
             // A new or moved subsurface shows with its window's next commit: this render pass draws the window.
             if shown.layer.show(
                 frame, placement: placement(of: frame, item: item, on: screen), rotation: item.rotation,
-                whenShown: { [unowned self] in onShown(name, item.path) })
+                whenShown: { [unowned self] in frameShown(name, key: key, path: item.path) })
             {
                 screen.invalidate()
             }
@@ -407,16 +412,31 @@ final class MediaScreens {
         video.pipeline.acknowledge()
         guard let frame = video.pipeline.takeFrame() else { return }
         video.show(frame, shm: shm)
+        // A screen that switched to the video before its first frame came has no layer on it yet: the next render
+        // pass makes it.
+        for (name, key) in wantedKeys where key == asset.key && layers[name]?.key != key {
+            if let screen = screenOf[name], screen.window != nil { screen.invalidate() }
+        }
         for (name, shown) in layers where shown.key == asset.key && !coveredScreens.contains(name) {
             guard let screen = screenOf[name], let current = video.current else { continue }
             if shown.layer.show(
                 current, placement: placement(of: current, item: shown.item, on: screen), rotation: shown.item.rotation,
-                whenShown: { [unowned self, path = shown.item.path] in onShown(name, path) })
+                whenShown: { [unowned self, key = shown.key, path = shown.item.path] in
+                    frameShown(name, key: key, path: path)
+                })
             {
                 screen.invalidate()
             }
         }
         video.returnReleasedFrames()
+    }
+
+    /// The compositor showed a frame of `key`'s file on the screen of output `name`.
+    private func frameShown(_ name: UInt32, key: MediaAsset.Key, path: String) {
+        if layers[name]?.key == key, layers[name]?.firstShownAt == nil {
+            layers[name]?.firstShownAt = Date().timeIntervalSince1970
+        }
+        onShown(name, path)
     }
 
     /// When (``MonotonicClock`` ns) the earliest next video not read yet is within ``videoLead`` of its turn.
@@ -504,9 +524,18 @@ final class MediaScreens {
         reader.read(.writePNG(id: id, pixels: pixels, width: width, height: height, path: path))
     }
 
-    /// What `status` says of each screen's image or video: the file it wants (which it shows once it is read).
+    /// What `status` says of each screen's image or video: the file it wants (which it shows once it is read), and
+    /// when the compositor first showed it there.
     var vitals: [UInt32: [String: JSONValue]] {
-        wantedKeys.compactMapValues { assets[$0]?.vitals }
+        var vitals: [UInt32: [String: JSONValue]] = [:]
+        for (name, key) in wantedKeys {
+            guard var asset = assets[key]?.vitals else { continue }
+            if let shown = layers[name], shown.key == key, let at = shown.firstShownAt {
+                asset["shownAt"] = .number(at)
+            }
+            vitals[name] = asset
+        }
+        return vitals
     }
 
     /// Destroys every layer, then every asset (pipelines stopped by the reader before it ends). At exit, while the

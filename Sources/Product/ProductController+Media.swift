@@ -5,22 +5,34 @@ import Screens
 import SystemCalls
 
 /// Images, videos and playlists on screens. A `media.show` is answered only once its file was read, off the display
-/// thread: ``showMedia(screen:path:fit:rotation:loop:)`` hands the read back as ``Outcome/mediaToRead`` and
+/// thread: ``showMedia(screen:path:fit:rotation:loop:at:)`` hands the read back as ``Outcome/mediaToRead`` and
 /// ``settle(_:with:now:)`` answers it.
 extension ProductController {
     // MARK: - Images and videos
 
     /// `media.show`: checked here, answered by ``settle(_:with:now:)`` once the file was read.
-    func showMedia(screen: String, path: String, fit: MediaFit, rotation: MediaRotation, loop: Bool)
-        throws(MessageError) -> Outcome
-    {
+    func showMedia(
+        screen: String, path: String, fit: MediaFit, rotation: MediaRotation, loop: Bool, at: Double?,
+        wallNow: Double = Date().timeIntervalSince1970
+    ) throws(MessageError) -> Outcome {
         try refuseController(screen, for: "images or videos")
         _ = try connected(screen)
+        if let at, at > wallNow + Self.longestStartLead {
+            throw MessageError(
+                .invalidParams,
+                "\"at\" is more than \(Int(Self.longestStartLead)) s ahead (\(at), now is \(wallNow)): use a playlist or a schedule"
+            )
+        }
         var outcome = Outcome()
         outcome.mediaToRead = MediaRequest(
-            screen: screen, item: MediaItem(path: path, fit: fit, rotation: rotation, loop: loop))
+            screen: screen, item: MediaItem(path: path, fit: fit, rotation: rotation, loop: loop, clockStart: at))
         return outcome
     }
+
+    /// How far ahead a `media.show` may say when it starts: its video waits ready to play meanwhile, holding its
+    /// decoder and a few frames, and a restart meanwhile forgets it. A start further off is for a playlist or a
+    /// schedule.
+    static let longestStartLead = 60.0
 
     /// Answers a `media.show` once its file was read (``Outcome/mediaToRead``): shows it when it can be shown, else
     /// refuses with the reason and leaves the screen as it was.
@@ -41,18 +53,21 @@ extension ProductController {
             do throws(MessageError) {
                 // The screen may have gone, or become the controller's, while the file was read.
                 try refuseController(screen, for: "images or videos")
+                // Given a start still to come, the screen switches then (``advancePlaylists(now:)``), with every screen
+                // given the same start.
                 try invalidParams { () throws(UnknownScreenError) in
-                    try model.showMedia(ShownMedia(item: request.item, kind: kind), onScreen: screen)
+                    try model.showMedia(
+                        ShownMedia(item: request.item, kind: kind), onScreen: screen, now: Date().timeIntervalSince1970)
                 }
-                logger.info("\(kind.rawValue) \(width)x\(height) on \(screen): \(request.item.path.logSafe)")
-                outcome = Outcome(
-                    reply: .result(
-                        method: .showMedia,
-                        result: [
-                            "screen": .string(screen), "path": .string(request.item.path),
-                            "kind": .string(kind.rawValue),
-                            "width": .integer(width), "height": .integer(height),
-                        ]))
+                let start = request.item.clockStart
+                let when = start.map { " from \($0) on the clock" } ?? ""
+                logger.info("\(kind.rawValue) \(width)x\(height) on \(screen)\(when): \(request.item.path.logSafe)")
+                var result: [String: JSONValue] = [
+                    "screen": .string(screen), "path": .string(request.item.path), "kind": .string(kind.rawValue),
+                    "width": .integer(width), "height": .integer(height),
+                ]
+                if let start { result["at"] = .number(start) }
+                outcome = Outcome(reply: .result(method: .showMedia, result: result))
                 outcome.events = [
                     .mediaStarted(
                         screen: screen, path: request.item.path, kind: kind.rawValue, width: width, height: height,
@@ -71,11 +86,12 @@ extension ProductController {
         return outcome
     }
 
-    /// `media.stop`: the screen shows messages again.
+    /// `media.stop`: the screen shows messages again, and a `media.show` waiting for its start there is forgotten.
     mutating func stopMedia(screen: String) throws(MessageError) -> Outcome {
         let before = model.assignment
+        let waited = model.cancelMediaStart(onScreen: screen)
         let shown = try invalidParams { () throws(UnknownScreenError) in try model.stopMedia(onScreen: screen) }
-        guard shown else { throw MessageError(.refused, "no image or video is shown on \(screen)") }
+        guard shown || waited else { throw MessageError(.refused, "no image or video is shown on \(screen)") }
         logger.info("media stopped on \(screen)")
         var outcome = Outcome(reply: .result(method: .stopMedia, result: ["screen": .string(screen)]))
         absorbReassignment(since: before, into: &outcome)
@@ -243,10 +259,13 @@ extension ProductController {
         var outcome = Outcome()
         let time = now.timeIntervalSince1970
         let power = powerByScreen
+        let assignment = model.assignment
         let kinds = kindsBefore ?? self.kinds
         let changed = model.advancePlaylists(now: time)
         reportPower(since: power, into: &outcome)
         reportSchedules(since: schedules, at: now, into: &outcome)
+        // A `media.show` whose start came changed its screen's mode.
+        if model.assignment != assignment { absorb(model.assignment, into: &outcome) }
         // Told before the items they give way to. An interrupt that ended in another step (an output change) is
         // told here too: the model asks for this call at once then.
         for (screen, ended) in model.takeEndedInterrupts() {

@@ -81,6 +81,7 @@ public struct ProductController {
             logger.debug("request \(kept.logSafe) was answered before: the same reply, not applied again")
             return Outcome(reply: reply)
         }
+        forgetMediaStart(before: message)
         var outcome: Outcome
         do throws(MessageError) {
             outcome = try perform(message, vitals: vitals)
@@ -101,6 +102,20 @@ public struct ProductController {
             }
         }
         return outcome
+    }
+
+    /// A later request for what a screen shows wins over a `media.show` waiting for its start there, whether it is
+    /// carried out or refused. (`media.stop` forgets it itself: what it forgot is its answer.)
+    private mutating func forgetMediaStart(before message: Message) {
+        switch message {
+        case .setRole(let screen, _, _), .setContent(let screen, _), .openWeb(let screen, _), .closeWeb(let screen),
+            .showMedia(let screen, _, _, _, _, _), .setPlaylist(let screen, _), .clearPlaylist(let screen):
+            model.cancelMediaStart(onScreen: screen)
+        case .resetRole(let screen):
+            model.cancelMediaStart(onScreen: screen)
+        default:
+            break
+        }
     }
 
     /// One request, by its method: each area's extension does it.
@@ -126,8 +141,8 @@ public struct ProductController {
         case .remoteOffer(let link, let code, let locked):
             return takeRemoteOffer(link: link, code: code, locked: locked)
         case .remoteActivity(let activity): return remoteActivity(activity)
-        case .showMedia(let screen, let path, let fit, let rotation, let loop):
-            return try showMedia(screen: screen, path: path, fit: fit, rotation: rotation, loop: loop)
+        case .showMedia(let screen, let path, let fit, let rotation, let loop, let at):
+            return try showMedia(screen: screen, path: path, fit: fit, rotation: rotation, loop: loop, at: at)
         case .setPlaylist(let screen, let playlist): return try setPlaylist(screen: screen, playlist: playlist)
         case .clearPlaylist(let screen): return try clearPlaylist(screen: screen)
         case .interruptPlaylist(let screen, let request): return try interruptPlaylist(screen: screen, request: request)

@@ -32,6 +32,8 @@ struct StatusReport {
                     "path": .string(shown.item.path), "fit": .string(shown.item.fit.rawValue),
                     "rotate": .integer(shown.item.rotation.rawValue), "loop": .bool(shown.item.loop),
                 ]
+                // The start on the wall clock it plays from: a playlist item's turn, or a `media.show`'s `at`.
+                if let start = shown.item.clockStart { media["at"] = .number(start) }
                 if let playing = vitals.media[info.registryName] { media.merge(playing) { $1 } }
                 entry["media"] = .object(media)
             case .slide:
@@ -61,6 +63,10 @@ struct StatusReport {
                     "ends": interrupt.ends.map { .number($0) } ?? .null,
                     "items": .integer(interrupt.playlist.items.count),
                 ])
+            }
+            // A `media.show` read and waiting for its start: the screen switches to it then.
+            if let starting = model.startingMedia[info.displayName], let at = starting.item.clockStart {
+                entry["mediaStart"] = .object(["path": .string(starting.item.path), "at": .number(at)])
             }
             entry["power"] = .string(product.power(of: info.registryName).rawValue)
             if let method = vitals.powerMethods[info.registryName] { entry["powerMethod"] = .string(method) }

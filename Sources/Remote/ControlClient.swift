@@ -6,8 +6,8 @@ import SystemCalls
     import Glibc
 #endif
 
-/// One request, one reply: what the CLI needs. Connects per request, so there is no connection to keep healthy.
-/// And one event stream: ``events(durationMilliseconds:handler:)`` keeps its connection for as long as it reads.
+/// One request, one reply: what the CLI needs. Connects per request (or per batch of requests sent at once), so there
+/// is no connection to keep healthy. And one event stream: ``events(durationMilliseconds:handler:)`` keeps its connection for as long as it reads.
 public struct ControlClient: Sendable {
     public var path: String
     /// For the whole exchange: connecting, writing the request and reading the reply.
@@ -20,33 +20,67 @@ public struct ControlClient: Sendable {
         self.timeoutMilliseconds = timeoutMilliseconds
     }
 
-    /// Sends `message` and decodes the reply: `.result` or `.error` as the server gave it.
-    /// Sends `message` and returns the reply. - Parameter requestID: the request's id (default: a fresh UUID for
-    /// anything but a query), so that sending the same request again after a timeout cannot apply it twice.
+    /// Sends `message` and returns the reply: `.result` or `.error` as the server gave it. - Parameter requestID: the
+    /// request's id (default: a fresh UUID for anything but a query), so that sending the same request again after a
+    /// timeout cannot apply it twice.
     public func request(
         _ message: Message, requestID: String? = nil
     ) throws(ControlError) -> Reply {
-        let id = requestID ?? (message.isQuery ? nil : "cli-" + UUID().uuidString.lowercased())
-        let reply = try exchange(line: MessageCodec.encodeRequest(message, requestID: id))
-        do throws(MessageError) {
-            return try MessageCodec.decodeResponse(reply)
-        } catch {
-            throw .malformedReply(excerpt: Self.excerpt(reply), reason: error.message)
+        try requests([(message, requestID)])[0]
+    }
+
+    /// Sends every request at once and returns their replies in the same order, so that none waits for the one before
+    /// it to be answered: the screens of one `media show` are read together. The server answers a connection's
+    /// requests in the order they came, and reads no more than ``ControlServer/Options/maximumRequestsInFlight`` of
+    /// them ahead, so a larger batch is spread over as many connections, all written before any reply is read.
+    /// ``timeoutMilliseconds`` covers the whole batch.
+    public func requests(_ batch: [(message: Message, requestID: String?)]) throws(ControlError) -> [Reply] {
+        let lines = batch.map { message, requestID in
+            MessageCodec.encodeRequest(
+                message, requestID: requestID ?? (message.isQuery ? nil : "cli-" + UUID().uuidString.lowercased()))
         }
+        var replies: [Reply] = []
+        for reply in try exchange(lines: lines) {
+            do throws(MessageError) {
+                replies.append(try MessageCodec.decodeResponse(reply))
+            } catch {
+                throw .malformedReply(excerpt: Self.excerpt(reply), reason: error.message)
+            }
+        }
+        return replies
     }
 
     /// Sends one raw line (a `\n` is appended) and returns the reply line without its `\n`.
     public func exchange(line: String) throws(ControlError) -> String {
+        try exchange(lines: [line])[0]
+    }
+
+    /// Sends raw lines (each gets a `\n`) at once and returns as many reply lines, without their `\n`.
+    private func exchange(lines: [String]) throws(ControlError) -> [String] {
         let deadline = MonotonicClock.nanoseconds() + UInt64(max(0, timeoutMilliseconds)) * 1_000_000
-        let descriptor = try connect(until: deadline)
-        defer { close(descriptor) }
-        try write(Array((line + "\n").utf8), to: descriptor, until: deadline)
-        var reader = LineReader()
-        switch try reader.next(from: descriptor, until: deadline, path: path) {
-        case .line(let reply): return reply
-        case .closed: throw .closedBeforeReply(path: path)
-        case .timedOut: throw timedOut
+        let perConnection = ControlServer.Options().maximumRequestsInFlight
+        let chunks = stride(from: 0, to: lines.count, by: perConnection).map {
+            lines[$0..<min($0 + perConnection, lines.count)]
         }
+        // Every connection made before anything is written: a server that cannot take them all gets none of the batch.
+        var descriptors: [Int32] = []
+        defer { for descriptor in descriptors { close(descriptor) } }
+        for _ in chunks { descriptors.append(try connect(until: deadline)) }
+        for (descriptor, chunk) in zip(descriptors, chunks) {
+            try write(Array(chunk.map { $0 + "\n" }.joined().utf8), to: descriptor, until: deadline)
+        }
+        var replies: [String] = []
+        for (descriptor, chunk) in zip(descriptors, chunks) {
+            var reader = LineReader()
+            for _ in chunk {
+                switch try reader.next(from: descriptor, until: deadline, path: path) {
+                case .line(let reply): replies.append(reply)
+                case .closed: throw .closedBeforeReply(path: path)
+                case .timedOut: throw timedOut
+                }
+            }
+        }
+        return replies
     }
 
     /// How an event stream ended.

@@ -9,11 +9,12 @@ public struct MediaItem: Codable, Equatable, Hashable, Sendable {
     public var rotation: MediaRotation
     /// A video starts again at its end (an animated image always repeats as its file says).
     public var loop: Bool
-    /// When the wall clock says the video began (seconds since 1970): a playlist's video item starts where the clock
-    /// says, `now − clockStart` in (wrapped around its length when it loops), not at its first frame. Nil for a file
-    /// shown by `media.show` or a rule, which starts at its beginning; never saved (only a playlist's items have one,
-    /// and those are made again from the playlist). Part of the item's identity: the same file from another start is
-    /// another timeline.
+    /// When the wall clock says the file shows and the video began (seconds since 1970): a playlist's video item, or a
+    /// `media.show` given `at`, plays where the clock says, `now − clockStart` in (wrapped around its length when it
+    /// loops), not from its first frame, and nothing of it shows before then. Screens given one start switch together
+    /// and play in step; a kiosk restarted meanwhile comes back at the clock's point. Nil for a file shown by
+    /// `media.show` without `at` or by a rule, which starts at its beginning as soon as it is read. Part of the item's
+    /// identity: the same file from another start is another timeline.
     public var clockStart: Double?
 
     public init(

@@ -22,6 +22,10 @@ public struct ScreenModel: Sendable {
     /// stopped. Saved like the pages.
     public private(set) var media: [String: ShownMedia] = [:]
     private var stoppedMedia: Set<String> = []
+    /// `media.show`s read and waiting for the start they were given (their item's clock start), by screen name: each
+    /// screen switches when its start comes (``advancePlaylists(now:)``), every screen given one start in the same
+    /// step. Not saved: a restart within the wait (at most a minute) forgets them.
+    public private(set) var startingMedia: [String: ShownMedia] = [:]
     /// Playlists set at run time, by screen name (saved), and the item each plays now (``advancePlaylists(now:)``).
     public private(set) var playlists: [String: Playlist] = [:]
     public private(set) var playing: [String: Int] = [:]
@@ -178,6 +182,31 @@ public struct ScreenModel: Sendable {
         _ = try? roles.set(content: shown.kind == .image ? .image : .video, forOutputNamed: screen)
     }
 
+    /// Shows `shown` on `screen` when its start (its item's clock start) comes, or at once when it has none or it has
+    /// passed; a start waited for before on the screen is replaced.
+    public mutating func showMedia(_ shown: ShownMedia, onScreen screen: String, now: Double)
+        throws(UnknownScreenError)
+    {
+        guard let start = shown.item.clockStart, start > now else {
+            startingMedia[screen] = nil
+            try showMedia(shown, onScreen: screen)
+            return
+        }
+        _ = try roles.output(named: screen)
+        startingMedia[screen] = shown
+    }
+
+    /// Forgets the `media.show` waiting for its start on `screen` (every screen: nil): a later request for what the
+    /// screen shows wins. - Returns: whether one was waiting.
+    @discardableResult
+    public mutating func cancelMediaStart(onScreen screen: String?) -> Bool {
+        guard let screen else {
+            defer { startingMedia.removeAll() }
+            return !startingMedia.isEmpty
+        }
+        return startingMedia.removeValue(forKey: screen) != nil
+    }
+
     /// Stops showing an image or a video on `screen`, which shows messages again. - Returns: whether one was shown.
     @discardableResult
     public mutating func stopMedia(onScreen screen: String) throws(UnknownScreenError) -> Bool {
@@ -305,10 +334,15 @@ public struct ScreenModel: Sendable {
     }
 
     /// Moves every screen's playlist to the item the wall clock says at `now` (seconds since 1970), after ending the
-    /// interrupts whose time is up. - Returns: the screens whose item changed, with the item's index (a screen whose
-    /// interrupt ended and that plays no playlist is not among them: ``takeEndedInterrupts()`` names it).
+    /// interrupts whose time is up and switching the screens whose `media.show` start came (a screen gone meanwhile
+    /// forgets it). - Returns: the screens whose item changed, with the item's index (a screen whose interrupt ended
+    /// and that plays no playlist is not among them: ``takeEndedInterrupts()`` names it).
     @discardableResult
     public mutating func advancePlaylists(now: Double) -> [(screen: String, index: Int)] {
+        for (screen, shown) in startingMedia where shown.item.clockStart.map({ $0 <= now }) ?? true {
+            startingMedia[screen] = nil
+            try? showMedia(shown, onScreen: screen)
+        }
         endInterrupts(now: now)
         var changed: [(String, Int)] = []
         var current: [String: Int] = [:]
@@ -358,7 +392,8 @@ public struct ScreenModel: Sendable {
             guard playsIt || schedule.turnsScreensOff else { return nil }
             return schedule.nextChange(after: Date(timeIntervalSince1970: now), in: timeZone)?.timeIntervalSince1970
         }
-        return (items + schedules + interruptEnds).filter(\.isFinite).min()
+        let mediaStarts = startingMedia.values.compactMap(\.item.clockStart)
+        return (items + schedules + interruptEnds + mediaStarts).filter(\.isFinite).min()
     }
 
     /// The playlist the output plays while it is on: an interrupt's while one lasts, whatever its mode; else its own
@@ -522,12 +557,21 @@ public struct ScreenModel: Sendable {
         return assignment.kind(of: registryName)
     }
 
+    /// What the output's screen reads ahead of what it shows, as it will show it: first a `media.show` waiting for its
+    /// start there (read for its answer, kept ready to play until the switch), then what its playlist reads ahead.
+    public func readAhead(of registryName: UInt32) -> [MediaItem] {
+        let starting = roles.outputs.first { $0.registryName == registryName }.flatMap {
+            startingMedia[$0.displayName]?.item
+        }
+        return (starting.map { [$0] } ?? []) + playlistReadAhead(of: registryName)
+    }
+
     /// What the playlist the output plays reads ahead of its turns, as its screen will show it. First, when its next
     /// turn plays a video, that video as it will play then (its clock start is the switch), so that its pipeline is
     /// ready to play on the switch, in step with every other screen switching then. Then its pictures, from the item
     /// after the one shown now round to the one before it, kept decoded so that a switch to a picture needs no read. A
     /// held playlist switches to nothing, a page is never read ahead, and an asset only once it is cached.
-    public func playlistReadAhead(of registryName: UInt32) -> [MediaItem] {
+    func playlistReadAhead(of registryName: UInt32) -> [MediaItem] {
         guard let (playlist, index) = playlistItem(of: registryName), playlist.pausedAt == nil,
             let output = roles.outputs.first(where: { $0.registryName == registryName })
         else { return [] }

@@ -3,8 +3,8 @@ import Foundation
 import Messaging
 import Remote
 
-/// `--socket` and `--timeout`, and the one request each control command makes: shared by `send`, `card`, `role`
-/// and `status`, which talk to a running Multiscreen over its control socket.
+/// `--socket`, `--timeout` and `--request-id`, and the requests each control command makes (one, or a batch sent at
+/// once): shared by every command that talks to a running Multiscreen over its control socket.
 struct ControlOptions: ParsableArguments {
     /// The `--socket` help, shared with `events`.
     static let socketHelp = ArgumentHelp(
@@ -35,6 +35,16 @@ struct ControlOptions: ParsableArguments {
         }
     }
 
+    /// `--request-id` with the `.N` a batch of `count` requests appends to it is still a valid id.
+    func validateBatch(of count: Int) throws {
+        guard count > 1, let requestId else { return }
+        do throws(MessageError) {
+            try MessageCodec.validateRequestID("\(requestId).\(count)")
+        } catch {
+            throw ValidationError("--request-id with \(count) requests (\"\(requestId).\(count)\"): \(error.message)")
+        }
+    }
+
     /// Sends `message`, then prints `headline` and the result, one field per indented line: what every command that
     /// changes something prints.
     func perform(_ message: Message, headline: String) throws {
@@ -43,9 +53,45 @@ struct ControlOptions: ParsableArguments {
         for line in ResultText.lines(of: result, indent: "  ") { print(line) }
     }
 
+    /// Sends every message at once (none waits for the answer to the one before: ``ControlClient/requests(_:)``), then
+    /// prints each one's headline and result in order, or its error. Given `--request-id`, the requests get it with
+    /// `.1`, `.2`… appended (``validateBatch(of:)``). Exits 2 after printing them all when any was answered with an error; 1 or 3 as ``request(_:)``.
+    func performAll(_ batch: [(message: Message, headline: String)]) throws {
+        guard batch.count > 1 else {
+            for (message, headline) in batch { try perform(message, headline: headline) }
+            return
+        }
+        let ids = batch.indices.map { index in requestId.map { "\($0).\(index + 1)" } }
+        var failed = false
+        for ((_, headline), response) in zip(batch, try send(zip(batch, ids).map { ($0.0.message, $0.1) })) {
+            switch response {
+            case .result(_, let result):
+                print(headline)
+                for line in ResultText.lines(of: result, indent: "  ") { print(line) }
+            case .error(let error):
+                printError("error \(error.code.rawValue) (\(headline.logSafe)): \(error.message.logSafe)")
+                failed = true
+            }
+        }
+        if failed { throw ExitCode(ControlExit.errorReply) }
+    }
+
     /// Sends `message` and returns the result object. Prints the failure to standard error and exits 1 (no
     /// reply) or 2 (an error reply) otherwise, as ``ControlExit`` documents.
     func request(_ message: Message) throws -> [String: JSONValue] {
+        switch try send([(message, requestId)])[0] {
+        case .result(_, let result):
+            return result
+        case .error(let error):
+            // The message may quote what was asked for (a screen name), control characters included.
+            printError("error \(error.code.rawValue): \(error.message.logSafe)")
+            throw ExitCode(ControlExit.errorReply)
+        }
+    }
+
+    /// Sends the requests at once and returns their replies in order. Prints a failure to get them to standard error
+    /// and exits 1 (no reply) or 3 (sent, no reply in time), as ``ControlExit`` documents.
+    private func send(_ batch: [(message: Message, requestID: String?)]) throws -> [Reply] {
         let path: String
         do {
             path = try socket ?? ControlSocket.defaultPath(environment: ProcessInfo.processInfo.environment)
@@ -54,9 +100,8 @@ struct ControlOptions: ParsableArguments {
             throw ExitCode(ControlExit.noReply)
         }
         let client = ControlClient(path: path, timeoutMilliseconds: Int((timeout * 1000).rounded(.up)))
-        let response: Reply
         do {
-            response = try client.request(message, requestID: requestId)
+            return try client.requests(batch)
         } catch .timedOut(let path, let milliseconds) {
             // Sent, and perhaps applied later (the display thread was busy): a script must not simply send it again.
             printError(
@@ -71,14 +116,6 @@ struct ControlOptions: ParsableArguments {
         } catch {
             printError("error: \(error)")
             throw ExitCode(ControlExit.noReply)
-        }
-        switch response {
-        case .result(_, let result):
-            return result
-        case .error(let error):
-            // The message may quote what was asked for (a screen name), control characters included.
-            printError("error \(error.code.rawValue): \(error.message.logSafe)")
-            throw ExitCode(ControlExit.errorReply)
         }
     }
 

@@ -9,6 +9,10 @@ import Testing
         .showMedia(screen: "HDMI-A-2", path: "/srv/signage/menu.png"),
         .showMedia(screen: "DP-1", path: "/srv/loop.mp4", fit: .cover, rotation: .threeQuarters, loop: true),
         .showMedia(screen: "DP-1", path: "/srv/a b/ü.webp", fit: .center, rotation: .quarter, loop: false),
+        // A start, and a path with a newline in it (the slot keeps the start before the path, up to a newline).
+        .showMedia(screen: "DP-2", path: "/srv/loop.mp4", loop: true, at: 1_795_831_607.229),
+        .showMedia(screen: "DP-2", path: "/srv/two\nlines.mp4", at: 1_795_831_607.5),
+        .showMedia(screen: "DP-2", path: "/srv/two\nlines.mp4"),
         .stopMedia(screen: "DP-1"),
     ]
 
@@ -41,6 +45,8 @@ import Testing
             (#"{"screen": "A"}"#, #"media.show needs "path""#),
             (#"{"screen": "A", "path": "/x", "loop": 1}"#, #""loop" of media.show must be true or false"#),
             (#"{"screen": "A", "path": "/x", "volume": 1}"#, #"media.show has no parameter "volume""#),
+            (#"{"screen": "A", "path": "/x", "at": 0}"#, #""at" must be a moment in seconds since 1970"#),
+            (#"{"screen": "A", "path": "/x", "at": -5}"#, #""at" must be a moment in seconds since 1970"#),
         ]
         for (params, message) in cases {
             do {

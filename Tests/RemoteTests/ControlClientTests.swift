@@ -1,10 +1,36 @@
 import Foundation
 import Messaging
+import Synchronization
 import Testing
 
 @testable import Remote
 
 @Suite struct ControlClientTests {
+    /// A batch is sent whole before any answer: 20 requests, more than a connection may have in flight (8), go over
+    /// 3 connections and all reach the display before it answers one; the replies come back in the batch's order.
+    @Test func aBatchIsSentWholeOverEnoughConnectionsAndAnsweredInOrder() throws {
+        let fixture = try ControlFixture(paused: true)
+        defer { fixture.tearDown() }
+        let messages = (0..<20).map { Message.send(text: "m\($0)", screen: nil, ttl: nil) }
+        let replies = Mutex<[Reply]?>(nil)
+        let client = ControlClient(path: fixture.path)
+        let thread = Thread {
+            let answered = try? client.requests(messages.map { ($0, nil) })
+            replies.withLock { $0 = answered }
+        }
+        thread.start()
+        #expect(eventually { fixture.server.statistics.requests == 20 })
+        #expect(fixture.server.statistics.connectionsAccepted == 3)
+        #expect(fixture.display.received.isEmpty)
+        fixture.display.resume()
+        #expect(eventually { replies.withLock { $0 != nil } })
+        let texts = replies.withLock { $0 ?? [] }.map { reply -> JSONValue? in
+            if case .result(_, let result) = reply { return result["text"] }
+            return nil
+        }
+        #expect(texts == (0..<20).map { .string("m\($0)") })
+    }
+
     @Test func nothingListening() throws {
         let directory = TemporaryDirectory()
         let client = ControlClient(path: directory.socketPath, timeoutMilliseconds: 500)

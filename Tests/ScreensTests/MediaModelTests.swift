@@ -169,13 +169,13 @@ import Testing
         try model.setPlaylist(playlist, onScreen: external, now: now)
         let next = MediaItem(path: "/srv/b.mp4", fit: .cover, loop: true, clockStart: epoch + 60)
         let picture = MediaItem(path: "/srv/c.png", fit: .cover, loop: true)
-        #expect(model.playlistReadAhead(of: name) == [next, picture])
+        #expect(model.readAhead(of: name) == [next, picture])
 
         // An interrupt that ends as its second video would start: what plays then is not that video.
         let interruption = Playlist(
             items: [.init(source: "/srv/x.mp4", seconds: 30), .init(source: "/srv/y.mp4", seconds: 30)], epoch: now)
         try model.interrupt(PlaylistInterrupt(playlist: interruption, ends: now + 30), onScreen: external, now: now)
-        #expect(model.playlistReadAhead(of: name).allSatisfy { $0.clockStart == nil })
+        #expect(model.readAhead(of: name).allSatisfy { $0.clockStart == nil })
     }
 
     @Test func aListOfOneVideoStartsAtTheEpochForEver() throws {
