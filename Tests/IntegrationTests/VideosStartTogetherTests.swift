@@ -23,6 +23,19 @@ import Testing
         return shown
     }
 
+    /// Two different 3 s videos (ffmpeg's test card and its colour bars), and Multiscreen on three outputs of headless
+    /// sway. The compositor is returned so that it lives as long as the test.
+    static func twoVideosOnThreeOutputs() throws -> (videos: [String], sway: HeadlessSway, app: MultiscreenProcess) {
+        let directory = try MediaFixtures.directory()
+        let videos = try [("testsrc", "card.mp4"), ("smptebars", "bars.mp4")].map { source, name in
+            try MediaVideoTests.makeVideo(in: directory, seconds: 3, name: name, source: source)
+        }
+        let sway = try HeadlessSway(outputs: 3, width: 640, height: 480)
+        let app = try MultiscreenProcess(environment: sway.environment, home: MultiscreenProcess.makeHome())
+        try app.waitForScreens(3)
+        return (videos, sway, app)
+    }
+
     /// Shows `video` on `screen` and stops it: GStreamer and the decoder are loaded once, so that the start measured
     /// next is not the first video's (which may take longer than the CLI's lead from a cold disk, and then plays in
     /// step but late).
@@ -43,13 +56,8 @@ import Testing
     }
 
     @Test func oneMediaShowStartsTwoDifferentVideosOnTheSameRefresh() throws {
-        let directory = try MediaFixtures.directory()
-        let videos = try [("testsrc", "card.mp4"), ("smptebars", "bars.mp4")].map { source, name in
-            try MediaVideoTests.makeVideo(in: directory, seconds: 3, name: name, source: source)
-        }
-        let sway = try HeadlessSway(outputs: 3, width: 640, height: 480)
-        let app = try MultiscreenProcess(environment: sway.environment, home: MultiscreenProcess.makeHome())
-        try app.waitForScreens(3)
+        let (videos, sway, app) = try Self.twoVideosOnThreeOutputs()
+        defer { withExtendedLifetime(sway) {} }
         let screens = ["HEADLESS-2", "HEADLESS-3"]
         try Self.warmUp(app, videos[0], on: screens[0])
         let sent = Date().timeIntervalSince1970
@@ -111,13 +119,8 @@ import Testing
     }
 
     @Test func twoDifferentVideosOnOneSwitchShowTheirFirstFramesOnTheSameRefresh() throws {
-        let directory = try MediaFixtures.directory()
-        let videos = try [("testsrc", "card.mp4"), ("smptebars", "bars.mp4")].map { source, name in
-            try MediaVideoTests.makeVideo(in: directory, seconds: 3, name: name, source: source)
-        }
-        let sway = try HeadlessSway(outputs: 3, width: 640, height: 480)
-        let app = try MultiscreenProcess(environment: sway.environment, home: MultiscreenProcess.makeHome())
-        try app.waitForScreens(3)
+        let (videos, sway, app) = try Self.twoVideosOnThreeOutputs()
+        defer { withExtendedLifetime(sway) {} }
         let screens = ["HEADLESS-2", "HEADLESS-3"]
         let setAt = Date().timeIntervalSince1970
         let set = try app.command(
