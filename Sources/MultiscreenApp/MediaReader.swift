@@ -10,8 +10,8 @@ import SystemCalls
 /// Reads media files off the display thread, which must never wait on a disk or a decoder: one thread takes jobs (a
 /// file to read), tells an image from a video by its first bytes, decodes an image whole or builds and starts a
 /// video's pipeline, and posts what came of it. A playing video's own news (started, ended, failed, stalled) comes
-/// from its pipeline's bus thread through the same post. Pipelines are stopped here too (stopping joins GStreamer's
-/// threads), so a pipeline is only ever started and stopped on this one thread, in order.
+/// from its pipeline's bus thread through the same post. Pipelines are stopped from here, each on a thread of its own
+/// (``PipelineStops``): stopping joins GStreamer's threads, which a file whose read never returns holds up for good.
 ///
 /// The display thread posts jobs and takes news under a lock held only to append or swap an array, never across
 /// any work, and sleeps on ``newsFileDescriptor`` in its poll. Created with the media owner; ``stop()`` joins the
@@ -50,6 +50,7 @@ final class MediaReader: @unchecked Sendable {
     private let jobs = Mutex<(queue: [Job], stopping: Bool)>(([], false))
     private let news = Mutex<[News]>([])
     private let thread = LoopThread()
+    private let stops: PipelineStops
     private let limits: ImageLimits
     private let logger: Logger
 
@@ -66,6 +67,7 @@ final class MediaReader: @unchecked Sendable {
     init(limits: ImageLimits = ImageLimits(), logger: Logger) throws(SystemCallError) {
         self.limits = limits
         self.logger = logger
+        stops = PipelineStops(logger: logger)
         newsFileDescriptor = try systemCall("eventfd") { eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC)) }
         do {
             // Blocking: the reader thread sleeps in read(2) until a job or the stop request.
@@ -105,13 +107,15 @@ final class MediaReader: @unchecked Sendable {
         Self.signal(newsFileDescriptor)
     }
 
-    /// Ends the thread once the job under way and every pipeline's stop still queued are done; reads not started
-    /// are dropped. Safe twice.
+    /// Ends the thread once the job under way is done and every pipeline's stop still queued has begun, then waits
+    /// for those stops (a pipeline whose file's read never returns at most ``PipelineStops/hangsAfter``, then it is
+    /// left to the exit); reads not started are dropped. Safe twice.
     func stop() {
-        thread.stop {
+        let stopped = thread.stop {
             jobs.withLock { $0.stopping = true }
             Self.signal(jobSignal)
         }
+        if stopped { stops.finish(waitingAtMost: PipelineStops.hangsAfter) }
     }
 
     private func run() {
@@ -147,10 +151,10 @@ final class MediaReader: @unchecked Sendable {
     }
 
     private func perform(_ job: Job) {
+        stops.reap()
         switch job {
         case .stop(let pipeline):
-            pipeline.stop()
-            logger.info("video pipeline stopped: \(pipeline.path.logSafe)")
+            stops.stop(pipeline)
         case .writePNG(let id, let pixels, let width, let height, let path?):
             post(
                 .written(id: id, png: nil, failure: PNGFile.write(xrgb: pixels, width: width, height: height, to: path))
@@ -168,6 +172,11 @@ final class MediaReader: @unchecked Sendable {
             }
         case .read(let id, let path, let loop, let clockStart, let decodeSize):
             do throws(MediaError) {
+                // Its last pipeline is stuck in a read of it: so would the next one be, and this thread with it.
+                if stops.isStuck(path: path) {
+                    throw .unreadable(
+                        path: path, reason: "a read of it has not returned for over \(PipelineStops.hangsAfter) s")
+                }
                 switch try MediaProbe.kind(ofFileAt: path) {
                 case .image:
                     post(.image(id: id, try ImageDecoder.decode(path: path, sizedBy: decodeSize, limits: limits)))

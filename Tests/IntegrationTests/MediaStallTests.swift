@@ -1,0 +1,92 @@
+import CompositorHarness
+import Foundation
+import Testing
+
+/// Issue 25, a decoder that stalls: a video whose file stops giving data part-way (served by a FUSE file system whose
+/// reads past a point never return, as a hung network share's) gets no frame for 5 s, is reported stalled, and is read
+/// again with a growing delay. GStreamer's source thread stays stuck in `read(2)` and the pipeline cannot be stopped
+/// until the share comes back; that must cost neither the other screens' files nor the process's exit, and the file
+/// plays again once its reads return.
+@Suite(.serialized) struct MediaStallTests {
+    /// A 20 s H.264 video made in a new directory, served by a file system whose reads stop a quarter into it (about
+    /// 5 s of video). Its index comes first (`faststart`), so that the stall falls in the frames, not in the demuxer's
+    /// first read.
+    static func stallingVideo() throws -> (directory: String, share: StallingFileSystem) {
+        let directory = try MediaFixtures.directory()
+        let video = try MediaVideoTests.makeVideo(
+            in: directory, seconds: 20, name: "long.mp4",
+            codec: ["-c:v", "libx264", "-pix_fmt", "yuv420p", "-movflags", "+faststart"])
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: video)[.size] as? Int)
+        return (directory, try StallingFileSystem(serving: video, stallAfter: size / 4))
+    }
+
+    @Test func aVideoWhoseFileStopsGivingDataIsReportedReadAgainAndHoldsNothingElseUp() throws {
+        let (directory, share) = try Self.stallingVideo()
+        let picture = directory + "/still.png"
+        try MediaFixtures.convert(["-size", "320x240", "xc:#3060c0", picture])
+        let sway = try HeadlessSway(outputs: 3, width: 640, height: 480)
+        let app = try MultiscreenProcess(environment: sway.environment, home: MultiscreenProcess.makeHome())
+        try app.waitForScreens(3)
+
+        let shown = try app.command(["media", "show", "--screen", "HEADLESS-2", share.path])
+        #expect(shown.status == 0, "\(shown.output)")
+        // A quarter of 20 s plays, then no frame comes for 5 s.
+        try app.waitForLog("video stalled: no frame for", timeout: 30)
+        let failed = try MediaVideoTests.media(app, "HEADLESS-2")
+        #expect(failed["state"] as? String == "failed", "\(failed)")
+        #expect((failed["error"] as? String)?.hasPrefix("video stalled: no frame for 5") == true, "\(failed)")
+        #expect(share.stalledReads >= 1)
+
+        // The stuck pipeline holds nothing up: another file on another screen is read and shown.
+        let other = try app.command(["media", "show", "--screen", "HEADLESS-3", picture])
+        #expect(other.status == 0, "\(other.output)")
+        #expect(try MediaVideoTests.media(app, "HEADLESS-3")["state"] as? String == "showing")
+
+        // Read again after 2 s: its stuck pipeline is left behind, and the file is refused until its read returns.
+        try app.waitForLog("could not be stopped within 1.0 s and is left behind", timeout: 10)
+        try waitUntil(timeout: 10, "the retry refused while the read hangs") {
+            let error = try MediaVideoTests.media(app, "HEADLESS-2")["error"] as? String
+            return error?.hasSuffix(": a read of it has not returned for over 1.0 s") == true
+        }
+        #expect(app.log.components(separatedBy: "video 320x240 playing with").count - 1 == 1, "\(app.log)")
+
+        // The share comes back: the stuck pipeline stops, and the next retry (the delay doubling: 4 s, 8 s) plays the
+        // file from its start again.
+        share.recover()
+        try app.waitForLog("video pipeline left behind stopped at last", timeout: 10)
+        try waitUntil(timeout: 20, "the file read again once its read returned") {
+            app.log.components(separatedBy: "video 320x240 playing with").count - 1 == 2
+        }
+        try waitUntil(timeout: 5, "playing again") {
+            try MediaVideoTests.media(app, "HEADLESS-2")["state"] as? String == "playing"
+        }
+        #expect(!app.log.contains("protocol error"))
+
+        app.process.signal(SIGTERM)
+        #expect(try app.process.waitForExit(timeout: 10) == 0)
+        share.unmount()
+    }
+}
+
+extension MediaStallTests {
+    /// A pipeline stuck in its file's read when Multiscreen is asked to stop: waited for a moment, then left to the
+    /// exit, and Multiscreen is done at once. The process itself ends only when the read returns: the kernel waits out
+    /// a FUSE read that reached its file system, even for SIGKILL, as it does a hard-mounted NFS share's.
+    @Test func aPipelineStuckInItsFilesReadDoesNotHoldUpTheExit() throws {
+        let (_, share) = try Self.stallingVideo()
+        let sway = try HeadlessSway(outputs: 2, width: 640, height: 480)
+        let app = try MultiscreenProcess(environment: sway.environment, home: MultiscreenProcess.makeHome())
+        try app.waitForScreens(2)
+        #expect(try app.command(["media", "show", "--screen", "HEADLESS-2", share.path]).status == 0)
+        try waitUntil(timeout: 20, "a read stalled") { share.stalledReads >= 1 }
+
+        let asked = Date()
+        app.process.signal(SIGTERM)
+        try app.waitForLog("shut down", timeout: 5)
+        #expect(Date().timeIntervalSince(asked) < 5)
+        #expect(app.log.contains("1 video pipelines could not be stopped"), "\(app.log)")
+        share.recover()
+        #expect(try app.process.waitForExit(timeout: 10) == 0)
+        share.unmount()
+    }
+}
