@@ -60,6 +60,10 @@ final class MediaReader: @unchecked Sendable {
     /// under a frame: nobody sees it, and kiosks whose clocks agree all run the same amount ahead.
     static let aheadOfTheClock = 0.01
 
+    /// How much lower than the display thread the reader's thread runs (and the pipelines' stops): decoding a picture
+    /// or building a pipeline must never take the display's core from it.
+    static let niceness: Int32 = 5
+
     /// The largest PNG a capture carries in its reply (base64 makes it 4/3 of this on the wire): a 4K screen of
     /// photographs fits; anything larger is written to a file instead.
     static let largestEncodedPNG = 24 << 20
@@ -72,7 +76,7 @@ final class MediaReader: @unchecked Sendable {
         do {
             // Blocking: the reader thread sleeps in read(2) until a job or the stop request.
             jobSignal = try systemCall("eventfd") { eventfd(0, Int32(EFD_CLOEXEC)) }
-            try thread.start(name: "media-reader", niceness: 5) { [self] in run() }
+            try thread.start(name: "media-reader", niceness: Self.niceness) { [self] in run() }
         } catch {
             close(newsFileDescriptor)
             throw error
@@ -109,13 +113,24 @@ final class MediaReader: @unchecked Sendable {
 
     /// Ends the thread once the job under way is done and every pipeline's stop still queued has begun, then waits
     /// for those stops (a pipeline whose file's read never returns at most ``PipelineStops/hangsAfter``, then it is
-    /// left to the exit); reads not started are dropped. Safe twice.
+    /// left to the exit); reads not started are dropped. A job under way whose file's read never returns holds this
+    /// up for good. Safe twice.
     func stop() {
         let stopped = thread.stop {
             jobs.withLock { $0.stopping = true }
             Self.signal(jobSignal)
         }
-        if stopped { stops.finish(waitingAtMost: PipelineStops.hangsAfter) }
+        guard stopped else { return }
+        // A read that finished after the display stopped taking news left its pipeline there: stopped with the rest.
+        let untaken = news.withLock { news in
+            defer { news.removeAll() }
+            return news.compactMap { item -> VideoPipeline? in
+                if case .video(_, let pipeline) = item { return pipeline }
+                return nil
+            }
+        }
+        for pipeline in untaken { stops.stop(pipeline) }
+        stops.finish(waitingAtMost: PipelineStops.hangsAfter)
     }
 
     private func run() {
@@ -166,6 +181,8 @@ final class MediaReader: @unchecked Sendable {
             }
         case .measure(let source, let path):
             do throws(MediaError) {
+                // GStreamer's discoverer would wait for the stuck read too, and this thread with it.
+                if stops.isStuck(path: path) { throw Self.stuck(path) }
                 post(.length(source: source, path: path, .success(try VideoLength.measure(path: path))))
             } catch {
                 post(.length(source: source, path: path, .failure(error)))
@@ -173,10 +190,7 @@ final class MediaReader: @unchecked Sendable {
         case .read(let id, let path, let loop, let clockStart, let decodeSize):
             do throws(MediaError) {
                 // Its last pipeline is stuck in a read of it: so would the next one be, and this thread with it.
-                if stops.isStuck(path: path) {
-                    throw .unreadable(
-                        path: path, reason: "a read of it has not returned for over \(PipelineStops.hangsAfter) s")
-                }
+                if stops.isStuck(path: path) { throw Self.stuck(path) }
                 switch try MediaProbe.kind(ofFileAt: path) {
                 case .image:
                     post(.image(id: id, try ImageDecoder.decode(path: path, sizedBy: decodeSize, limits: limits)))
@@ -198,6 +212,11 @@ final class MediaReader: @unchecked Sendable {
                 post(.failed(id: id, error))
             }
         }
+    }
+
+    /// Why a file whose last pipeline is stuck in a read of it is not read again.
+    private static func stuck(_ path: String) -> MediaError {
+        .unreadable(path: path, reason: "a read of it has not returned for over \(PipelineStops.hangsAfter) s")
     }
 
     private static func signal(_ fd: Int32) {

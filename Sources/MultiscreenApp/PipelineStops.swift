@@ -24,12 +24,13 @@ final class PipelineStops: Sendable {
         var reported = false
     }
 
-    /// How long a stop may take before it is stuck: a healthy pipeline stops in milliseconds. Under the first retry of
-    /// a failed file (``MediaScreens/firstRetry``), so that the retry of a stalled video finds its stop stuck.
+    /// How long a stop may take before it is stuck: a healthy pipeline stops in milliseconds.
     static let hangsAfter = 1.0
+    private static let hangsAfterNanoseconds = UInt64(hangsAfter * 1e9)
 
     private let stops = Mutex<(next: Int, byID: [Int: Stop])>((0, [:]))
-    /// Broadcast when a stop finishes, for ``finish(waitingAtMost:)``.
+    /// Broadcast when a stop finishes, for the threads that wait for one (``isStuck(path:)``,
+    /// ``finish(waitingAtMost:)``).
     private let finishing = NSCondition()
     private let logger: Logger
 
@@ -43,12 +44,12 @@ final class PipelineStops: Sendable {
         let thread = LoopThread()
         let id = stops.withLock { stops in
             defer { stops.next += 1 }
-            stops.byID[stops.next] = Stop(
-                thread: thread, path: pipeline.path, since: MonotonicClock.nanoseconds())
+            stops.byID[stops.next] = Stop(thread: thread, path: pipeline.path, since: MonotonicClock.nanoseconds())
             return stops.next
         }
         do {
-            try thread.start(name: "media-stop") { [self] in
+            // As low as the reader's thread: a stop is housekeeping.
+            try thread.start(name: "media-stop", niceness: MediaReader.niceness) { [self] in
                 pipeline.stop()
                 let late = stops.withLock { stops in
                     stops.byID[id]?.finished = true
@@ -71,28 +72,48 @@ final class PipelineStops: Sendable {
         }
     }
 
-    /// Whether a pipeline of the file at `path` has been stopping for longer than ``hangsAfter``: a read of the file
-    /// does not return, and reading it again would hold up the reader's thread or another pipeline the same way.
+    /// Whether a pipeline of the file at `path` is stuck stopping: a read of the file does not return, and reading it
+    /// again would hold up the reader's thread or another pipeline the same way. A stop of it still under way and
+    /// younger than ``hangsAfter`` is waited for until it is that old, so the answer does not depend on when the
+    /// reader's thread got to the stop.
     func isStuck(path: String) -> Bool {
-        let now = MonotonicClock.nanoseconds()
-        return stops.withLock { stops in
-            stops.byID.values.contains { stop in
-                stop.path == path && !stop.finished && now - stop.since > UInt64(Self.hangsAfter * 1e9)
+        finishing.lock()
+        defer { finishing.unlock() }
+        while true {
+            let now = MonotonicClock.nanoseconds()
+            let youngest = stops.withLock { stops in
+                stops.byID.values.filter { $0.path == path && !$0.finished }.map(\.since).max()
             }
+            guard let since = youngest else { return false }
+            let stuckAt = since &+ Self.hangsAfterNanoseconds
+            if now >= stuckAt { return true }
+            // In slices of the monotonic clock: the condition's deadline is the wall clock's, which may be stepped.
+            _ = finishing.wait(until: Date(timeIntervalSinceNow: min(Double(stuckAt - now) / 1e9, 0.1)))
         }
     }
 
     /// Joins the stop threads that finished, and logs once each stop that has taken longer than ``hangsAfter``.
     func reap() {
-        let now = MonotonicClock.nanoseconds()
+        let stuck = reapFinished()
+        for path in stuck {
+            logger.warning(
+                "a video pipeline could not be stopped within \(Self.hangsAfter) s and is left behind (its file's read does not return); no new one reads the file until it does: \(path.logSafe)"
+            )
+        }
+    }
+
+    /// Joins the stop threads that finished. - Returns: the files of the stops stuck and not reported yet, now
+    /// marked reported.
+    private func reapFinished() -> [String] {
         let (finished, stuck) = stops.withLock { stops -> ([LoopThread], [String]) in
+            let now = MonotonicClock.nanoseconds()
             var finished: [LoopThread] = []
             var stuck: [String] = []
             for (id, stop) in stops.byID {
                 if stop.finished {
                     finished.append(stop.thread)
                     stops.byID[id] = nil
-                } else if !stop.reported, now - stop.since > UInt64(Self.hangsAfter * 1e9) {
+                } else if !stop.reported, now >= stop.since &+ Self.hangsAfterNanoseconds {
                     stops.byID[id]?.reported = true
                     stuck.append(stop.path)
                 }
@@ -100,26 +121,26 @@ final class PipelineStops: Sendable {
             return (finished, stuck)
         }
         for thread in finished { thread.stop {} }
-        for path in stuck {
-            logger.warning(
-                "a video pipeline could not be stopped within \(Self.hangsAfter) s and is left behind (its file's read does not return); the file is not read again until it does: \(path.logSafe)"
-            )
-        }
+        return stuck
     }
 
     /// At exit: waits at most `seconds` for the stops under way, joins every one that finished, and leaves the rest to
     /// the end of the process. - Returns: how many were left.
     @discardableResult
     func finish(waitingAtMost seconds: Double) -> Int {
-        let deadline = Date(timeIntervalSinceNow: seconds)
+        let deadline = MonotonicClock.nanoseconds() &+ UInt64(seconds * 1e9)
         finishing.lock()
-        while stops.withLock({ $0.byID.values.contains { !$0.finished } }), finishing.wait(until: deadline) {}
+        while stops.withLock({ $0.byID.values.contains { !$0.finished } }) {
+            let now = MonotonicClock.nanoseconds()
+            guard now < deadline else { break }
+            _ = finishing.wait(until: Date(timeIntervalSinceNow: min(Double(deadline - now) / 1e9, 0.1)))
+        }
         finishing.unlock()
-        reap()
+        _ = reapFinished()
         let left = stops.withLock { $0.byID.count }
         if left > 0 {
             logger.warning(
-                "\(left) video pipelines could not be stopped (their files' reads never returned): left to the exit")
+                "video pipelines left to the exit, their files' reads not returned: \(left)")
         }
         return left
     }

@@ -4,7 +4,7 @@ import Glibc
 
 /// A FUSE file system serving one real file whose reads stop returning past a point, as a network share or a failing
 /// USB stick does: the bytes before `stallAfter` come at once, a read past it waits until ``recover()`` (the share
-/// is back) or the unmount. What no compositor or GStreamer element does on demand: a video that plays for a while, then gets no
+/// is back) or the file system's process ends (the kernel then fails the read). What no compositor or GStreamer element does on demand: a video that plays for a while, then gets no
 /// more data, with GStreamer's source thread stuck in `read(2)`.
 ///
 /// Written in Python with Debian's `python3-fusepy` (over libfuse 2), mounted by root (the tests' user here); the
@@ -27,8 +27,13 @@ final class StallingFileSystem {
         path = mountPoint + "/" + (file as NSString).lastPathComponent
         process = try ChildProcess(
             "/usr/bin/python3", [script, file, mountPoint, "\(stallAfter)", directory + "/recovered"], environment: [:])
-        try waitUntil(timeout: 10, "the stalling file system mounted") {
-            FileManager.default.fileExists(atPath: path)
+        do {
+            try waitUntil(timeout: 10, "the stalling file system mounted") {
+                guard process.isRunning else { throw HarnessError("the file system ended: \(process.output)") }
+                return FileManager.default.fileExists(atPath: path)
+            }
+        } catch {
+            throw HarnessError("\(error); the file system said: \(process.output)")
         }
     }
 
@@ -40,8 +45,10 @@ final class StallingFileSystem {
         FileManager.default.createFile(atPath: directory + "/recovered", contents: nil)
     }
 
-    /// Unmounts (every stalled read then fails with an error) and ends the file system's process.
+    /// Lets every stalled read return first (a process waiting in one cannot be ended, even by SIGKILL, and neither can
+    /// the file system's worker serving it), then unmounts and ends the file system's process. Safe twice.
     func unmount() {
+        recover()
         _ = try? ChildProcess("/usr/bin/umount", ["-l", mountPoint], environment: [:]).waitForExit(timeout: 10)
         process.kill()
     }
