@@ -42,7 +42,7 @@ final class StallingFileSystem {
 
     /// The share is back: every stalled read returns its bytes, and reads past the point no longer wait.
     func recover() {
-        FileManager.default.createFile(atPath: directory + "/recovered", contents: nil)
+        _ = FileManager.default.createFile(atPath: directory + "/recovered", contents: nil)
     }
 
     /// Lets every stalled read return first (a process waiting in one cannot be ended, even by SIGKILL, and neither can
