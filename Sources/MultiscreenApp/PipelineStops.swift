@@ -40,7 +40,6 @@ final class PipelineStops: Sendable {
 
     /// Stops `pipeline` on a new thread (at once on this one if no thread can be made).
     func stop(_ pipeline: VideoPipeline) {
-        reap()
         let thread = LoopThread()
         let id = stops.withLock { stops in
             defer { stops.next += 1 }

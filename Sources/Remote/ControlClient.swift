@@ -7,7 +7,8 @@ import SystemCalls
 #endif
 
 /// One request, one reply: what the CLI needs. Connects per request (or per batch of requests sent at once), so there
-/// is no connection to keep healthy. And one event stream: ``events(durationMilliseconds:handler:)`` keeps its connection for as long as it reads.
+/// is no connection to keep healthy. And one event stream: ``events(durationMilliseconds:handler:)`` keeps its
+/// connection for as long as it reads.
 public struct ControlClient: Sendable {
     public var path: String
     /// For the whole exchange: connecting, writing the request and reading the reply.

@@ -339,7 +339,7 @@ public struct ScreenModel: Sendable {
     /// and that plays no playlist is not among them: ``takeEndedInterrupts()`` names it).
     @discardableResult
     public mutating func advancePlaylists(now: Double) -> [(screen: String, index: Int)] {
-        for (screen, shown) in startingMedia where shown.item.clockStart.map({ $0 <= now }) ?? true {
+        for (screen, shown) in startingMedia where (shown.item.clockStart ?? now) <= now {
             startingMedia[screen] = nil
             try? showMedia(shown, onScreen: screen)
         }
