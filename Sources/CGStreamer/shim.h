@@ -8,8 +8,8 @@
 // GStreamer's casts, variadic property setters, iterators and GValues are C macros and varargs Swift cannot call:
 // these helpers keep them in one place. The logic (states, loops, frame handoff) stays in Swift (Sources/Media).
 
-// decodebin's "autoplug-continue": audio streams are exposed undecoded (and left unlinked), so that a muted video
-// costs no audio decoding and a file whose audio codec has no decoder here still plays.
+// decodebin's "autoplug-continue" for a muted video: audio streams are exposed undecoded (and left unlinked), so
+// that a muted video costs no audio decoding and a file whose audio codec has no decoder here still plays.
 static gboolean cgst_skip_audio(GstElement *bin, GstPad *pad, GstCaps *caps, gpointer data) {
     (void)bin, (void)pad, (void)data;
     if (gst_caps_get_size(caps) == 0) return TRUE;
@@ -17,10 +17,53 @@ static gboolean cgst_skip_audio(GstElement *bin, GstPad *pad, GstCaps *caps, gpo
     return !g_str_has_prefix(name, "audio/");
 }
 
+// The name of the bin that plays a video's sound, inside its pipeline.
+#define CGST_AUDIO_BRANCH_NAME "audio"
+
+// decodebin's "pad-added" for a video with sound: its first decoded audio stream goes to the machine's audio output
+// (autoaudiosink picks PulseAudio, PipeWire's Pulse server or ALSA by rank, and a fake sink when none opens, so a box
+// without sound still plays the picture). Added only when the file has an audio stream: an audio sink waiting for a
+// stream that never comes would hold the whole pipeline's preroll. Runs on a streaming thread, before the preroll
+// completes, so the branch prerolls with the rest.
+static void cgst_add_audio_branch(GstElement *decoder, GstPad *pad, gpointer data) {
+    GstElement *pipeline = GST_ELEMENT(data);
+    GstCaps *caps = gst_pad_get_current_caps(pad);
+    if (caps == NULL) caps = gst_pad_query_caps(pad, NULL);
+    gboolean isAudio =
+        gst_caps_get_size(caps) > 0 && g_str_has_prefix(gst_structure_get_name(gst_caps_get_structure(caps, 0)), "audio/");
+    gst_caps_unref(caps);
+    (void)decoder;
+    if (!isAudio) return;
+    GstElement *existing = gst_bin_get_by_name(GST_BIN(pipeline), CGST_AUDIO_BRANCH_NAME);
+    if (existing != NULL) {  // one sound per video: a second audio stream stays unlinked
+        gst_object_unref(existing);
+        return;
+    }
+    GError *error = NULL;
+    GstElement *branch = gst_parse_bin_from_description(
+        "queue ! audioconvert ! audioresample ! autoaudiosink", TRUE, &error);
+    if (branch == NULL) {
+        if (error) g_error_free(error);
+        return;  // audioconvert or audioresample missing: the picture plays, `status` says there is no sound
+    }
+    if (error) g_error_free(error);
+    gst_object_set_name(GST_OBJECT(branch), CGST_AUDIO_BRANCH_NAME);
+    gst_bin_add(GST_BIN(pipeline), branch);
+    GstPad *input = gst_element_get_static_pad(branch, "sink");
+    if (gst_pad_link(pad, input) == GST_PAD_LINK_OK) {
+        gst_element_sync_state_with_parent(branch);
+    } else {
+        gst_element_set_state(branch, GST_STATE_NULL);
+        gst_bin_remove(GST_BIN(pipeline), branch);
+    }
+    gst_object_unref(input);
+}
+
 // filesrc ! decodebin ! videoconvert ! BGRx ! appsink, with `location` set on the source (never parsed as pipeline
-// text, so any path is safe). gst_parse_launch links decodebin's video pad when it appears. NULL with `error` set
-// when an element is missing.
-static inline GstElement *cgst_make_video_pipeline(const char *location, GError **error) {
+// text, so any path is safe). gst_parse_launch links decodebin's video pad when it appears; with `audio`, its audio pad
+// goes to the audio output (cgst_add_audio_branch), without it audio is not decoded. NULL with `error` set when an
+// element is missing.
+static inline GstElement *cgst_make_video_pipeline(const char *location, gboolean audio, GError **error) {
     GstElement *pipeline = gst_parse_launch(
         "filesrc name=source ! decodebin name=decoder ! videoconvert ! video/x-raw,format=BGRx ! "
         "appsink name=sink",
@@ -35,7 +78,12 @@ static inline GstElement *cgst_make_video_pipeline(const char *location, GError 
     g_object_set(source, "location", location, NULL);
     gst_object_unref(source);
     GstElement *decoder = gst_bin_get_by_name(GST_BIN(pipeline), "decoder");
-    g_signal_connect(decoder, "autoplug-continue", G_CALLBACK(cgst_skip_audio), NULL);
+    if (audio) {
+        // The pipeline outlives its decoder's signal handlers, so it is passed unreferenced.
+        g_signal_connect(decoder, "pad-added", G_CALLBACK(cgst_add_audio_branch), pipeline);
+    } else {
+        g_signal_connect(decoder, "autoplug-continue", G_CALLBACK(cgst_skip_audio), NULL);
+    }
     gst_object_unref(decoder);
     return pipeline;
 }
@@ -109,9 +157,10 @@ static inline gboolean cgst_sink_size(GstElement *sink, int *width, int *height)
     return found;
 }
 
-// The factory name of the first video decoder inside `pipeline` (its element class says "Decoder" and "Video"), as a
-// string to g_free, or NULL when there is none yet.
-static inline gchar *cgst_video_decoder_name(GstElement *pipeline) {
+// The factory name of the first element inside `pipeline`, not itself a bin, whose element class names both `first`
+// and `second` (a video decoder: "Decoder", "Video"; the audio output autoaudiosink chose: "Sink", "Audio"), as a
+// string to g_free, or NULL when there is none (yet).
+static inline gchar *cgst_element_of_class(GstElement *pipeline, const char *first, const char *second) {
     GstIterator *iterator = gst_bin_iterate_recurse(GST_BIN(pipeline));
     GValue item = G_VALUE_INIT;
     gchar *name = NULL;
@@ -123,7 +172,7 @@ static inline gchar *cgst_video_decoder_name(GstElement *pipeline) {
             GstElementFactory *factory = gst_element_get_factory(element);
             const gchar *klass =
                 factory ? gst_element_factory_get_metadata(factory, GST_ELEMENT_METADATA_KLASS) : NULL;
-            if (klass != NULL && strstr(klass, "Decoder") != NULL && strstr(klass, "Video") != NULL) {
+            if (klass != NULL && strstr(klass, first) != NULL && strstr(klass, second) != NULL && !GST_IS_BIN(element)) {
                 name = g_strdup(gst_plugin_feature_get_name(GST_PLUGIN_FEATURE(factory)));
             }
             g_value_reset(&item);
@@ -140,6 +189,14 @@ static inline gchar *cgst_video_decoder_name(GstElement *pipeline) {
     g_value_unset(&item);
     gst_iterator_free(iterator);
     return name;
+}
+
+// Whether the pipeline has a branch playing its sound (cgst_add_audio_branch found an audio stream and linked it).
+static inline gboolean cgst_has_audio_branch(GstElement *pipeline) {
+    GstElement *branch = gst_bin_get_by_name(GST_BIN(pipeline), CGST_AUDIO_BRANCH_NAME);
+    if (branch == NULL) return FALSE;
+    gst_object_unref(branch);
+    return TRUE;
 }
 
 // The application message that wakes the bus thread so that it ends.

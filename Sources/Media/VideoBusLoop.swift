@@ -12,6 +12,7 @@ final class VideoBusLoop: @unchecked Sendable {
     private let receiver: FrameReceiver
     private let path: String
     private let loops: Bool
+    private let audio: Bool
     private let stallSeconds: Double
     private let startOffset: (@Sendable () -> Double)?
     private let onEvent: @Sendable (VideoEvent) -> Void
@@ -31,7 +32,7 @@ final class VideoBusLoop: @unchecked Sendable {
 
     init(
         pipeline: UnsafeMutablePointer<GstElement>, sink: UnsafeMutablePointer<GstElement>, receiver: FrameReceiver,
-        path: String, loops: Bool, stallSeconds: Double, startOffset: (@Sendable () -> Double)?,
+        path: String, loops: Bool, audio: Bool, stallSeconds: Double, startOffset: (@Sendable () -> Double)?,
         onEvent: @escaping @Sendable (VideoEvent) -> Void
     ) {
         gst_object_ref(pipeline)
@@ -41,6 +42,7 @@ final class VideoBusLoop: @unchecked Sendable {
         self.receiver = receiver
         self.path = path
         self.loops = loops
+        self.audio = audio
         self.stallSeconds = stallSeconds
         self.startOffset = startOffset
         self.onEvent = onEvent
@@ -130,14 +132,26 @@ final class VideoBusLoop: @unchecked Sendable {
             var width: Int32 = 0
             var height: Int32 = 0
             _ = cgst_sink_size(sink, &width, &height)
-            var decoder = "unknown"
-            if let name = cgst_video_decoder_name(pipeline) {
-                decoder = String(cString: name)
-                g_free(name)
-            }
-            onEvent(.started(width: Int(width), height: Int(height), decoder: decoder, position: startPosition))
+            onEvent(
+                .started(
+                    width: Int(width), height: Int(height), decoder: elementName("Decoder", "Video") ?? "unknown",
+                    sound: sound, position: startPosition))
         default: break
         }
+    }
+
+    /// The factory name of the first element of the pipeline whose class names both words, nil for none.
+    private func elementName(_ first: String, _ second: String) -> String? {
+        guard let name = cgst_element_of_class(pipeline, first, second) else { return nil }
+        defer { g_free(name) }
+        return String(cString: name)
+    }
+
+    /// What became of the sound, once the pipeline prerolled (its audio branch, if any, was added before that).
+    private var sound: VideoSound {
+        guard audio else { return .muted }
+        guard cgst_has_audio_branch(pipeline) != 0 else { return .noStream }
+        return elementName("Sink", "Audio").map { .playing(sink: $0) } ?? .noOutput
     }
 
     /// The first seek, on the prerolled pipeline: accurate, to where the clock says when it was given a clock and the

@@ -3,10 +3,11 @@
 public enum VideoEvent: Sendable {
     /// The pipeline plays: the negotiated frame size, the factory name of the element decoding the video
     /// (`avdec_h264`, `vp9dec`, a `va…`/`v4l2…` one when the hardware path was chosen), for `status`, and how far into
-    /// the video it started, in seconds (0 unless it was told where the clock says it is and seeked there).
-    case started(width: Int, height: Int, decoder: String, position: Double)
+    /// the video it started, in seconds (0 unless it was told where the clock says it is and seeked there), and what
+    /// became of its sound.
+    case started(width: Int, height: Int, decoder: String, sound: VideoSound, position: Double)
     /// It was told to start `seconds` in but could not be (the stream refused the seek, or its length is unknown):
-    /// it plays from the beginning instead. Once, before ``started(width:height:decoder:position:)``.
+    /// it plays from the beginning instead. Once, before ``started(width:height:decoder:sound:position:)``.
     case startRefused(seconds: Double, reason: String)
     /// The end of a video that does not loop; its last frame stays shown.
     case ended

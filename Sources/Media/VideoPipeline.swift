@@ -6,8 +6,9 @@ import SystemCalls
 /// One video file playing, decoded once by one GStreamer pipeline for every screen that shows it:
 /// `filesrc ! decodebin ! videoconvert ! video/x-raw,format=BGRx ! appsink`.
 ///
-/// decodebin picks whatever decoder is installed, hardware ones (VA-API, V4L2) first by their rank; audio is not
-/// decoded (muted). The appsink runs in sync with the pipeline clock, so frames arrive on GStreamer's streaming
+/// decodebin picks whatever decoder is installed, hardware ones (VA-API, V4L2) first by their rank. Audio is not
+/// decoded (muted) unless asked for: then the file's first audio stream plays through `autoaudiosink`, in sync with
+/// the same clock as the frames. The appsink runs in sync with the pipeline clock, so frames arrive on GStreamer's streaming
 /// thread at their presentation time; each is copied once into a ``FramePool`` slot and the display thread is woken
 /// through ``frameReadyFileDescriptor``. The display thread only ever calls ``acknowledge()``, ``takeFrame()`` and
 /// ``release(_:)``, which neither lock nor wait. The bus is read on a thread of its own ("media-bus"), which
@@ -16,6 +17,8 @@ import SystemCalls
 public final class VideoPipeline: @unchecked Sendable {
     public let path: String
     public let loops: Bool
+    /// Its sound plays (on the machine's audio output); otherwise it is not decoded.
+    public let audio: Bool
     /// Prerolled in PAUSED before it plays, so that the bus thread can seek first: a looping video, or one told where
     /// to start.
     private let prerolls: Bool
@@ -30,6 +33,8 @@ public final class VideoPipeline: @unchecked Sendable {
     /// Builds the pipeline (nothing plays until ``start()``) and starts its bus thread.
     /// - Parameters:
     ///   - loop: Play forever, seamlessly: segment seeks, no flush between loops.
+    ///   - audio: Play the file's sound too (``VideoSound`` in ``VideoEvent/started(width:height:decoder:sound:position:)``
+    ///     says what came of it); muted otherwise.
     ///   - stallSeconds: How long without a frame, once started, is a stall.
     ///   - startOffset: How far into the video the wall clock says it is now, in seconds (negative: how long until it
     ///     begins), asked once on the bus thread when the pipeline has prerolled and is about to play (nil: from the
@@ -41,7 +46,8 @@ public final class VideoPipeline: @unchecked Sendable {
     /// - Throws: the file's own checks (``MediaError/notFound(path:)``, …), or
     ///   ``MediaError/unsupported(path:reason:)`` when GStreamer or one of the pipeline's elements is missing.
     public init(
-        path: String, loop: Bool, stallSeconds: Double = 5, startOffset: (@Sendable () -> Double)? = nil,
+        path: String, loop: Bool, audio: Bool = false, stallSeconds: Double = 5,
+        startOffset: (@Sendable () -> Double)? = nil,
         onEvent: @escaping @Sendable (VideoEvent) -> Void
     ) throws(MediaError) {
         try MediaFile.check(path)
@@ -49,7 +55,7 @@ public final class VideoPipeline: @unchecked Sendable {
             throw .unsupported(path: path, reason: "GStreamer could not start: \(failure)")
         }
         var error: UnsafeMutablePointer<GError>?
-        guard let pipeline = cgst_make_video_pipeline(path, &error) else {
+        guard let pipeline = cgst_make_video_pipeline(path, audio ? 1 : 0, &error) else {
             let reason = error?.pointee.message.map { String(cString: $0) } ?? "unknown error"
             if let error { g_error_free(error) }
             throw .unsupported(path: path, reason: "GStreamer cannot build the pipeline: \(reason)")
@@ -65,12 +71,14 @@ public final class VideoPipeline: @unchecked Sendable {
             pipeline, FrameReceiver.newSample, Unmanaged.passUnretained(receiver).toOpaque())!
         self.path = path
         self.loops = loop
+        self.audio = audio
         prerolls = loop || startOffset != nil
         self.pipeline = pipeline
         self.sink = sink
         self.receiver = receiver
         busLoop = VideoBusLoop(
-            pipeline: pipeline, sink: sink, receiver: receiver, path: path, loops: loop, stallSeconds: stallSeconds,
+            pipeline: pipeline, sink: sink, receiver: receiver, path: path, loops: loop, audio: audio,
+            stallSeconds: stallSeconds,
             startOffset: startOffset, onEvent: onEvent)
         do {
             let loop = busLoop

@@ -39,7 +39,7 @@ public struct MediaDirectories: Sendable, Equatable {
     /// The paths of local files a message names (a playlist's URLs are not files).
     public static func paths(in message: Message) -> [String] {
         switch message {
-        case .showMedia(_, let path, _, _, _, _): [path]
+        case .showMedia(_, let path, _, _, _, _, _): [path]
         case .setPlaylist(_, let playlist): playlist.items.map(\.source).filter { $0.hasPrefix("/") }
         case .interruptPlaylist(_, let request): request.paths
         default: []

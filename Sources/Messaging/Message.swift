@@ -48,7 +48,7 @@ public enum Message: Equatable, Hashable, Sendable {
     /// given the same `at` switch their screens together and their videos play in step (without it, as soon as read).
     case showMedia(
         screen: String, path: String, fit: MediaFit = .contain, rotation: MediaRotation = .none, loop: Bool = false,
-        at: Double? = nil)
+        audio: Bool = false, at: Double? = nil)
     /// Stop showing an image or a video on `screen`: it shows messages again.
     case stopMedia(screen: String)
     /// Play `playlist` on `screen` (an external screen), its items in turn as the wall clock says.
@@ -163,7 +163,7 @@ public enum Message: Equatable, Hashable, Sendable {
             try Self.check(name: screen, field: "screen")
             try Self.check(text: url)
             if url.isEmpty { throw MessageError(.invalidParams, "\"url\" must not be empty") }
-        case .showMedia(let screen, let path, _, _, _, let at):
+        case .showMedia(let screen, let path, _, _, _, _, let at):
             try Self.check(name: screen, field: "screen")
             try Self.check(text: path)
             if path.isEmpty { throw MessageError(.invalidParams, "\"path\" must not be empty") }

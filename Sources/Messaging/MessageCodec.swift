@@ -28,7 +28,7 @@ import Outputs
 /// | `web.open`        | `screen`, `url`                                          |
 /// | `web.close`       | `screen`                                                 |
 /// | `web.reload`      | `screen`                                                 |
-/// | `media.show`      | `screen`, `path`, optional `fit`, `rotate` (degrees), `loop`, `at` |
+/// | `media.show`      | `screen`, `path`, optional `fit`, `rotate` (degrees), `loop`, `audio`, `at` |
 /// | `media.stop`      | `screen`                                                 |
 /// | `playlist.set`    | `screen`, `items` (`source`, `seconds`), optional `fit`, `epoch` |
 /// | `playlist.clear`  | `screen`                                                 |
@@ -205,7 +205,7 @@ public enum MessageCodec {
                 screen: try reader.string("screen"), path: try reader.string("path"),
                 fit: try reader.optionalEnum("fit", MediaFit.self) ?? .contain,
                 rotation: try reader.rotation() ?? .none, loop: try reader.optionalBool("loop") ?? false,
-                at: try reader.optionalNumber("at"))
+                audio: try reader.optionalBool("audio") ?? false, at: try reader.optionalNumber("at"))
         case .stopMedia: message = .stopMedia(screen: try reader.string("screen"))
         case .setPlaylist:
             message = .setPlaylist(
@@ -292,12 +292,13 @@ public enum MessageCodec {
         case .playlistHistory(let screen, let limit):
             if let screen { params["screen"] = .string(screen) }
             if limit != Message.defaultHistoryRecords { params["limit"] = .integer(limit) }
-        case .showMedia(let screen, let path, let fit, let rotation, let loop, let at):
+        case .showMedia(let screen, let path, let fit, let rotation, let loop, let audio, let at):
             params["screen"] = .string(screen)
             params["path"] = .string(path)
             if fit != .contain { params["fit"] = .string(fit.rawValue) }
             if rotation != .none { params["rotate"] = .integer(rotation.rawValue) }
             if loop { params["loop"] = .bool(true) }
+            if audio { params["audio"] = .bool(true) }
             if let at { params["at"] = .number(at) }
         case .openWeb(let screen, let url):
             params["screen"] = .string(screen)

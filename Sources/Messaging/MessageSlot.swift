@@ -40,10 +40,10 @@ struct MessageSlot: BitwiseCopyable {
         case .reloadWeb(let screen): ("", screen, 0, .reloadWeb)
         case .remoteActivity(let activity): (activity.detail, activity.kind.rawValue, activity.session, .remoteActivity)
         // The moment, when there is one, before the path and a newline (a number's text has none; a path may).
-        case .showMedia(let screen, let path, let fit, let rotation, let loop, let at):
+        case .showMedia(let screen, let path, let fit, let rotation, let loop, let audio, let at):
             (
                 (at.map { "\($0)" } ?? "") + "\n" + path, screen,
-                MediaArgument(fit: fit, rotation: rotation, loop: loop).packed,
+                MediaArgument(fit: fit, rotation: rotation, loop: loop, audio: audio).packed,
                 .showMedia
             )
         case .stopMedia(let screen): ("", screen, 0, .stopMedia)
@@ -104,7 +104,7 @@ struct MessageSlot: BitwiseCopyable {
             let moment = body.prefix { $0 != "\n" }
             return .showMedia(
                 screen: screen ?? "", path: String(body.dropFirst(moment.count + 1)), fit: options.fit,
-                rotation: options.rotation, loop: options.loop, at: Double(moment))
+                rotation: options.rotation, loop: options.loop, audio: options.audio, at: Double(moment))
         case .stopMedia: return .stopMedia(screen: screen ?? "")
         case .setPlaylist:
             return .setPlaylist(screen: screen ?? "", playlist: PlaylistText.decode(body) ?? Playlist(items: []))
@@ -134,24 +134,26 @@ extension MessageMethod {
 }
 
 /// `media.show`'s options in the slot's argument: the fit's index in bits 0–1, the quarter turns in bits 2–3, loop in
-/// bit 4.
+/// bit 4, audio in bit 5.
 private struct MediaArgument {
     var fit: MediaFit
     var rotation: MediaRotation
     var loop: Bool
+    var audio: Bool
 
-    init(fit: MediaFit, rotation: MediaRotation, loop: Bool) {
-        (self.fit, self.rotation, self.loop) = (fit, rotation, loop)
+    init(fit: MediaFit, rotation: MediaRotation, loop: Bool, audio: Bool) {
+        (self.fit, self.rotation, self.loop, self.audio) = (fit, rotation, loop, audio)
     }
 
     init(packed: UInt32) {
         fit = MediaFit.allCases[Int(packed & 3)]
         rotation = MediaRotation.allCases[Int((packed >> 2) & 3)]
         loop = packed & 16 != 0
+        audio = packed & 32 != 0
     }
 
     var packed: UInt32 {
         UInt32(MediaFit.allCases.firstIndex(of: fit)!) | UInt32(MediaRotation.allCases.firstIndex(of: rotation)!) << 2
-            | (loop ? 16 : 0)
+            | (loop ? 16 : 0) | (audio ? 32 : 0)
     }
 }

@@ -14,16 +14,19 @@ final class MediaAsset {
     /// pixels. The clock's start is part of it because a pipeline plays one timeline: screens whose items started at
     /// different times must each show their own point of the video, and screens whose items started together (one
     /// playlist on several screens) share one pipeline. A new turn of the same file is a new start, so its video
-    /// starts again as the clock says rather than going on from where the last turn left it.
+    /// starts again as the clock says rather than going on from where the last turn left it. Sound is part of it: a
+    /// pipeline plays its sound or does not decode it.
     struct Key: Hashable {
         var path: String
         var loop: Bool
         var clockStart: Double?
+        var audio: Bool
 
         init(_ item: MediaItem) {
             path = item.path
             loop = item.loop
             clockStart = item.clockStart
+            audio = item.audio
         }
     }
 
@@ -124,6 +127,7 @@ final class MediaAsset {
         case .video(let video):
             vitals["state"] = .string(video.facts == nil ? "starting" : video.ended ? "ended" : "playing")
             vitals["decoder"] = .optional(video.facts?.decoder)
+            vitals["sound"] = .optional(video.facts?.sound.description)
             let statistics = video.pipeline.statistics
             vitals["framesDecoded"] = .integer(statistics.decoded)
             vitals["framesDropped"] = .integer(statistics.dropped)
@@ -183,7 +187,7 @@ final class MediaAsset {
     /// pipeline's frames are shown or waiting for the compositor to let go.
     final class Video {
         let pipeline: VideoPipeline
-        var facts: (width: Int, height: Int, decoder: String)?
+        var facts: (width: Int, height: Int, decoder: String, sound: VideoSound)?
         var ended = false
         var slotFrames: [Int: ShmFrame] = [:]
         /// The frame shown now, and its pipeline frame.

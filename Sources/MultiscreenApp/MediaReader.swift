@@ -18,11 +18,11 @@ import SystemCalls
 /// thread (a decode under way finishes first) and drops what was not taken.
 final class MediaReader: @unchecked Sendable {
     enum Job: @unchecked Sendable {
-        /// Read the file at `path`; `clockStart`: when (seconds since 1970) the clock says a video started, so that
+        /// Read the file at `path` (a video with its sound when `audio`); `clockStart`: when (seconds since 1970) the clock says a video started, so that
         /// its pipeline starts that far in (nil: from the beginning; an image ignores it); `decodeSize`: the size to
         /// decode an image of this size at (what the screens need, ``MediaPlacement/decodeSize``).
         case read(
-            id: Int, path: String, loop: Bool, clockStart: Double?,
+            id: Int, path: String, loop: Bool, audio: Bool, clockStart: Double?,
             decodeSize: @Sendable (_ width: Int, _ height: Int) -> (width: Int, height: Int))
         /// Stop a video nobody shows any more; its memory goes with it.
         case stop(VideoPipeline)
@@ -187,7 +187,7 @@ final class MediaReader: @unchecked Sendable {
             } catch {
                 post(.length(source: source, path: path, .failure(error)))
             }
-        case .read(let id, let path, let loop, let clockStart, let decodeSize):
+        case .read(let id, let path, let loop, let audio, let clockStart, let decodeSize):
             do throws(MediaError) {
                 // Its last pipeline is stuck in a read of it: so would the next one be, and this thread with it.
                 if stops.isStuck(path: path) { throw Self.stuck(path) }
@@ -200,7 +200,7 @@ final class MediaReader: @unchecked Sendable {
                     let offset = clockStart.map { start in
                         { @Sendable in Date().timeIntervalSince1970 - start + Self.aheadOfTheClock }
                     }
-                    let pipeline = try VideoPipeline(path: path, loop: loop, startOffset: offset) {
+                    let pipeline = try VideoPipeline(path: path, loop: loop, audio: audio, startOffset: offset) {
                         [weak self] event in
                         self?.post(.videoEvent(id: id, event))
                     }

@@ -139,6 +139,11 @@ final class MediaScreens {
         for screen in screens {
             if case .media(let shown) = kind(screen) { wanted[screen.output.registryName] = (screen, shown.item) }
         }
+        // Sound plays on one screen at a time. Requests for it elsewhere are refused (``ScreenModel/soundScreen``), but a
+        // config rule that asks for it may match several screens: the first output's keeps it.
+        for name in wanted.keys.filter({ wanted[$0]!.item.audio }).sorted().dropFirst() {
+            wanted[name]!.item.audio = false
+        }
         let previouslyWanted = wantedKeys
         wantedKeys = wanted.mapValues { MediaAsset.Key($0.item) }
         for name in layers.keys where wanted[name] == nil { removeLayer(name) }
@@ -295,7 +300,8 @@ final class MediaScreens {
         // What each screen needs of the picture, from its size, fit and turn: the largest decides.
         let needs = screens.map { screen, item in (Self.pixelSize(of: screen), item.fit, item.rotation) }
         reader.read(
-            .read(id: asset.id, path: key.path, loop: key.loop, clockStart: key.clockStart) { width, height in
+            .read(id: asset.id, path: key.path, loop: key.loop, audio: key.audio, clockStart: key.clockStart) {
+                width, height in
                 needs.reduce((width: 1, height: 1)) { largest, need in
                     let size = MediaPlacement.decodeSize(
                         width: width, height: height, rotation: need.2, fit: need.1, pixelWidth: need.0.width,
@@ -344,11 +350,12 @@ final class MediaScreens {
 
     private func handle(_ event: VideoEvent, of video: MediaAsset.Video, in asset: MediaAsset) {
         switch event {
-        case .started(let width, let height, let decoder, let position):
-            video.facts = (width, height, decoder)
+        case .started(let width, let height, let decoder, let sound, let position):
+            video.facts = (width, height, decoder, sound)
             asset.retryDelay = 0
             let from = position > 0 ? " from \(Self.seconds(position)) s (the clock's point)" : ""
-            logger.info("video \(width)x\(height) playing with \(decoder)\(from): \(asset.key.path.logSafe)")
+            let audio = sound == .muted ? "" : ", sound: \(sound.description)"
+            logger.info("video \(width)x\(height) playing with \(decoder)\(audio)\(from): \(asset.key.path.logSafe)")
             settleWaiting(asset)
         case .startRefused(let seconds, let reason):
             // Once per pipeline: it plays from the beginning rather than not at all.

@@ -5,18 +5,24 @@ import Screens
 import SystemCalls
 
 /// Images, videos and playlists on screens. A `media.show` is answered only once its file was read, off the display
-/// thread: ``showMedia(screen:path:fit:rotation:loop:at:)`` hands the read back as ``Outcome/mediaToRead`` and
+/// thread: ``showMedia(screen:path:fit:rotation:loop:audio:at:)`` hands the read back as ``Outcome/mediaToRead`` and
 /// ``settle(_:with:now:)`` answers it.
 extension ProductController {
     // MARK: - Images and videos
 
     /// `media.show`: checked here, answered by ``settle(_:with:now:)`` once the file was read.
     func showMedia(
-        screen: String, path: String, fit: MediaFit, rotation: MediaRotation, loop: Bool, at: Double?,
+        screen: String, path: String, fit: MediaFit, rotation: MediaRotation, loop: Bool, audio: Bool, at: Double?,
         wallNow: Double = Date().timeIntervalSince1970
     ) throws(MessageError) -> Outcome {
         try refuseController(screen, for: "images or videos")
         _ = try connected(screen)
+        if audio, let other = model.soundScreen(otherThan: screen) {
+            throw MessageError(
+                .invalidParams,
+                "sound plays on \(other) already, and on one screen at a time: show its file there without \"audio\" first"
+            )
+        }
         if let at, at > wallNow + Self.longestStartLead {
             throw MessageError(
                 .invalidParams,
@@ -25,7 +31,8 @@ extension ProductController {
         }
         var outcome = Outcome()
         outcome.mediaToRead = MediaRequest(
-            screen: screen, item: MediaItem(path: path, fit: fit, rotation: rotation, loop: loop, clockStart: at))
+            screen: screen,
+            item: MediaItem(path: path, fit: fit, rotation: rotation, loop: loop, clockStart: at, audio: audio))
         return outcome
     }
 

@@ -109,7 +109,7 @@ public struct ProductController {
     private mutating func forgetMediaStart(before message: Message) {
         switch message {
         case .setRole(let screen, _, _), .setContent(let screen, _), .openWeb(let screen, _), .closeWeb(let screen),
-            .showMedia(let screen, _, _, _, _, _), .setPlaylist(let screen, _), .clearPlaylist(let screen):
+            .showMedia(let screen, _, _, _, _, _, _), .setPlaylist(let screen, _), .clearPlaylist(let screen):
             model.cancelMediaStart(onScreen: screen)
         case .resetRole(let screen):
             model.cancelMediaStart(onScreen: screen)
@@ -141,8 +141,9 @@ public struct ProductController {
         case .remoteOffer(let link, let code, let locked):
             return takeRemoteOffer(link: link, code: code, locked: locked)
         case .remoteActivity(let activity): return remoteActivity(activity)
-        case .showMedia(let screen, let path, let fit, let rotation, let loop, let at):
-            return try showMedia(screen: screen, path: path, fit: fit, rotation: rotation, loop: loop, at: at)
+        case .showMedia(let screen, let path, let fit, let rotation, let loop, let audio, let at):
+            return try showMedia(
+                screen: screen, path: path, fit: fit, rotation: rotation, loop: loop, audio: audio, at: at)
         case .setPlaylist(let screen, let playlist): return try setPlaylist(screen: screen, playlist: playlist)
         case .clearPlaylist(let screen): return try clearPlaylist(screen: screen)
         case .interruptPlaylist(let screen, let request): return try interruptPlaylist(screen: screen, request: request)

@@ -31,6 +31,7 @@ struct StatusReport {
                 var media: [String: JSONValue] = [
                     "path": .string(shown.item.path), "fit": .string(shown.item.fit.rawValue),
                     "rotate": .integer(shown.item.rotation.rawValue), "loop": .bool(shown.item.loop),
+                    "audio": .bool(shown.item.audio),
                 ]
                 // The start on the wall clock it plays from: a playlist item's turn, or a `media.show`'s `at`.
                 if let start = shown.item.clockStart { media["at"] = .number(start) }

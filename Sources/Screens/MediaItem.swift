@@ -16,16 +16,35 @@ public struct MediaItem: Codable, Equatable, Hashable, Sendable {
     /// `media.show` without `at` or by a rule, which starts at its beginning as soon as it is read. Part of the item's
     /// identity: the same file from another start is another timeline.
     public var clockStart: Double?
+    /// A video's sound plays on the machine's audio output (one screen at a time: ``ScreenModel/soundScreen``); muted
+    /// otherwise. Part of the item's identity: a pipeline with sound is another pipeline.
+    public var audio: Bool
 
     public init(
         path: String, fit: MediaFit = .contain, rotation: MediaRotation = .none, loop: Bool = false,
-        clockStart: Double? = nil
+        clockStart: Double? = nil, audio: Bool = false
     ) {
         self.path = path
         self.fit = fit
         self.rotation = rotation
         self.loop = loop
         self.clockStart = clockStart
+        self.audio = audio
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case path, fit, rotation, loop, clockStart, audio
+    }
+
+    /// Reads a saved item; one saved before sound existed has none.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        path = try container.decode(String.self, forKey: .path)
+        fit = try container.decode(MediaFit.self, forKey: .fit)
+        rotation = try container.decode(MediaRotation.self, forKey: .rotation)
+        loop = try container.decode(Bool.self, forKey: .loop)
+        clockStart = try container.decodeIfPresent(Double.self, forKey: .clockStart)
+        audio = try container.decodeIfPresent(Bool.self, forKey: .audio) ?? false
     }
 }
 

@@ -29,6 +29,7 @@ import TOMLPrecheck
 /// # path = "/srv/signage/menu.png"          # with content = "image" or "video": the file it shows, and optionally
 /// # fit = "cover"                           #   contain | cover | stretch | center (default contain),
 /// # rotate = 90                             #   0 | 90 | 180 | 270 (default 0), loop = true (a video; default false)
+/// # audio = true                            #   a video's sound plays (one screen at a time; default muted)
 ///
 /// [theme]                         # how external screens look: see ``ScreenTheme``
 /// align = "center"
@@ -236,7 +237,8 @@ public struct RoleConfig: Equatable, Sendable {
         try checkKeys(
             table, path: path,
             allowed: [
-                "match", "role", "content", "url", "path", "fit", "rotate", "loop", "playlist", "schedule", "spread",
+                "match", "role", "content", "url", "path", "fit", "rotate", "loop", "audio", "playlist", "schedule",
+                "spread",
             ])
         guard let matchValue = table["match"] else { throw .missingKey(file: nil, key: "\(path).match") }
         guard let matchTable = matchValue.table else {
@@ -419,13 +421,13 @@ public struct RoleConfig: Equatable, Sendable {
         return (name, playlist)
     }
 
-    /// A rule's `path`, `fit`, `rotate` and `loop`: only with `content = "image"` or `"video"`, which need a `path`.
+    /// A rule's `path`, `fit`, `rotate`, `loop` and `audio`: only with `content = "image"` or `"video"`, which need a `path`.
     private static func mediaItem(_ table: TOMLTable, path: String, content: ContentMode?) throws(RoleConfigError)
         -> MediaItem?
     {
         let isMedia = content == .image || content == .video
         guard isMedia else {
-            if let key = ["path", "fit", "rotate", "loop"].first(where: { table[$0] != nil }) {
+            if let key = ["path", "fit", "rotate", "loop", "audio"].first(where: { table[$0] != nil }) {
                 throw .invalidValue(
                     file: nil, key: "\(path).content", value: content?.rawValue ?? "messages",
                     reason: "\(key) needs content = \"image\" or \"video\" in the same rule")
@@ -453,6 +455,12 @@ public struct RoleConfig: Equatable, Sendable {
                 throw .wrongType(file: nil, key: "\(path).loop", expected: "true or false")
             }
             item.loop = loop
+        }
+        if let audioValue = table["audio"] {
+            guard let audio = audioValue.bool else {
+                throw .wrongType(file: nil, key: "\(path).audio", expected: "true or false")
+            }
+            item.audio = audio
         }
         return item
     }

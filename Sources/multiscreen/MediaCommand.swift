@@ -44,6 +44,12 @@ struct MediaCommand: ParsableCommand {
         var rotate: Int = 0
         @Flag(help: "Play a video again from the start when it ends (else it stays on its last frame).")
         var loop = false
+        @Flag(
+            help: """
+                Play the video's sound on the first --screen (the others stay muted): sound plays on one screen at a \
+                time.
+                """)
+        var audio = false
         @Argument(help: "The file, absolute or relative to this directory (one per screen, or one for all).")
         var files: [String]
 
@@ -75,7 +81,7 @@ struct MediaCommand: ParsableCommand {
                     return (
                         .showMedia(
                             screen: screen, path: path, fit: fit, rotation: MediaRotation(rawValue: rotate) ?? .none,
-                            loop: loop, at: at),
+                            loop: loop, audio: audio && index == 0, at: at),
                         "\(path) on \(screen)"
                     )
                 })

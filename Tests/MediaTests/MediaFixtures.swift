@@ -193,6 +193,17 @@ enum MediaFixtures {
         }
     }
 
+    /// ``h264(seconds:)`` with a sound: a sine of `frequency` Hz in AAC, as loud as a test tone should be.
+    static func h264WithTone(seconds: Int, frequency: Int) throws -> String {
+        try file("testsrc-\(seconds)s-\(frequency)hz.mp4") { path in
+            try ffmpeg([
+                "-f", "lavfi", "-i", "testsrc=size=320x240:rate=30", "-f", "lavfi", "-i",
+                "sine=frequency=\(frequency):sample_rate=48000", "-t", "\(seconds)", "-c:v", "libx264", "-pix_fmt",
+                "yuv420p", "-c:a", "aac", "-shortest", path,
+            ])
+        }
+    }
+
     static func vp9() throws -> String {
         try file("testsrc.webm") { path in
             try ffmpeg([

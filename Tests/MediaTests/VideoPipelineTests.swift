@@ -23,10 +23,10 @@ final class EventLog: Sendable {
         return nil
     }
 
-    var started: (width: Int, height: Int, decoder: String, position: Double)? {
+    var started: (width: Int, height: Int, decoder: String, sound: VideoSound, position: Double)? {
         wait(seconds: 10) {
-            if case .started(let width, let height, let decoder, let position) = $0 {
-                (width, height, decoder, position)
+            if case .started(let width, let height, let decoder, let sound, let position) = $0 {
+                (width, height, decoder, sound, position)
             } else {
                 nil
             }

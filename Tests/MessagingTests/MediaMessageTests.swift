@@ -13,6 +13,8 @@ import Testing
         .showMedia(screen: "DP-2", path: "/srv/loop.mp4", loop: true, at: 1_795_831_607.229),
         .showMedia(screen: "DP-2", path: "/srv/two\nlines.mp4", at: 1_795_831_607.5),
         .showMedia(screen: "DP-2", path: "/srv/two\nlines.mp4"),
+        .showMedia(screen: "DP-3", path: "/srv/promo.mp4", rotation: .half, loop: true, audio: true),
+        .showMedia(screen: "DP-3", path: "/srv/promo.mp4", audio: true, at: 1_795_831_607.5),
         .stopMedia(screen: "DP-1"),
     ]
 
@@ -44,6 +46,7 @@ import Testing
             (#"{"screen": "A", "path": "/x\u0000y"}"#, #""path" must not contain NUL"#),
             (#"{"screen": "A"}"#, #"media.show needs "path""#),
             (#"{"screen": "A", "path": "/x", "loop": 1}"#, #""loop" of media.show must be true or false"#),
+            (#"{"screen": "A", "path": "/x", "audio": "on"}"#, #""audio" of media.show must be true or false"#),
             (#"{"screen": "A", "path": "/x", "volume": 1}"#, #"media.show has no parameter "volume""#),
             (#"{"screen": "A", "path": "/x", "at": 0}"#, #""at" must be a moment in seconds since 1970"#),
             (#"{"screen": "A", "path": "/x", "at": -5}"#, #""at" must be a moment in seconds since 1970"#),

@@ -19,13 +19,17 @@ import Testing
             fit = "cover"
             rotate = 270
             loop = true
+            audio = true
             """)
         #expect(
             config.rules.first?.media
-                == MediaItem(path: "/srv/signage/loop.mp4", fit: .cover, rotation: .threeQuarters, loop: true))
+                == MediaItem(
+                    path: "/srv/signage/loop.mp4", fit: .cover, rotation: .threeQuarters, loop: true, audio: true))
         var model = ScreenModel(config: config)
         model.update(outputs: Self.outputs)
         #expect(model.kind(of: 2) == .media(ShownMedia(item: config.rules[0].media!, kind: .video)))
+        #expect(model.soundScreen(otherThan: "DP-1") == "HDMI-A-2")
+        #expect(model.soundScreen(otherThan: "HDMI-A-2") == nil)
     }
 
     @Test func aRuleIsRefusedPreciselyWhenItsMediaKeysDoNotFit() {
@@ -38,6 +42,8 @@ import Testing
             ),
             (#"content = "image"\#npath = "/x.png"\#nrotate = 45"#, "expected 0, 90, 180 or 270"),
             (#"content = "video"\#npath = "/x.mp4"\#nloop = "yes""#, "must be true or false"),
+            (#"content = "video"\#npath = "/x.mp4"\#naudio = 1"#, "must be true or false"),
+            (#"content = "mirror"\#naudio = true"#, #"audio needs content = "image" or "video" in the same rule"#),
         ]
         for (keys, expected) in cases {
             do {

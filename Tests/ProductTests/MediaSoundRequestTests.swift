@@ -1,0 +1,74 @@
+import Foundation
+import Messaging
+import Outputs
+import Screens
+import Testing
+
+@testable import Product
+
+/// `media.show` with `audio`: the item carries it to the reader and to `status`, it is saved, and sound plays on one
+/// screen at a time (a second screen asking for it is refused, naming the first, until the first lets it go).
+@Suite struct MediaSoundRequestTests {
+    private static func product(store path: String) -> ProductController {
+        var product = ProductController(
+            model: ScreenModel(state: StateStore(path: path).load().state), store: StateStore(path: path))
+        _ = product.outputsChanged(
+            (1...3).map { index in
+                var output = OutputInfo(registryName: UInt32(index))
+                output.name = "HEADLESS-\(index)"
+                return output
+            })
+        return product
+    }
+
+    /// Asks for `path` on `screen` and settles it as a readable video. - Returns: the error, if refused.
+    private static func show(
+        _ product: inout ProductController, _ screen: String, _ path: String, audio: Bool, at: Double? = nil
+    ) -> MessageError? {
+        let asked = product.execute(.showMedia(screen: screen, path: path, audio: audio, at: at))
+        if case .error(let error)? = asked.reply { return error }
+        guard let request = asked.mediaToRead else { return nil }
+        #expect(request.item.audio == audio)
+        _ = product.settle(request, with: .readable(kind: .video, width: 320, height: 240, decoder: "avdec_h264"))
+        return nil
+    }
+
+    @Test func soundPlaysOnOneScreenAtATime() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("sound-\(UUID().uuidString).json").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var product = Self.product(store: path)
+
+        #expect(Self.show(&product, "HEADLESS-2", "/srv/promo.mp4", audio: true) == nil)
+        #expect(product.model.media(of: 2)?.item.audio == true)
+        #expect(product.model.soundScreen(otherThan: "HEADLESS-3") == "HEADLESS-2")
+
+        // Another screen: muted is fine, sound is refused, naming the screen that has it.
+        #expect(Self.show(&product, "HEADLESS-3", "/srv/menu.mp4", audio: false) == nil)
+        let refused = try #require(Self.show(&product, "HEADLESS-3", "/srv/menu.mp4", audio: true))
+        #expect(refused.code == .invalidParams)
+        #expect(refused.message.contains("sound plays on HEADLESS-2 already"), "\(refused.message)")
+        #expect(product.model.media(of: 3)?.item.audio == false)
+        // A start still to come holds the sound too.
+        #expect(
+            Self.show(&product, "HEADLESS-2", "/srv/promo.mp4", audio: true, at: Date().timeIntervalSince1970 + 30)
+                == nil)
+        #expect(Self.show(&product, "HEADLESS-3", "/srv/menu.mp4", audio: true) != nil)
+
+        // The same screen may show another file with sound; once it stops, another screen may have it.
+        #expect(Self.show(&product, "HEADLESS-2", "/srv/other.mp4", audio: true) == nil)
+        _ = product.execute(.stopMedia(screen: "HEADLESS-2"))
+        #expect(Self.show(&product, "HEADLESS-3", "/srv/menu.mp4", audio: true) == nil)
+        _ = product.saveIfChanged()
+
+        // Saved with the item; `status` says it.
+        let restarted = Self.product(store: path)
+        #expect(restarted.model.media(of: 3)?.item.audio == true)
+        #expect(restarted.model.media(of: 2) == nil)
+    }
+
+    @Test func anItemSavedBeforeSoundExistedIsMuted() throws {
+        let saved = #"{"path": "/srv/loop.mp4", "fit": "contain", "rotation": 0, "loop": true}"#
+        let item = try JSONDecoder().decode(MediaItem.self, from: Data(saved.utf8))
+        #expect(item == MediaItem(path: "/srv/loop.mp4", loop: true))
+    }
+}
