@@ -33,10 +33,11 @@ public final class SoundServer: Sendable {
             // Its cookie, state and runtime files go to the test's own directory, never to the user's.
             environment: ["HOME": runtime.path, "XDG_RUNTIME_DIR": runtime.path, "XDG_CONFIG_HOME": runtime.path])
         do {
-            try waitUntil(timeout: 10, "pulseaudio's socket", logTail: { [server] in server.standardError }) {
+            let listening = { [server, socketPath] () throws -> Bool in
                 guard server.isRunning else { throw HarnessError("pulseaudio exited", logTail: server.standardError) }
                 return FileManager.default.fileExists(atPath: socketPath)
             }
+            try waitUntil(timeout: 10, "pulseaudio's socket", logTail: { [server] in server.standardError }, listening)
         } catch {
             stop()
             throw error
@@ -62,13 +63,14 @@ public final class SoundServer: Sendable {
             environment: environment, standardOutput: .bytes)
         defer { recorder.kill() }
         let bytes = Int(seconds * Double(Self.rate)) * 2
-        try waitUntil(timeout: seconds + 10, "\(seconds) s recorded", logTail: { recorder.standardError }) {
+        let recorded = { () throws -> Bool in
             guard recorder.isRunning else { throw HarnessError("parec exited", logTail: recorder.standardError) }
             return recorder.standardOutputBytes.count >= bytes
         }
-        let recorded = recorder.standardOutputBytes.prefix(bytes)
-        let samples = stride(from: recorded.startIndex, to: recorded.endIndex - 1, by: 2).map { index in
-            Int16(bitPattern: UInt16(recorded[index]) | UInt16(recorded[index + 1]) << 8)
+        try waitUntil(timeout: seconds + 10, "\(seconds) s recorded", logTail: { recorder.standardError }, recorded)
+        let raw = recorder.standardOutputBytes.prefix(bytes)
+        let samples = stride(from: raw.startIndex, to: raw.endIndex - 1, by: 2).map { index in
+            Int16(bitPattern: UInt16(raw[index]) | UInt16(raw[index + 1]) << 8)
         }
         return SoundRecording(samples: samples, rate: Self.rate)
     }
@@ -78,6 +80,10 @@ public final class SoundServer: Sendable {
 public struct SoundRecording: Sendable {
     public var samples: [Int16]
     public var rate: Int
+    public init(samples: [Int16], rate: Int) {
+        self.samples = samples
+        self.rate = rate
+    }
 
     /// The root mean square of the samples, in full scale (0: silence; a full-scale sine: 0.71).
     public var loudness: Double {
