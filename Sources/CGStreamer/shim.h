@@ -17,8 +17,9 @@ static gboolean cgst_skip_audio(GstElement *bin, GstPad *pad, GstCaps *caps, gpo
     return !g_str_has_prefix(name, "audio/");
 }
 
-// The name of the bin that plays a video's sound, inside its pipeline.
+// The name of the bin that plays a video's sound, inside its pipeline, and of its sink.
 #define CGST_AUDIO_BRANCH_NAME "audio"
+#define CGST_AUDIO_OUTPUT_NAME "audio-output"
 
 // decodebin's "pad-added" for a video with sound: its first decoded audio stream goes to the machine's audio output
 // (autoaudiosink picks PulseAudio, PipeWire's Pulse server or ALSA by rank, and a fake sink when none opens, so a box
@@ -41,7 +42,7 @@ static void cgst_add_audio_branch(GstElement *decoder, GstPad *pad, gpointer dat
     }
     GError *error = NULL;
     GstElement *branch = gst_parse_bin_from_description(
-        "queue ! audioconvert ! audioresample ! autoaudiosink", TRUE, &error);
+        "queue ! audioconvert ! audioresample ! autoaudiosink name=" CGST_AUDIO_OUTPUT_NAME, TRUE, &error);
     if (branch == NULL) {
         if (error) g_error_free(error);
         return;  // audioconvert or audioresample missing: the picture plays, `status` says there is no sound
@@ -189,6 +190,17 @@ static inline gchar *cgst_element_of_class(GstElement *pipeline, const char *fir
     g_value_unset(&item);
     gst_iterator_free(iterator);
     return name;
+}
+
+// Starts the audio output over (to NULL, then to the pipeline's state), for a flushing seek to preroll it again: a
+// PulseAudio stream's timeline runs from the sink's preroll, not from when the pipeline plays, so a sink prerolled
+// long before its pipeline plays (a video read ahead of its start) plays its sound as much late.
+static inline void cgst_restart_audio_output(GstElement *pipeline) {
+    GstElement *output = gst_bin_get_by_name(GST_BIN(pipeline), CGST_AUDIO_OUTPUT_NAME);
+    if (output == NULL) return;
+    gst_element_set_state(output, GST_STATE_NULL);
+    gst_element_sync_state_with_parent(output);
+    gst_object_unref(output);
 }
 
 // Whether the pipeline has a branch playing its sound (cgst_add_audio_branch found an audio stream and linked it).

@@ -132,6 +132,12 @@ public final class ChildProcess: Sendable {
     /// Captured stdout bytes (`.bytes` mode only; empty otherwise).
     public var standardOutputBytes: [UInt8] { capture.state.withLock { $0.standardOutputBytes } }
 
+    /// Captured stdout bytes and when each read of them arrived (`.bytes` mode only): how many bytes had arrived, and
+    /// when on the wall clock (seconds since 1970).
+    public var timedStandardOutput: (bytes: [UInt8], arrivals: [(end: Int, at: Double)]) {
+        capture.state.withLock { ($0.standardOutputBytes, $0.standardOutputArrivals) }
+    }
+
     /// Waits until a line containing `needle` has been printed on stdout or stderr (lines already seen count).
     /// - Returns: The whole line.
     /// - Throws: ``HarnessError`` on timeout, or as soon as the output ends without such a line.

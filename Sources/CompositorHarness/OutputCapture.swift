@@ -25,6 +25,9 @@ final class OutputCapture: Sendable {
         var partial: [[UInt8]] = [[], []]
         /// Raw stdout in `.bytes` mode.
         var standardOutputBytes: [UInt8] = []
+        /// In `.bytes` mode, when each read of stdout arrived (wall clock, seconds since 1970) and how many bytes
+        /// had arrived with it: what a recording's samples are timed by.
+        var standardOutputArrivals: [(end: Int, at: Double)] = []
         /// Both streams reached end of file (or the reader was told to stop).
         var finished = false
     }
@@ -46,7 +49,13 @@ final class OutputCapture: Sendable {
     /// Appends bytes read from `stream` (0 stdout, 1 stderr), splitting them into lines.
     func append(_ bytes: ArraySlice<UInt8>, stream: Int) {
         if stream == 0 && keepsStandardOutputBytes {
-            state.withLock { $0.standardOutputBytes.append(contentsOf: bytes) }
+            var now = timespec()
+            clock_gettime(CLOCK_REALTIME, &now)
+            let at = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+            state.withLock { state in
+                state.standardOutputBytes.append(contentsOf: bytes)
+                state.standardOutputArrivals.append((state.standardOutputBytes.count, at))
+            }
             return
         }
         var completed: [String] = []

@@ -52,37 +52,87 @@ public final class SoundServer: Sendable {
         runtime.remove()
     }
 
-    /// Records what plays for `seconds` (from now) through the sink's monitor with `parec`.
+    /// Starts recording what plays through the sink's monitor, and returns once samples come: PulseAudio's monitor
+    /// takes a second or more to deliver its first, and whatever plays before then would be heard late or not at all.
+    public func startRecording() throws -> SoundRecorder { try SoundRecorder(environment: environment) }
+
+    /// Records what plays for `seconds` from now.
     public func record(seconds: Double) throws -> SoundRecording {
-        let recorder = try ChildProcess(
+        let recorder = try startRecording()
+        return try recorder.stop(after: seconds)
+    }
+}
+
+/// `parec` recording a ``SoundServer``'s monitor, its samples timed on the wall clock as they arrive (every 20 ms).
+public final class SoundRecorder: Sendable {
+    private let recorder: ChildProcess
+
+    fileprivate init(environment: [String: String]) throws {
+        recorder = try ChildProcess(
             "/usr/bin/parec",
             [
-                "--device=recorded.monitor", "--raw", "--format=s16le", "--rate=\(Self.rate)", "--channels=1",
+                "--device=recorded.monitor", "--raw", "--format=s16le", "--rate=\(SoundServer.rate)", "--channels=1",
                 "--latency-msec=20",
             ],
             environment: environment, standardOutput: .bytes)
-        defer { recorder.kill() }
-        let bytes = Int(seconds * Double(Self.rate)) * 2
-        let recorded = { () throws -> Bool in
+        try waitForSamples(count: 1, timeout: 10)
+    }
+
+    deinit { recorder.kill() }
+
+    private func waitForSamples(count: Int, timeout: Double) throws {
+        let recorded = { [recorder] () throws -> Bool in
             guard recorder.isRunning else { throw HarnessError("parec exited", logTail: recorder.standardError) }
-            return recorder.standardOutputBytes.count >= bytes
+            return recorder.timedStandardOutput.arrivals.last.map { $0.end >= count * 2 } ?? false
         }
-        try waitUntil(timeout: seconds + 10, "\(seconds) s recorded", logTail: { recorder.standardError }, recorded)
-        let raw = recorder.standardOutputBytes.prefix(bytes)
-        let samples = stride(from: raw.startIndex, to: raw.endIndex - 1, by: 2).map { index in
-            Int16(bitPattern: UInt16(raw[index]) | UInt16(raw[index + 1]) << 8)
+        try waitUntil(
+            timeout: timeout, "\(count) samples recorded", logTail: { [recorder] in recorder.standardError }, recorded)
+    }
+
+    /// Stops once `seconds` more have been recorded, and returns everything recorded since the start.
+    public func stop(after seconds: Double) throws -> SoundRecording {
+        defer { recorder.kill() }
+        let already = recorder.timedStandardOutput.arrivals.last?.end ?? 0
+        try waitForSamples(count: already / 2 + Int(seconds * Double(SoundServer.rate)), timeout: seconds + 10)
+        let (bytes, arrivals) = recorder.timedStandardOutput
+        let count = bytes.count / 2
+        let samples = (0..<count).map { Int16(bitPattern: UInt16(bytes[2 * $0]) | UInt16(bytes[2 * $0 + 1]) << 8) }
+        // A sample was recorded when the read it came in arrived, less the samples after it in that read.
+        var times: [Double] = []
+        times.reserveCapacity(count)
+        var read = 0
+        for index in 0..<count {
+            while arrivals[read].end <= index * 2 { read += 1 }
+            times.append(arrivals[read].at - Double(arrivals[read].end - index * 2) / 2 / Double(SoundServer.rate))
         }
-        return SoundRecording(samples: samples, rate: Self.rate)
+        return SoundRecording(samples: samples, rate: SoundServer.rate, times: times)
     }
 }
 
 /// Samples recorded from a ``SoundServer``, and the two facts a test checks of them.
-public struct SoundRecording: Sendable {
+public struct SoundRecording: Sendable, CustomStringConvertible {
     public var samples: [Int16]
     public var rate: Int
-    public init(samples: [Int16], rate: Int) {
+    /// When each sample was recorded, on the wall clock (seconds since 1970), to within the recorder's 20 ms.
+    public var times: [Double]
+
+    public init(samples: [Int16], rate: Int, times: [Double] = []) {
         self.samples = samples
         self.rate = rate
+        self.times = times
+    }
+
+    /// When, on the wall clock, the sound first became louder than `loudness` over 10 ms; nil if it never did.
+    public func onset(louderThan loudness: Double) -> Double? {
+        let window = rate / 100
+        return stride(from: 0, to: samples.count - window, by: window).first { start in
+            SoundRecording(samples: Array(samples[start..<start + window]), rate: rate).loudness > loudness
+        }.map { times[$0] }
+    }
+
+    /// What a failed expectation prints: not the samples.
+    public var description: String {
+        "\(samples.count) samples (\(Double(samples.count) / Double(rate)) s), loudness \(loudness)"
     }
 
     /// The root mean square of the samples, in full scale (0: silence; a full-scale sine: 0.71).

@@ -25,6 +25,17 @@ final class VideoBusLoop: @unchecked Sendable {
     /// time the seek itself took is made up and a start still to come is waited for. Nil without a clock: at once.
     private var startPosition = 0.0
     private var startDue: UInt64?
+    /// A pipeline with sound whose start is still to come waits prerolled until just before it (``MonotonicClock``
+    /// ns, ``audioRestartLead`` ahead), when its audio output is started over and the pipeline sought back to its
+    /// point (a preroll of a few frames), and then plays on the clock: a PulseAudio stream's timeline runs from its
+    /// sink's preroll, not from when the pipeline plays, so a sound prerolled ahead played as late as it had waited,
+    /// whatever the clock and base time.
+    private var audioRestartDue: UInt64?
+    private var audioRestarted = false
+    /// How long before its start a waiting pipeline's sound is started over: time for the preroll after (8–11 ms
+    /// here), so that its first frame still comes on time, in step with the screens switched with it; the sound is
+    /// late by what is left of it.
+    static let audioRestartLead: UInt64 = 25_000_000
     private var started = false
     private var finished = false
     private var stallReported = false
@@ -61,12 +72,18 @@ final class VideoBusLoop: @unchecked Sendable {
             GST_MESSAGE_ERROR, GST_MESSAGE_EOS, GST_MESSAGE_SEGMENT_DONE, GST_MESSAGE_ASYNC_DONE,
             GST_MESSAGE_STATE_CHANGED, GST_MESSAGE_ELEMENT, GST_MESSAGE_APPLICATION,
         ].reduce(0) { $0 | $1.rawValue }
-        let pollNanoseconds: GstClockTime = 200_000_000
+        let pollNanoseconds: UInt64 = 200_000_000
         while true {
-            if let message = gst_bus_timed_pop_filtered(bus, pollNanoseconds, GstMessageType(rawValue: wanted)) {
+            let now = MonotonicClock.nanoseconds()
+            let timeout = audioRestartDue.map { min(pollNanoseconds, $0 &- min($0, now)) } ?? pollNanoseconds
+            if let message = gst_bus_timed_pop_filtered(bus, GstClockTime(timeout), GstMessageType(rawValue: wanted)) {
                 defer { gst_message_unref(message) }
                 if cgst_message_is_wakeup(message) != 0 { return }
                 handle(message)
+            }
+            if let due = audioRestartDue, due <= MonotonicClock.nanoseconds() {
+                audioRestartDue = nil
+                restartAudio()
             }
             checkStall()
         }
@@ -106,6 +123,12 @@ final class VideoBusLoop: @unchecked Sendable {
                 if seekBeforePlaying() { break }
             }
             guard !started else { break }
+            if let startDue, !audioRestarted, cgst_has_audio_branch(pipeline) != 0,
+                startDue > MonotonicClock.nanoseconds()
+            {
+                audioRestartDue = startDue &- min(startDue, Self.audioRestartLead)
+                break
+            }
             if let startDue {
                 // The clock moved on while the pipeline prerolled and sought: its first frame goes out when the clock
                 // says, at once when that has passed (the frames it passed too: late, not dropped), on time after.
@@ -152,6 +175,17 @@ final class VideoBusLoop: @unchecked Sendable {
         guard audio else { return .muted }
         guard cgst_has_audio_branch(pipeline) != 0 else { return .noStream }
         return elementName("Sink", "Audio").map { .playing(sink: $0) } ?? .noOutput
+    }
+
+    /// Just before the start of a pipeline with sound that waited for it: its audio output started over and the
+    /// pipeline sought back to its point, whose preroll's ASYNC_DONE plays it on the clock. A seek the stream refuses
+    /// plays it as it is.
+    private func restartAudio() {
+        audioRestarted = true
+        cgst_restart_audio_output(pipeline)
+        if cgst_seek_to(pipeline, gint64(startPosition * 1e9), loops ? 1 : 0) == 0, let startDue {
+            cgst_play_at(pipeline, gint64(Int64(bitPattern: startDue &- MonotonicClock.nanoseconds())))
+        }
     }
 
     /// The first seek, on the prerolled pipeline: accurate, to where the clock says when it was given a clock and the

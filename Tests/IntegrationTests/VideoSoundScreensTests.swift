@@ -66,6 +66,7 @@ import Testing
         // Two screens switched together by one command, the first with its sound: two pipelines (one plays its sound,
         // one does not decode it) on one start of the clock, their first frames within a refresh of each other.
         #expect(try app.command(["media", "stop", "--screen", "HEADLESS-3"]).status == 0)
+        let recorder = try sound.startRecording()
         let together = try app.command([
             "media", "show", "--screen", "HEADLESS-2", "--screen", "HEADLESS-3", "--loop", "--audio", low,
         ])
@@ -76,6 +77,16 @@ import Testing
             "first frames shown at \(shownAt)")
         #expect(try MediaVideoTests.media(app, "HEADLESS-2")["sound"] as? String == "pulsesink")
         #expect(try MediaVideoTests.media(app, "HEADLESS-3")["sound"] as? String == "muted")
+        // Sound and picture together, within what broadcasters accept (ITU-R BT.1359: sound at most 90 ms ahead of
+        // the picture, 185 ms behind); the recording's samples are timed to within 20 ms. Before its sound was
+        // started over at the switch, it came as late as the video had waited ready: 1.4 s.
+        let heard = try recorder.stop(after: 1.5)
+        let onset = try #require(heard.onset(louderThan: 0.03), "no sound in \(heard)")
+        #expect(
+            onset - shownAt[0] > -0.09 && onset - shownAt[0] < 0.185,
+            "sound began \(onset - shownAt[0]) s after the first frame")
+        print(
+            "sound began \(onset - shownAt[0]) s after HEADLESS-2's first frame; the screens' first frames: \(shownAt)")
         #expect(abs(try Self.toneHeard(sound) - 440) < 10)
 
         // The pipeline with sound ends with the process, cleanly.

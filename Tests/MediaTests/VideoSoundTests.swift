@@ -42,6 +42,38 @@ import Testing
         #expect(silence.loudness < 0.001, "loudness \(silence.loudness)")
     }
 
+    /// A video read ahead of its start waits prerolled; its sound must still begin with its first frame, not as late as
+    /// it waited (what PulseAudio did to a sink prerolled ahead, before the sink was started over at the start).
+    @Test func aVideoStartedOnTheClockPlaysItsSoundWithItsFirstFrame() throws {
+        let sound = try SoundServer()
+        setenv("PULSE_SERVER", try #require(sound.environment["PULSE_SERVER"]), 1)
+        defer { unsetenv("PULSE_SERVER") }
+        let video = try MediaFixtures.h264WithTone(seconds: 2, frequency: 440)
+        let recorder = try sound.startRecording()
+        let start = Date().timeIntervalSince1970 + 1
+        let pipeline = try VideoPipeline(
+            path: video, loop: true, audio: true, startOffset: { @Sendable in Date().timeIntervalSince1970 - start },
+            onEvent: EventLog().handler)
+        defer { pipeline.stop() }
+        pipeline.start()
+        var firstFrame: Double?
+        let deadline = MonotonicClock.seconds() + 10
+        while firstFrame == nil && MonotonicClock.seconds() < deadline {
+            var poller = pollfd(fd: pipeline.frameReadyFileDescriptor, events: Int16(POLLIN), revents: 0)
+            _ = poll(&poller, 1, 5)
+            pipeline.acknowledge()
+            if let frame = pipeline.takeFrame() {
+                firstFrame = Date().timeIntervalSince1970
+                pipeline.release(frame)
+            }
+        }
+        let shown = try #require(firstFrame, "no frame")
+        let heard = try recorder.stop(after: 1)
+        let onset = try #require(heard.onset(louderThan: 0.03), "no sound in \(heard)")
+        #expect(abs(shown - start) < 0.05, "first frame \(shown - start) s after the start")
+        #expect(abs(onset - shown) < 0.05, "sound began \(onset - shown) s after the first frame")
+    }
+
     @Test func aVideoWithoutSoundStillPlays() throws {
         let sound = try SoundServer()
         let (pipeline, reported) = try play(
