@@ -140,9 +140,10 @@ final class MediaScreens {
             if case .media(let shown) = kind(screen) { wanted[screen.output.registryName] = (screen, shown.item) }
         }
         // Sound plays on one screen at a time. Requests for it elsewhere are refused (``ScreenModel/soundScreen``), but a
-        // config rule that asks for it may match several screens: the first output's keeps it.
-        for name in wanted.keys.filter({ wanted[$0]!.item.audio }).sorted().dropFirst() {
-            wanted[name]!.item.audio = false
+        // config rule that asks for it may match several screens: the first by name (natural order) keeps it.
+        let withSound = wanted.values.filter(\.item.audio).map(\.screen.output)
+        for output in withSound.sorted(by: { $0.displayName.naturalOrder($1.displayName) }).dropFirst() {
+            wanted[output.registryName]!.item.audio = false
         }
         let previouslyWanted = wantedKeys
         wantedKeys = wanted.mapValues { MediaAsset.Key($0.item) }

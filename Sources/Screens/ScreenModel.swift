@@ -197,15 +197,17 @@ public struct ScreenModel: Sendable {
     }
 
     /// The screen, other than `screen`, whose video plays its sound: an item with `audio` it shows now or waits to
-    /// start. Sound plays on one screen at a time (the machine has one audio output to give): a request for sound
+    /// start (of several, which a rule matching several screens gives, the first by name, as the media owner
+    /// chooses). Sound plays on one screen at a time (the machine has one audio output to give): a request for sound
     /// elsewhere is refused while this is not nil.
     public func soundScreen(otherThan screen: String) -> String? {
-        roles.outputs.first { output in
+        let withSound = roles.outputs.filter { output in
             guard output.displayName != screen else { return false }
             if startingMedia[output.displayName]?.item.audio == true { return true }
             guard case .media(let shown) = kind(of: output.registryName) else { return false }
             return shown.item.audio
-        }?.displayName
+        }
+        return withSound.map(\.displayName).min { $0.naturalOrder($1) }
     }
 
     /// Forgets the `media.show` waiting for its start on `screen` (every screen: nil): a later request for what the

@@ -93,4 +93,40 @@ import Testing
         app.process.signal(SIGTERM)
         #expect(try app.process.waitForExit(timeout: 10) == 0, "\(app.log.suffix(2000))")
     }
+
+    /// Rules asking for sound on two screens: both play the video, the first by name with its sound (the
+    /// machine has one output to give), the other muted; and a request for sound elsewhere is refused.
+    @Test func aRuleWithSoundOnSeveralScreensGivesItToTheFirst() throws {
+        let directory = try MediaFixtures.directory()
+        let video = try Self.videoWithTone(in: directory, frequency: 440)
+        let sound = try SoundServer()
+        let home = MultiscreenProcess.makeHome()
+        try MultiscreenProcess.writeConfig(
+            ["HEADLESS-3", "HEADLESS-2"].map { name in
+                """
+                [[rule]]
+                match = { name = "\(name)" }
+                role = "external"
+                content = "video"
+                path = "\(video)"
+                loop = true
+                audio = true
+
+                """
+            }.joined(), home: home)
+        let sway = try HeadlessSway(outputs: 3, width: 640, height: 480)
+        let app = try MultiscreenProcess(
+            environment: sway.environment.merging(sound.environment) { $1 }, home: home)
+        try app.waitForScreens(3)
+        var sounds: [String?] = []
+        try waitUntil(timeout: 10, "both screens playing") {
+            sounds = try ["HEADLESS-2", "HEADLESS-3"].map { try MediaVideoTests.media(app, $0)["sound"] as? String }
+            return sounds.allSatisfy { $0 != nil }
+        }
+        #expect(sounds == ["pulsesink", "muted"])
+        #expect(abs(try Self.toneHeard(sound) - 440) < 10)
+        let refused = try app.command(["media", "show", "--screen", "HEADLESS-3", "--audio", video])
+        #expect(refused.status != 0)
+        #expect(refused.output.contains("sound plays on HEADLESS-2 already"), "\(refused.output)")
+    }
 }
