@@ -28,15 +28,20 @@ final class VideoBusLoop: @unchecked Sendable {
     /// A pipeline with sound whose start is still to come waits prerolled until just before it (``MonotonicClock``
     /// ns, ``audioRestartLead`` ahead), when its audio output is started over and the pipeline sought back to its
     /// point (a preroll of a few frames), and then plays on the clock: a PulseAudio stream's timeline runs from its
-    /// sink's preroll, not from when the pipeline plays, so a sound prerolled ahead played as late as it had waited,
-    /// whatever the clock and base time.
+    /// sink's preroll, not from when the pipeline plays, so a sink prerolled ahead would play its sound as late as it
+    /// waited, whatever the clock and base time.
     private var audioRestartDue: UInt64?
     private var audioRestarted = false
-    /// How long before its start a waiting pipeline's sound is started over: time for the preroll after (8–11 ms
-    /// here), so that its first frame still comes on time, in step with the screens switched with it; the sound is
-    /// late by what is left of it.
+    /// How long before its start a waiting pipeline's sound is started over: time for the preroll after it (about
+    /// 10 ms with a software H.264 decoder), so that its first frame still comes on time, in step with the screens
+    /// switched with it; the sound is late by what is left of the lead.
     static let audioRestartLead: UInt64 = 25_000_000
+    /// ``VideoEvent/started(width:height:decoder:sound:position:)`` was reported.
     private var started = false
+    /// The prerolled pipeline was told to play (once: a later preroll, after a loop's flushing seek, plays by itself).
+    private var playRequested = false
+    /// The base time set by hand for a start on the clock was handed back to the pipeline once it played.
+    private var baseTimeHandedBack = false
     private var finished = false
     private var stallReported = false
     private var missingPlugins: [String] = []
@@ -122,13 +127,16 @@ final class VideoBusLoop: @unchecked Sendable {
                 prerollSeekDone = true
                 if seekBeforePlaying() { break }
             }
-            guard !started else { break }
+            guard !playRequested else { break }
             if let startDue, !audioRestarted, cgst_has_audio_branch(pipeline) != 0,
-                startDue > MonotonicClock.nanoseconds()
+                startDue > MonotonicClock.nanoseconds() + Self.audioRestartLead
             {
-                audioRestartDue = startDue &- min(startDue, Self.audioRestartLead)
+                audioRestartDue = startDue - Self.audioRestartLead
+                // Ready to play, as a pipeline without sound waiting for its start is: answered now, not at the start.
+                announceStart()
                 break
             }
+            playRequested = true
             if let startDue {
                 // The clock moved on while the pipeline prerolled and sought: its first frame goes out when the clock
                 // says, at once when that has passed (the frames it passed too: late, not dropped), on time after.
@@ -138,29 +146,39 @@ final class VideoBusLoop: @unchecked Sendable {
                 gst_element_set_state(pipeline, GST_STATE_PLAYING)
             }
         case GST_MESSAGE_STATE_CHANGED:
-            guard cgst_message_is_from(message, pipeline) != 0, !started else { break }
+            guard cgst_message_is_from(message, pipeline) != 0, !finished else { break }
             var old = GST_STATE_NULL
             var new = GST_STATE_NULL
             var pending = GST_STATE_NULL
             gst_message_parse_state_changed(message, &old, &new, &pending)
             guard new == GST_STATE_PLAYING else { break }
-            started = true
-            if let startDue {
+            if startDue != nil && !baseTimeHandedBack {
+                baseTimeHandedBack = true
                 cgst_own_base_time(pipeline)
-                // A first frame still to come is not a stall while it waits for its time.
-                receiver.markWaiting(from: startDue)
-            } else {
-                receiver.markWaiting()
             }
-            var width: Int32 = 0
-            var height: Int32 = 0
-            _ = cgst_sink_size(sink, &width, &height)
-            onEvent(
-                .started(
-                    width: Int(width), height: Int(height), decoder: elementName("Decoder", "Video") ?? "unknown",
-                    sound: sound, position: startPosition))
+            announceStart()
         default: break
         }
+    }
+
+    /// Reports ``VideoEvent/started(width:height:decoder:sound:position:)`` once: when the pipeline plays, or, waiting
+    /// prerolled for its start, when it is ready. From then on a missing frame is a stall, counted from the start when
+    /// it is still to come.
+    private func announceStart() {
+        guard !started else { return }
+        started = true
+        if let startDue {
+            receiver.markWaiting(from: startDue)
+        } else {
+            receiver.markWaiting()
+        }
+        var width: Int32 = 0
+        var height: Int32 = 0
+        _ = cgst_sink_size(sink, &width, &height)
+        onEvent(
+            .started(
+                width: Int(width), height: Int(height), decoder: elementName("Decoder", "Video") ?? "unknown",
+                sound: sound, position: startPosition))
     }
 
     /// The factory name of the first element of the pipeline whose class names both words, nil for none.
@@ -181,9 +199,13 @@ final class VideoBusLoop: @unchecked Sendable {
     /// pipeline sought back to its point, whose preroll's ASYNC_DONE plays it on the clock. A seek the stream refuses
     /// plays it as it is.
     private func restartAudio() {
+        guard !finished, let startDue else { return }
         audioRestarted = true
         cgst_restart_audio_output(pipeline)
-        if cgst_seek_to(pipeline, gint64(startPosition * 1e9), loops ? 1 : 0) == 0, let startDue {
+        if cgst_seek_to(pipeline, gint64(startPosition * 1e9), loops ? 1 : 0) == 0 {
+            // Without the flush the restarted output may never preroll: then no frame comes, and the stall check
+            // restarts the pipeline with backoff.
+            playRequested = true
             cgst_play_at(pipeline, gint64(Int64(bitPattern: startDue &- MonotonicClock.nanoseconds())))
         }
     }
@@ -229,6 +251,7 @@ final class VideoBusLoop: @unchecked Sendable {
         g_free(source)
         guard !finished else { return }
         finished = true
+        audioRestartDue = nil
         let error: MediaError
         if !missingPlugins.isEmpty {
             error = .unsupported(

@@ -17,12 +17,7 @@ extension ProductController {
     ) throws(MessageError) -> Outcome {
         try refuseController(screen, for: "images or videos")
         _ = try connected(screen)
-        if audio, let other = model.soundScreen(otherThan: screen) {
-            throw MessageError(
-                .invalidParams,
-                "sound plays on \(other) already, and on one screen at a time: show its file there without \"audio\" first"
-            )
-        }
+        if audio { try refuseSound(on: screen) }
         if let at, at > wallNow + Self.longestStartLead {
             throw MessageError(
                 .invalidParams,
@@ -34,6 +29,14 @@ extension ProductController {
             screen: screen,
             item: MediaItem(path: path, fit: fit, rotation: rotation, loop: loop, clockStart: at, audio: audio))
         return outcome
+    }
+
+    /// Refuses sound on `screen` while another screen's video has it: the machine has one audio output to give.
+    private func refuseSound(on screen: String) throws(MessageError) {
+        guard let other = model.soundScreen(otherThan: screen) else { return }
+        throw MessageError(
+            .invalidParams,
+            "sound plays on \(other) already, and on one screen at a time: show its file there without \"audio\" first")
     }
 
     /// How far ahead a `media.show` may say when it starts: its video waits ready to play meanwhile, holding its
@@ -58,8 +61,10 @@ extension ProductController {
             outcome.events = [.mediaError(screen: screen, path: request.item.path, error: reason)]
         case .readable(let kind, let width, let height, let decoder):
             do throws(MessageError) {
-                // The screen may have gone, or become the controller's, while the file was read.
+                // The screen may have gone, or become the controller's, while the file was read; another screen's
+                // request for sound may have been answered meanwhile.
                 try refuseController(screen, for: "images or videos")
+                if request.item.audio { try refuseSound(on: screen) }
                 // Given a start still to come, the screen switches then (``advancePlaylists(now:)``), with every screen
                 // given the same start.
                 try invalidParams { () throws(UnknownScreenError) in

@@ -174,6 +174,13 @@ public struct ScreenModel: Sendable {
     public mutating func showMedia(_ shown: ShownMedia, onScreen screen: String) throws(UnknownScreenError) {
         _ = try roles.output(named: screen)
         media[screen] = shown
+        // Sound given here is taken from the files other screens remember but do not show now (a screen switched to
+        // messages, off by schedule, unplugged), so that showing one of them again cannot bring a second sound.
+        if shown.item.audio {
+            for (other, remembered) in media where other != screen && remembered.item.audio {
+                media[other]?.item.audio = false
+            }
+        }
         stoppedMedia.remove(screen)
         if pages[screen] != nil {
             pages[screen] = nil

@@ -78,8 +78,8 @@ import Testing
         #expect(try MediaVideoTests.media(app, "HEADLESS-2")["sound"] as? String == "pulsesink")
         #expect(try MediaVideoTests.media(app, "HEADLESS-3")["sound"] as? String == "muted")
         // Sound and picture together, within what broadcasters accept (ITU-R BT.1359: sound at most 90 ms ahead of
-        // the picture, 185 ms behind); the recording's samples are timed to within 20 ms. Before its sound was
-        // started over at the switch, it came as late as the video had waited ready: 1.4 s.
+        // the picture, 185 ms behind); the recording's samples are timed to within 20 ms. The video waited 1.5 s
+        // prerolled for the start, which a PulseAudio sink would add to its sound's delay were it not started over.
         let heard = try recorder.stop(after: 1.5)
         let onset = try #require(heard.onset(louderThan: 0.03), "no sound in \(heard)")
         #expect(

@@ -42,22 +42,29 @@ import Testing
         #expect(silence.loudness < 0.001, "loudness \(silence.loudness)")
     }
 
-    /// A video read ahead of its start waits prerolled; its sound must still begin with its first frame, not as late as
-    /// it waited (what PulseAudio did to a sink prerolled ahead, before the sink was started over at the start).
+    /// A video read ahead of its start waits prerolled, and is reported started (ready) long before it; its sound must
+    /// still begin with its first frame, not as late as it waited (what a PulseAudio sink prerolled ahead does).
     @Test func aVideoStartedOnTheClockPlaysItsSoundWithItsFirstFrame() throws {
         let sound = try SoundServer()
         setenv("PULSE_SERVER", try #require(sound.environment["PULSE_SERVER"]), 1)
         defer { unsetenv("PULSE_SERVER") }
         let video = try MediaFixtures.h264WithTone(seconds: 2, frequency: 440)
         let recorder = try sound.startRecording()
-        let start = Date().timeIntervalSince1970 + 1
+        // Longer than the app's 4 s read timeout and the 5 s stall: neither may fire while it waits.
+        let start = Date().timeIntervalSince1970 + 6
+        let log = EventLog()
         let pipeline = try VideoPipeline(
             path: video, loop: true, audio: true, startOffset: { @Sendable in Date().timeIntervalSince1970 - start },
-            onEvent: EventLog().handler)
+            onEvent: log.handler)
         defer { pipeline.stop() }
         pipeline.start()
+        let started = try #require(log.started, "events \(log.all)")
+        #expect(
+            Date().timeIntervalSince1970 < start - 4,
+            "reported started only \(start - Date().timeIntervalSince1970) s ahead")
+        #expect(started.sound == .playing(sink: "pulsesink"))
         var firstFrame: Double?
-        let deadline = MonotonicClock.seconds() + 10
+        let deadline = MonotonicClock.seconds() + 15
         while firstFrame == nil && MonotonicClock.seconds() < deadline {
             var poller = pollfd(fd: pipeline.frameReadyFileDescriptor, events: Int16(POLLIN), revents: 0)
             _ = poll(&poller, 1, 5)
@@ -68,6 +75,7 @@ import Testing
             }
         }
         let shown = try #require(firstFrame, "no frame")
+        #expect(!log.all.contains { if case .stalled = $0 { true } else { false } }, "events \(log.all)")
         let heard = try recorder.stop(after: 1)
         let onset = try #require(heard.onset(louderThan: 0.03), "no sound in \(heard)")
         #expect(abs(shown - start) < 0.05, "first frame \(shown - start) s after the start")

@@ -60,10 +60,41 @@ import Testing
         #expect(Self.show(&product, "HEADLESS-3", "/srv/menu.mp4", audio: true) == nil)
         _ = product.saveIfChanged()
 
-        // Saved with the item; `status` says it.
+        // Saved with the item.
         let restarted = Self.product(store: path)
         #expect(restarted.model.media(of: 3)?.item.audio == true)
         #expect(restarted.model.media(of: 2) == nil)
+    }
+
+    /// Two requests for sound asked before either was read: the second to be answered is refused.
+    @Test func soundIsCheckedAgainWhenTheFileWasRead() throws {
+        var product = Self.product(store: "/nonexistent/sound.json")
+        let first = try #require(
+            product.execute(.showMedia(screen: "HEADLESS-2", path: "/a.mp4", audio: true)).mediaToRead)
+        let second = try #require(
+            product.execute(.showMedia(screen: "HEADLESS-3", path: "/b.mp4", audio: true)).mediaToRead)
+        let readable = MediaReading.readable(kind: .video, width: 320, height: 240, decoder: "avdec_h264")
+        _ = product.settle(first, with: readable)
+        let refused = product.settle(second, with: readable)
+        guard case .error(let error)? = refused.reply else {
+            Issue.record("answered \(String(describing: refused.reply))")
+            return
+        }
+        #expect(error.message.contains("sound plays on HEADLESS-2 already"), "\(error.message)")
+        #expect(product.model.media(of: 3) == nil)
+    }
+
+    /// A screen that had the sound and shows something else meanwhile does not bring it back once another took it.
+    @Test func soundTakenByAnotherScreenIsNotBroughtBack() throws {
+        var product = Self.product(store: "/nonexistent/sound.json")
+        #expect(Self.show(&product, "HEADLESS-2", "/a.mp4", audio: true) == nil)
+        _ = product.execute(.setContent(screen: "HEADLESS-2", mode: "messages"))
+        #expect(product.model.soundScreen(otherThan: "HEADLESS-3") == nil)
+        #expect(Self.show(&product, "HEADLESS-3", "/b.mp4", audio: true) == nil)
+        _ = product.execute(.setContent(screen: "HEADLESS-2", mode: "video"))
+        #expect(product.model.media(of: 2)?.item.path == "/a.mp4")
+        #expect(product.model.media(of: 2)?.item.audio == false)
+        #expect(product.model.soundScreen(otherThan: "HEADLESS-2") == "HEADLESS-3")
     }
 
     @Test func anItemSavedBeforeSoundExistedIsMuted() throws {
