@@ -208,13 +208,15 @@ public struct ScreenModel: Sendable {
     /// chooses). Sound plays on one screen at a time (the machine has one audio output to give): a request for sound
     /// elsewhere is refused while this is not nil.
     public func soundScreen(otherThan screen: String) -> String? {
-        let withSound = roles.outputs.filter { output in
-            guard output.displayName != screen else { return false }
-            if startingMedia[output.displayName]?.item.audio == true { return true }
-            guard case .media(let shown) = kind(of: output.registryName) else { return false }
+        // A start waits on a screen unplugged meanwhile too: it would take the sound back when it comes.
+        let waiting = startingMedia.filter { $0.key != screen && $0.value.item.audio }.keys
+        let shown = roles.outputs.filter { output in
+            guard output.displayName != screen, case .media(let shown) = kind(of: output.registryName) else {
+                return false
+            }
             return shown.item.audio
         }
-        return withSound.map(\.displayName).min { $0.naturalOrder($1) }
+        return (Array(waiting) + shown.map(\.displayName)).min { $0.naturalOrder($1) }
     }
 
     /// Forgets the `media.show` waiting for its start on `screen` (every screen: nil): a later request for what the

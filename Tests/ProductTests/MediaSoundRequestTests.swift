@@ -97,6 +97,22 @@ import Testing
         #expect(product.model.soundScreen(otherThan: "HEADLESS-2") == "HEADLESS-3")
     }
 
+    /// A start with sound waiting on a screen unplugged meanwhile still holds the sound: it would take it back when
+    /// the screen comes back before its start.
+    @Test func aWaitingStartOnAnUnpluggedScreenHoldsTheSound() throws {
+        var product = Self.product(store: "/nonexistent/sound.json")
+        let at = Date().timeIntervalSince1970 + 30
+        #expect(Self.show(&product, "HEADLESS-2", "/a.mp4", audio: true, at: at) == nil)
+        _ = product.outputsChanged(
+            [1, 3].map { index in
+                var output = OutputInfo(registryName: UInt32(index))
+                output.name = "HEADLESS-\(index)"
+                return output
+            })
+        let refused = try #require(Self.show(&product, "HEADLESS-3", "/b.mp4", audio: true))
+        #expect(refused.message.contains("sound plays on HEADLESS-2 already"), "\(refused.message)")
+    }
+
     @Test func anItemSavedBeforeSoundExistedIsMuted() throws {
         let saved = #"{"path": "/srv/loop.mp4", "fit": "contain", "rotation": 0, "loop": true}"#
         let item = try JSONDecoder().decode(MediaItem.self, from: Data(saved.utf8))
