@@ -80,6 +80,7 @@ import Testing
         let onset = try #require(heard.onset(louderThan: 0.03), "no sound in \(heard)")
         #expect(abs(shown - start) < 0.05, "first frame \(shown - start) s after the start")
         #expect(abs(onset - shown) < 0.05, "sound began \(onset - shown) s after the first frame")
+        print("first frame \(shown - start) s after the start, sound \(onset - shown) s after the first frame")
     }
 
     @Test func aVideoWithoutSoundStillPlays() throws {
