@@ -30,8 +30,8 @@ static void cgst_add_audio_branch(GstElement *decoder, GstPad *pad, gpointer dat
     GstElement *pipeline = GST_ELEMENT(data);
     GstCaps *caps = gst_pad_get_current_caps(pad);
     if (caps == NULL) caps = gst_pad_query_caps(pad, NULL);
-    gboolean isAudio =
-        gst_caps_get_size(caps) > 0 && g_str_has_prefix(gst_structure_get_name(gst_caps_get_structure(caps, 0)), "audio/");
+    gboolean isAudio = gst_caps_get_size(caps) > 0 &&
+                       g_str_has_prefix(gst_structure_get_name(gst_caps_get_structure(caps, 0)), "audio/");
     gst_caps_unref(caps);
     (void)decoder;
     if (!isAudio) return;
@@ -173,7 +173,8 @@ static inline gchar *cgst_element_of_class(GstElement *pipeline, const char *fir
             GstElementFactory *factory = gst_element_get_factory(element);
             const gchar *klass =
                 factory ? gst_element_factory_get_metadata(factory, GST_ELEMENT_METADATA_KLASS) : NULL;
-            if (klass != NULL && strstr(klass, first) != NULL && strstr(klass, second) != NULL && !GST_IS_BIN(element)) {
+            if (klass != NULL && strstr(klass, first) != NULL && strstr(klass, second) != NULL &&
+                !GST_IS_BIN(element)) {
                 name = g_strdup(gst_plugin_feature_get_name(GST_PLUGIN_FEATURE(factory)));
             }
             g_value_reset(&item);

@@ -7,8 +7,8 @@ import SystemCalls
 /// `filesrc ! decodebin ! videoconvert ! video/x-raw,format=BGRx ! appsink`.
 ///
 /// decodebin picks whatever decoder is installed, hardware ones (VA-API, V4L2) first by their rank. Audio is not
-/// decoded (muted) unless asked for: then the file's first audio stream plays through `autoaudiosink`, in sync with
-/// the same clock as the frames. The appsink runs in sync with the pipeline clock, so frames arrive on GStreamer's streaming
+/// decoded (muted) unless asked for: then the file's first audio stream plays through `autoaudiosink`, on the same
+/// clock as the frames. The appsink runs in sync with the pipeline clock, so frames arrive on GStreamer's streaming
 /// thread at their presentation time; each is copied once into a ``FramePool`` slot and the display thread is woken
 /// through ``frameReadyFileDescriptor``. The display thread only ever calls ``acknowledge()``, ``takeFrame()`` and
 /// ``release(_:)``, which neither lock nor wait. The bus is read on a thread of its own ("media-bus"), which
@@ -33,8 +33,8 @@ public final class VideoPipeline: @unchecked Sendable {
     /// Builds the pipeline (nothing plays until ``start()``) and starts its bus thread.
     /// - Parameters:
     ///   - loop: Play forever, seamlessly: segment seeks, no flush between loops.
-    ///   - audio: Play the file's sound too (``VideoSound`` in ``VideoEvent/started(width:height:decoder:sound:position:)``
-    ///     says what came of it); muted otherwise.
+    ///   - audio: Play the file's sound too (what came of it: the ``VideoSound`` of
+    ///     ``VideoEvent/started(width:height:decoder:sound:position:)``); muted otherwise.
     ///   - stallSeconds: How long without a frame, once started, is a stall.
     ///   - startOffset: How far into the video the wall clock says it is now, in seconds (negative: how long until it
     ///     begins), asked once on the bus thread when the pipeline has prerolled and is about to play (nil: from the

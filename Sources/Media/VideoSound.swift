@@ -1,5 +1,5 @@
-/// What becomes of a video's sound, reported with its start (``VideoEvent/started(width:height:decoder:sound:position:)``)
-/// and shown in `status`.
+/// What becomes of a video's sound, reported with its start
+/// (``VideoEvent/started(width:height:decoder:sound:position:)``) and shown in `status`.
 public enum VideoSound: Equatable, Sendable {
     /// Not asked for: the audio is not even decoded.
     case muted

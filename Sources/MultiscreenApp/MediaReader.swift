@@ -18,9 +18,10 @@ import SystemCalls
 /// thread (a decode under way finishes first) and drops what was not taken.
 final class MediaReader: @unchecked Sendable {
     enum Job: @unchecked Sendable {
-        /// Read the file at `path` (a video with its sound when `audio`); `clockStart`: when (seconds since 1970) the clock says a video started, so that
-        /// its pipeline starts that far in (nil: from the beginning; an image ignores it); `decodeSize`: the size to
-        /// decode an image of this size at (what the screens need, ``MediaPlacement/decodeSize``).
+        /// Read the file at `path` (a video with its sound when `audio`); `clockStart`: when (seconds since 1970) the
+        /// clock says a video started, so that its pipeline starts that far in (nil: from the beginning; an image
+        /// ignores it); `decodeSize`: the size to decode an image of this size at (what the screens need,
+        /// ``MediaPlacement/decodeSize``).
         case read(
             id: Int, path: String, loop: Bool, audio: Bool, clockStart: Double?,
             decodeSize: @Sendable (_ width: Int, _ height: Int) -> (width: Int, height: Int))

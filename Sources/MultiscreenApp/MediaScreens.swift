@@ -139,8 +139,8 @@ final class MediaScreens {
         for screen in screens {
             if case .media(let shown) = kind(screen) { wanted[screen.output.registryName] = (screen, shown.item) }
         }
-        // Sound plays on one screen at a time. Requests for it elsewhere are refused (``ScreenModel/soundScreen``), but a
-        // config rule that asks for it may match several screens: the first by name (natural order) keeps it.
+        // Sound plays on one screen at a time. Requests for it elsewhere are refused (``ScreenModel/soundScreen``), but
+        // config rules may ask for it on several screens: the first by name (natural order) keeps it.
         let withSound = wanted.values.filter(\.item.audio).map(\.screen.output)
         for output in withSound.sorted(by: { $0.displayName.naturalOrder($1.displayName) }).dropFirst() {
             wanted[output.registryName]!.item.audio = false

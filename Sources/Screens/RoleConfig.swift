@@ -421,7 +421,8 @@ public struct RoleConfig: Equatable, Sendable {
         return (name, playlist)
     }
 
-    /// A rule's `path`, `fit`, `rotate`, `loop` and `audio`: only with `content = "image"` or `"video"`, which need a `path`.
+    /// A rule's `path`, `fit`, `rotate`, `loop` and `audio`: only with `content = "image"` or `"video"`, which need a
+    /// `path`.
     private static func mediaItem(_ table: TOMLTable, path: String, content: ContentMode?) throws(RoleConfigError)
         -> MediaItem?
     {
