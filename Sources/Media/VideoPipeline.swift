@@ -17,8 +17,6 @@ import SystemCalls
 public final class VideoPipeline: @unchecked Sendable {
     public let path: String
     public let loops: Bool
-    /// Its sound plays (on the machine's audio output); otherwise it is not decoded.
-    public let audio: Bool
     /// Prerolled in PAUSED before it plays, so that the bus thread can seek first: a looping video, or one told where
     /// to start.
     private let prerolls: Bool
@@ -71,7 +69,6 @@ public final class VideoPipeline: @unchecked Sendable {
             pipeline, FrameReceiver.newSample, Unmanaged.passUnretained(receiver).toOpaque())!
         self.path = path
         self.loops = loop
-        self.audio = audio
         prerolls = loop || startOffset != nil
         self.pipeline = pipeline
         self.sink = sink
