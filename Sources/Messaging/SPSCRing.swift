@@ -23,7 +23,9 @@ import CLinux
 /// `pushSpinning` and `popSpinning` wait with the CPU's spin-wait hint between loads of the other index: on a 2-vCPU
 /// AMD EPYC a round trip through two rings took a fifth less time with it, and throughput did not change
 /// (docs/benchmarks.md, "Message ring"). A polling consumer that catches up with a streaming producer slips back
-/// before it looks again (``ConsumerEnd/slip(head:)``), so the two never trade cache lines element by element.
+/// before it looks again (``ConsumerEnd/slip(head:)``), and a spinning producer that catches up with the consumer
+/// around a full ring does the same (``ProducerEnd/slip()``), so the two never trade cache lines element by
+/// element.
 ///
 /// **Why `BitwiseCopyable`.** A slot is written and read with plain loads and stores: no retain/release, no
 /// destructor to run on overwrite, nothing the optimiser must keep alive. Larger payloads travel out of line
@@ -78,7 +80,7 @@ public final class SPSCRing<Element: BitwiseCopyable, Atomics: RingIndexAtomics>
         cachedTail.initialize(to: startIndex)
         // The slip's three words (``RingLayout/slipDistanceWord``), after the depth statistic.
         let slipWords = (block + RingLayout.slipOffset).bindMemory(to: UInt.self, capacity: 3)
-        slipWords.initialize(to: ConsumerEnd.slipDistance(capacity: UInt(capacity)))
+        slipWords.initialize(to: SPSCRing.slipDistance(capacity: UInt(capacity)))
         (slipWords + 1).initialize(to: startIndex)
         (slipWords + 2).initialize(to: 0)
         let depth = (block + RingLayout.depthOffset).bindMemory(to: UnsafeAtomic<UInt>.Storage.self, capacity: 1)
@@ -278,7 +280,9 @@ extension SPSCRing {
             return true
         }
 
-        /// While full, each turn of the spin is the spin-wait hint and one acquire load of `head`.
+        /// While full, each turn of the spin is the spin-wait hint and one acquire load of `head`. When the
+        /// consumer has freed less than ``SPSCRing/slipDistance(capacity:)`` slots, the producer slips before it
+        /// writes (``slip()``).
         @inlinable
         func pushSpinning(_ element: Element) {
             let tail = atomics.loadTail(ordering: .relaxed)
@@ -288,9 +292,29 @@ extension SPSCRing {
                     ms_spin_wait_hint()
                     newLimit = atomics.loadHead(ordering: .acquiring) &+ mask &+ 1
                 }
+                if newLimit &- tail < SPSCRing.slipDistance(capacity: mask &+ 1) { newLimit = slip() }
                 limit.pointee = newLimit
             }
             write(element, at: tail)
+        }
+
+        /// The consumer's temporal slipping (``ConsumerEnd/slip(head:)``) mirrored, for a producer that waited on
+        /// a full ring: the consumer has just freed fewer slots than a pair of cache lines holds, so writing now
+        /// would write the line the consumer is reading, and loading `head` again for the next slot would take
+        /// `head`'s line from the consumer once per element. The producer leaves both alone for
+        /// ``RingLayout/slipSpins`` spin-wait hints, then takes a fresh `head` (a consumer that keeps reading has
+        /// freed lines by then) and writes on that one load. On the AMD EPYC of docs/benchmarks.md ("Message ring"),
+        /// where the consumer is the slower side, a ring at capacity 1024 otherwise stayed full and the two cores
+        /// traded those lines element by element (0.5 × rigtorp/SPSCQueue's throughput).
+        ///
+        /// Unlike the consumer's, this slip is never disarmed: it only delays a producer that was already waiting
+        /// on a full ring, by at most the hints, and only when the consumer frees slots one by one. It never waits
+        /// for space to appear, so a consumer that frees one slot and stops lets the push through. Returns the
+        /// fresh limit.
+        @inlinable @inline(__always)
+        func slip() -> UInt {
+            for _ in 0..<RingLayout.slipSpins { ms_spin_wait_hint() }
+            return atomics.loadHead(ordering: .acquiring) &+ mask &+ 1
         }
 
         @inlinable @inline(__always)
@@ -380,16 +404,6 @@ extension SPSCRing {
 
         // MARK: Temporal slipping
 
-        /// How far ahead a streaming producer is when a slip succeeds: one pair of cache lines of elements
-        /// (``RingLayout/lineStride``), so that the consumer then reads lines the producer has finished writing.
-        /// 0, no slipping, for elements of more than one line (64 bytes), which fit fewer than two to a pair, and
-        /// for a ring of fewer than two pairs' worth, where a producer could never get that far ahead.
-        @inlinable
-        static func slipDistance(capacity: UInt) -> UInt {
-            let perPair = UInt(RingLayout.lineStride / MemoryLayout<Element>.stride)
-            return perPair > 1 && capacity >= 2 * perPair ? perPair : 0
-        }
-
         /// FastForward's temporal slipping, for a consumer that polls (`tryPop`, `popSpinning`). It found the
         /// producer fewer than ``slipDistance(capacity:)`` elements ahead: before reading, it leaves the producer's
         /// lines alone for ``RingLayout/slipSpins`` spin-wait hints, then takes a fresh `tail`. A streaming
@@ -413,7 +427,7 @@ extension SPSCRing {
         func slip(head: UInt) -> UInt {
             for _ in 0..<RingLayout.slipSpins { ms_spin_wait_hint() }
             let tail = atomics.loadTail(ordering: .acquiring)
-            if tail &- head >= Self.slipDistance(capacity: mask &+ 1) {
+            if tail &- head >= SPSCRing.slipDistance(capacity: mask &+ 1) {
                 cachedTail[RingLayout.slipBackoffWord] = 0
             } else {
                 let backoff = min(max(cachedTail[RingLayout.slipBackoffWord] &* 2, 64), 65_536)
@@ -427,7 +441,7 @@ extension SPSCRing {
         /// Arms slipping again once the consumer, having caught up, is at or past the hold-off index.
         @inlinable @inline(__always)
         func rearmSlip(at head: UInt) {
-            let distance = Self.slipDistance(capacity: mask &+ 1)
+            let distance = SPSCRing.slipDistance(capacity: mask &+ 1)
             if distance > 0 && cachedTail[RingLayout.slipDistanceWord] == 0
                 && Int(bitPattern: head &- cachedTail[RingLayout.slipHoldoffWord]) >= 0
             {
@@ -473,6 +487,19 @@ extension SPSCRing {
     }
 }
 
+extension SPSCRing {
+    /// How far apart the two sides are after a slip that succeeds (``ConsumerEnd/slip(head:)``,
+    /// ``ProducerEnd/slip()``): one pair of cache lines of elements (``RingLayout/lineStride``), so that each
+    /// side then works on lines the other has finished with. 0, no slipping, for elements of more than one line
+    /// (64 bytes), which fit fewer than two to a pair, and for a ring of fewer than two pairs' worth, where the
+    /// sides could never get that far apart.
+    @inlinable
+    static func slipDistance(capacity: UInt) -> UInt {
+        let perPair = UInt(RingLayout.lineStride / MemoryLayout<Element>.stride)
+        return perPair > 1 && capacity >= 2 * perPair ? perPair : 0
+    }
+}
+
 /// Byte offsets inside a ring's allocation; see ``SPSCRing`` for why 128.
 @usableFromInline
 enum RingLayout {
@@ -489,8 +516,8 @@ enum RingLayout {
     @usableFromInline static let slipHoldoffWord = 3
     @usableFromInline static let slipBackoffWord = 4
     static let slipOffset = consumerPrivateOffset + slipDistanceWord * MemoryLayout<UInt>.stride
-    /// Spin-wait hints in one slip: 64 × 21 ns on the Xeon the figures come from; 32 did less there
-    /// (docs/benchmarks.md, "Message ring").
+    /// Spin-wait hints in one slip, either side's: 64 × 21 ns on the Xeon and 64 × 25 ns on the AMD EPYC the
+    /// figures come from; 32 did less on the Xeon (docs/benchmarks.md, "Message ring").
     @usableFromInline static let slipSpins = 64
     static let slotsOffset = 512
 }

@@ -3,19 +3,31 @@ import Testing
 
 @testable import Messaging
 
-/// Hardware atomics that count the consumer's loads of `tail` and can act as the producer in the middle of one:
-/// `onTailLoad` runs before load number N returns, so a single-threaded test can add elements while the consumer
-/// slips, as a streaming producer on another core would.
-private final class TailLoads: @unchecked Sendable {
+/// Hardware atomics that count each side's loads of the other's index and can act as the other side in the middle
+/// of one: `onTailLoad` runs before the consumer's load number N of `tail` returns, `onHeadLoad` before the
+/// producer's load number N of `head`, so a single-threaded test can add or remove elements while one side slips,
+/// as the other side on another core would.
+private final class IndexLoads: @unchecked Sendable {
+    /// The consumer's loads of `tail`.
     var count = 0
     var onTailLoad: ((Int) -> Void)?
+    /// The producer's loads of `head`.
+    var headCount = 0
+    var onHeadLoad: ((Int) -> Void)?
 }
 
 private struct CountingAtomics: RingIndexAtomics {
     let hardware: HardwareRingAtomics
-    let loads: TailLoads
+    let loads: IndexLoads
 
-    func loadHead(ordering: AtomicLoadOrdering) -> UInt { hardware.loadHead(ordering: ordering) }
+    /// Counts the producer's loads (acquiring), not the consumer's of its own index (relaxed).
+    func loadHead(ordering: AtomicLoadOrdering) -> UInt {
+        if ordering == .acquiring {
+            loads.headCount += 1
+            loads.onHeadLoad?(loads.headCount)
+        }
+        return hardware.loadHead(ordering: ordering)
+    }
     func storeHead(_ value: UInt, ordering: AtomicStoreOrdering) { hardware.storeHead(value, ordering: ordering) }
     func storeTail(_ value: UInt, ordering: AtomicStoreOrdering) { hardware.storeTail(value, ordering: ordering) }
     /// Counts the consumer's loads (acquiring), not the producer's of its own index (relaxed).
@@ -28,14 +40,15 @@ private struct CountingAtomics: RingIndexAtomics {
     }
 }
 
-/// The polling consumer's temporal slipping (``SPSCRing/ConsumerEnd/slip(head:)``), observed through how often
-/// the consumer loads `tail`: one load per refresh, a second when it slips.
-@Suite("SPSC ring: a polling consumer slips behind a streaming producer and backs off from one that is not")
+/// Temporal slipping, observed through how often each side loads the other's index: the polling consumer's
+/// (``SPSCRing/ConsumerEnd/slip(head:)``) loads `tail` once per refresh and a second time when it slips; the
+/// spinning producer's (``SPSCRing/ProducerEnd/slip()``) loads `head` once more when it slips.
+@Suite("SPSC ring: each side slips back where the two would trade cache lines element by element")
 struct RingSlipTests {
     private static func ring<Element: BitwiseCopyable>(
         _: Element.Type, capacity: Int = 1024, startIndex: UInt = 0
-    ) -> (SPSCRing<Element, CountingAtomics>, TailLoads) {
-        let loads = TailLoads()
+    ) -> (SPSCRing<Element, CountingAtomics>, IndexLoads) {
+        let loads = IndexLoads()
         let ring = SPSCRing<Element, CountingAtomics>(capacity: capacity, startIndex: startIndex) { head, tail in
             CountingAtomics(hardware: HardwareRingAtomics(head: head, tail: tail), loads: loads)
         }
@@ -45,7 +58,7 @@ struct RingSlipTests {
     /// Looks at the empty ring, then pushes one element and pops it, as a request/reply exchange does; returns
     /// how many times the consumer loaded `tail` to pop it (2 when it slipped).
     private static func tailLoadsOfASingleRequest(
-        _ ring: SPSCRing<Int, CountingAtomics>, _ loads: TailLoads, value: Int
+        _ ring: SPSCRing<Int, CountingAtomics>, _ loads: IndexLoads, value: Int
     ) -> Int {
         #expect(ring.tryPop() == nil)
         #expect(ring.tryPush(value))
@@ -180,5 +193,71 @@ struct RingSlipTests {
         #expect(ring.tryPush(8))
         #expect(ring.popSpinning() == 8)
         #expect(loads.count == 4)
+    }
+
+    // MARK: The spinning producer
+
+    /// A ring filled to capacity, then with `freed` elements popped. No `head` load counted yet: the fill never
+    /// reached the producer's limit.
+    private static func fullRing(capacity: Int = 1024, freed: Int) -> (SPSCRing<Int, CountingAtomics>, IndexLoads) {
+        let (ring, loads) = Self.ring(Int.self, capacity: capacity)
+        for value in 0..<capacity { #expect(ring.tryPush(value)) }
+        for value in 0..<freed { #expect(ring.tryPop() == value) }
+        #expect(loads.headCount == 0)
+        return (ring, loads)
+    }
+
+    /// A producer waiting on a full ring whose consumer frees one slot, then keeps reading while the producer
+    /// slips: the producer writes on the slip's fresh `head`, which covers everything freed meanwhile, so the next
+    /// pair of lines' worth of pushes loads `head` no more.
+    @Test func aSpinningProducerSlipsWhenTheConsumerFreesOneSlot() {
+        let distance = 128 / MemoryLayout<Int>.stride
+        let (ring, loads) = Self.fullRing(freed: 0)
+        defer { loads.onHeadLoad = nil }  // the hook holds the ring, which holds the hook
+        var popped = 0
+        loads.onHeadLoad = { load in
+            let count = load == 1 ? 1 : load == 2 ? distance : 0  // the first look, then the slip's
+            for _ in 0..<count {
+                #expect(ring.tryPop() == popped)
+                popped += 1
+            }
+        }
+        ring.pushSpinning(1024)
+        #expect(loads.headCount == 2, "the look that found one slot free, and the slip's")
+        for value in 1025..<(1024 + 1 + distance) { ring.pushSpinning(value) }
+        #expect(loads.headCount == 2, "\(distance) more pushes on the slip's head")
+        loads.onHeadLoad = nil
+        #expect(!ring.tryPush(0), "full again")
+    }
+
+    /// The slip never waits for space: a consumer that frees one slot and stops still lets the push through.
+    @Test func aProducerSlipEndsWithoutTheConsumer() {
+        let (ring, loads) = Self.fullRing(freed: 0)
+        defer { loads.onHeadLoad = nil }  // the hook holds the ring, which holds the hook
+        loads.onHeadLoad = { load in
+            if load == 1 { #expect(ring.tryPop() == 0) }
+        }
+        ring.pushSpinning(1024)
+        #expect(loads.headCount == 2)
+        loads.onHeadLoad = nil
+        #expect(!ring.tryPush(0))
+        for expected in 1...1024 { #expect(ring.tryPop() == expected) }
+    }
+
+    /// A consumer that freed a pair of lines' worth or more, a non-spinning push, and a ring too small to slip:
+    /// one look at `head`, no slip.
+    @Test func theProducerSlipsOnlyWhenSpinningOnAFullRingThatCanSlip() {
+        let distance = 128 / MemoryLayout<Int>.stride
+        let (freedEnough, enoughLoads) = Self.fullRing(freed: distance)
+        freedEnough.pushSpinning(1024)
+        #expect(enoughLoads.headCount == 1)
+
+        let (tried, triedLoads) = Self.fullRing(freed: 1)
+        #expect(tried.tryPush(1024))
+        #expect(triedLoads.headCount == 1)
+
+        let (small, smallLoads) = Self.fullRing(capacity: 16, freed: 1)
+        small.pushSpinning(16)
+        #expect(smallLoads.headCount == 1)
     }
 }
