@@ -10,8 +10,9 @@ import SystemCalls
 /// Reads media files off the display thread, which must never wait on a disk or a decoder: one thread takes jobs (a
 /// file to read), tells an image from a video by its first bytes, decodes an image whole or builds and starts a
 /// video's pipeline, and posts what came of it. A playing video's own news (started, ended, failed, stalled) comes
-/// from its pipeline's bus thread through the same post. Pipelines are stopped from here, each on a thread of its own
-/// (``PipelineStops``): stopping joins GStreamer's threads, which a file whose read never returns holds up for good.
+/// from its pipeline's bus thread through the same post. Each read of a file runs on a thread of its own, waited for
+/// a few seconds at most (``FileReads``), and pipelines are stopped from here, each on a thread of its own
+/// (``PipelineStops``): a file whose read never returns holds up such a thread for good, never this one.
 ///
 /// The display thread posts jobs and takes news under a lock held only to append or swap an array, never across
 /// any work, and sleeps on ``newsFileDescriptor`` in its poll. Created with the media owner; ``stop()`` joins the
@@ -52,6 +53,7 @@ final class MediaReader: @unchecked Sendable {
     private let news = Mutex<[News]>([])
     private let thread = LoopThread()
     private let stops: PipelineStops
+    private let reads: FileReads
     private let limits: ImageLimits
     private let logger: Logger
 
@@ -73,6 +75,7 @@ final class MediaReader: @unchecked Sendable {
         self.limits = limits
         self.logger = logger
         stops = PipelineStops(logger: logger)
+        reads = FileReads(logger: logger)
         newsFileDescriptor = try systemCall("eventfd") { eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC)) }
         do {
             // Blocking: the reader thread sleeps in read(2) until a job or the stop request.
@@ -114,8 +117,8 @@ final class MediaReader: @unchecked Sendable {
 
     /// Ends the thread once the job under way is done and every pipeline's stop still queued has begun, then waits
     /// for those stops (a pipeline whose file's read never returns at most ``PipelineStops/hangsAfter``, then it is
-    /// left to the exit); reads not started are dropped. A job under way whose file's read never returns holds this
-    /// up for good. Safe twice.
+    /// left to the exit); reads not started are dropped. A read under way is waited for at most
+    /// ``FileReads/givenUpAfter``, and reads given up are left to the exit. Safe twice.
     func stop() {
         let stopped = thread.stop {
             jobs.withLock { $0.stopping = true }
@@ -132,6 +135,7 @@ final class MediaReader: @unchecked Sendable {
         }
         for pipeline in untaken { stops.stop(pipeline) }
         stops.finish(waitingAtMost: PipelineStops.hangsAfter)
+        reads.finish()
     }
 
     private func run() {
@@ -168,6 +172,7 @@ final class MediaReader: @unchecked Sendable {
 
     private func perform(_ job: Job) {
         stops.reap()
+        reads.reap()
         switch job {
         case .stop(let pipeline):
             stops.stop(pipeline)
@@ -181,38 +186,53 @@ final class MediaReader: @unchecked Sendable {
             case .failure(let failure): post(.written(id: id, png: nil, failure: failure.description))
             }
         case .measure(let source, let path):
-            do throws(MediaError) {
-                // GStreamer's discoverer would wait for the stuck read too, and this thread with it.
-                if stops.isStuck(path: path) { throw Self.stuck(path) }
-                post(.length(source: source, path: path, .success(try VideoLength.measure(path: path))))
-            } catch {
-                post(.length(source: source, path: path, .failure(error)))
+            let failure = { @Sendable (error: MediaError) in News.length(source: source, path: path, .failure(error)) }
+            // GStreamer's discoverer would wait for the stuck read too, and this thread with it.
+            if let hung = hung(path) { return post(failure(hung)) }
+            reads.run(path: path, failure: failure(FileReads.hung(path)), posting: post) { post in
+                do throws(MediaError) {
+                    _ = post(.length(source: source, path: path, .success(try VideoLength.measure(path: path))))
+                } catch {
+                    _ = post(failure(error))
+                }
             }
         case .read(let id, let path, let loop, let audio, let clockStart, let decodeSize):
-            do throws(MediaError) {
-                // Its last pipeline is stuck in a read of it: so would the next one be, and this thread with it.
-                if stops.isStuck(path: path) { throw Self.stuck(path) }
-                switch try MediaProbe.kind(ofFileAt: path) {
-                case .image:
-                    post(.image(id: id, try ImageDecoder.decode(path: path, sizedBy: decodeSize, limits: limits)))
-                case .video:
-                    // Read when the pipeline has prerolled, on its bus thread: as late as possible, so that the time it
-                    // took to open the file and build the decoder is not lost.
-                    let offset = clockStart.map { start in
-                        { @Sendable in Date().timeIntervalSince1970 - start + Self.aheadOfTheClock }
+            // Its last pipeline, or its last read, is stuck in a read of it: so would this one be.
+            if let hung = hung(path) { return post(.failed(id: id, hung)) }
+            reads.run(path: path, failure: .failed(id: id, FileReads.hung(path)), posting: post) { [self] post in
+                do throws(MediaError) {
+                    switch try MediaProbe.kind(ofFileAt: path) {
+                    case .image:
+                        _ = post(
+                            .image(id: id, try ImageDecoder.decode(path: path, sizedBy: decodeSize, limits: limits)))
+                    case .video:
+                        // Read when the pipeline has prerolled, on its bus thread: as late as possible, so that the
+                        // time it took to open the file and build the decoder is not lost.
+                        let offset = clockStart.map { start in
+                            { @Sendable in Date().timeIntervalSince1970 - start + Self.aheadOfTheClock }
+                        }
+                        let pipeline = try VideoPipeline(path: path, loop: loop, audio: audio, startOffset: offset) {
+                            [weak self] event in
+                            self?.post(.videoEvent(id: id, event))
+                        }
+                        // Posted before it starts, so that its events follow it in the news; not at all once the
+                        // read was given up (nobody waits for it then).
+                        guard post(.video(id: id, pipeline)) else { return stops.stop(pipeline) }
+                        pipeline.start()
                     }
-                    let pipeline = try VideoPipeline(path: path, loop: loop, audio: audio, startOffset: offset) {
-                        [weak self] event in
-                        self?.post(.videoEvent(id: id, event))
-                    }
-                    // Posted before it starts, so that its events follow it in the news.
-                    post(.video(id: id, pipeline))
-                    pipeline.start()
+                } catch {
+                    _ = post(.failed(id: id, error))
                 }
-            } catch {
-                post(.failed(id: id, error))
             }
         }
+    }
+
+    /// Why the file at `path` is not read now: a pipeline of it is stuck stopping, or a read of it was given up, and
+    /// neither has returned. Nil when it may be read.
+    private func hung(_ path: String) -> MediaError? {
+        if stops.isStuck(path: path) { return Self.stuck(path) }
+        if reads.isHung(path: path) { return FileReads.hung(path) }
+        return nil
     }
 
     /// Why a file whose last pipeline is stuck in a read of it is not read again.

@@ -91,3 +91,76 @@ extension MediaStallTests {
         #expect(try app.process.waitForExit(timeout: 10) == 0)
     }
 }
+
+extension MediaStallTests {
+    /// A short video served by a file system whose very first read never returns: the share hung before anything of
+    /// the file was read.
+    static func hungVideo() throws -> (directory: String, share: StallingFileSystem) {
+        let directory = try MediaFixtures.directory()
+        let video = try MediaVideoTests.makeVideo(in: directory, seconds: 2, name: "hung.mp4")
+        return (directory, try StallingFileSystem(serving: video, stallAfter: 0))
+    }
+
+    /// A file whose first bytes never come is given up after 3 s and refused, naming the hung read; the reader goes on
+    /// (another file is shown at once), the file is refused at once while its read hangs, and read again once the read
+    /// returns.
+    @Test func aFileWhoseFirstReadHangsIsGivenUpAndHoldsNothingElseUp() throws {
+        let (directory, share) = try Self.hungVideo()
+        defer { share.unmount() }
+        let picture = directory + "/still.png"
+        try MediaFixtures.convert(["-size", "320x240", "xc:#3060c0", picture])
+        let sway = try HeadlessSway(outputs: 3, width: 640, height: 480)
+        let app = try MultiscreenProcess(environment: sway.environment, home: MultiscreenProcess.makeHome())
+        try app.waitForScreens(3)
+
+        let hung = try app.command(["media", "show", "--screen", "HEADLESS-2", share.path])
+        #expect(hung.status == 2, "\(hung.output)")
+        #expect(hung.output.contains("a read of it has not returned for over 3.0 s"), "\(hung.output)")
+        #expect(share.stalledReads >= 1)
+        try app.waitForLog("a media read has not returned within 3.0 s and is given up", timeout: 5)
+
+        // The reader's thread is free: another file on another screen is read and shown.
+        let other = try app.command(["media", "show", "--screen", "HEADLESS-3", picture])
+        #expect(other.status == 0, "\(other.output)")
+        #expect(try MediaVideoTests.media(app, "HEADLESS-3")["state"] as? String == "showing")
+
+        // While the read hangs, the file is refused at once: no second thread waits on it.
+        let started = Date()
+        let again = try app.command(["media", "show", "--screen", "HEADLESS-2", share.path])
+        #expect(again.status == 2, "\(again.output)")
+        #expect(again.output.contains("a read of it has not returned for over 3.0 s"), "\(again.output)")
+        #expect(Date().timeIntervalSince(started) < 2)
+        #expect(share.stalledReads == 1, "one thread in the hung read, not one per attempt")
+
+        // The share comes back: the read returns, and the file is read and played.
+        share.recover()
+        try app.waitForLog("a media read given up has returned at last", timeout: 10)
+        let shown = try app.command(["media", "show", "--screen", "HEADLESS-2", share.path])
+        #expect(shown.status == 0, "\(shown.output)")
+        try waitUntil(timeout: 10, "playing once its read returned") {
+            try MediaVideoTests.media(app, "HEADLESS-2")["state"] as? String == "playing"
+        }
+        #expect(!app.log.contains("protocol error"))
+        app.process.signal(SIGTERM)
+        #expect(try app.process.waitForExit(timeout: 10) == 0)
+    }
+
+    /// A read hung on the file's first bytes when Multiscreen is asked to stop: left to the exit, and Multiscreen is
+    /// done at once (the process itself ends when the read returns, as in the test above).
+    @Test func aReadHungOnItsFirstBytesDoesNotHoldUpTheExit() throws {
+        let (_, share) = try Self.hungVideo()
+        defer { share.unmount() }
+        let sway = try HeadlessSway(outputs: 2, width: 640, height: 480)
+        let app = try MultiscreenProcess(environment: sway.environment, home: MultiscreenProcess.makeHome())
+        try app.waitForScreens(2)
+        #expect(try app.command(["media", "show", "--screen", "HEADLESS-2", share.path]).status == 2)
+
+        let asked = Date()
+        app.process.signal(SIGTERM)
+        try app.waitForLog("shut down", timeout: 5)
+        #expect(Date().timeIntervalSince(asked) < 5)
+        #expect(app.log.contains("media reads left to the exit, their files' reads not returned: 1"), "\(app.log)")
+        share.recover()
+        #expect(try app.process.waitForExit(timeout: 10) == 0)
+    }
+}
