@@ -7,30 +7,26 @@ import SystemCalls
 /// Runs each read of a media file (a screen's file, a video's length) on a thread of its own, and waits for it at most
 /// ``givenUpAfter``. A file whose first bytes never come (a hung network share, a dying disk) would otherwise hold up
 /// the reader's thread, and with it every later read and the exit: `open(2)`, `read(2)` and GStreamer's discoverer
-/// cannot be interrupted. Such a read is given up: its failure is posted at once, the thread is left to its read, and
-/// the file is not read again while it has not returned (``isHung(path:)``), so a file costs at most one thread.
+/// cannot be interrupted. Such a read is given up: the thread is left to its read, and the file is not read again
+/// while it has not returned (``isHung(path:)``), so a file costs at most one thread.
 ///
-/// What a read posts goes through a gate (``Post``): once the read is given up, nothing more of it is posted, so the
-/// display never hears of a file both as failed and, later, as read. A video pipeline built after that is stopped.
+/// A read given up still posts what it finds when it returns, as one that was never given up would: the display
+/// takes a late picture or pipeline for a file it still shows, and stops or drops one it no longer waits for.
 ///
 /// Owned by ``MediaReader``, whose thread starts every read and joins it (at once, or in ``reap()`` once a given-up
 /// read has returned), so each read thread is created and joined in one place; ``finish()`` at exit.
 final class FileReads: Sendable {
-    /// Posts a read's news unless the read has been given up; false when it has (the news was not posted).
-    typealias Post = @Sendable (MediaReader.News) -> Bool
-
     private struct Read {
         let thread: LoopThread
         let path: String
         var finished = false
-        /// Something of the read was posted: giving it up posts no failure then (the display has its own deadline).
-        var posted = false
         var givenUp = false
     }
 
-    /// How long a read may take: a 50-megapixel JPEG decodes well within it; under the display's own deadline
-    /// (``MediaScreens/readTimeout``), so the failure it sees names the hung read.
-    static let givenUpAfter = 3.0
+    /// How long a read may take: as long as a screen waits for its file (``MediaScreens/readTimeout``), so a read
+    /// the screen still waits for is never given up. A 50-megapixel JPEG decodes in half a second here, a 100-megapixel
+    /// PNG (the largest ``ImageLimits`` lets through) in three and a half.
+    static let givenUpAfter = MediaScreens.readTimeout
 
     private let reads = Mutex<(next: Int, byID: [Int: Read])>((0, [:]))
     /// Broadcast when a read finishes, for the reader's thread waiting for it.
@@ -42,30 +38,17 @@ final class FileReads: Sendable {
     }
 
     /// Runs `read` on a new thread (on this one if no thread can be made) and returns when it has finished, or after
-    /// ``givenUpAfter`` with `failure` posted in its place when it had posted nothing. What `read` posts through its
-    /// gate, and `failure`, go to `post`.
-    func run(
-        path: String, failure: MediaReader.News, posting post: @escaping @Sendable (MediaReader.News) -> Void,
-        _ read: @escaping @Sendable (_ post: Post) -> Void
-    ) {
+    /// ``givenUpAfter`` (returning `failure`, which nobody else would report then).
+    func run(path: String, failure: MediaReader.News?, _ read: @escaping @Sendable () -> Void) -> MediaReader.News? {
         let thread = LoopThread()
         let id = reads.withLock { reads in
             defer { reads.next += 1 }
             reads.byID[reads.next] = Read(thread: thread, path: path)
             return reads.next
         }
-        let gate: Post = { [self] news in
-            // Under the lock, so that the read cannot be given up between the check and the post.
-            reads.withLock { reads in
-                guard reads.byID[id]?.givenUp == false else { return false }
-                reads.byID[id]?.posted = true
-                post(news)
-                return true
-            }
-        }
         do {
             try thread.start(name: "media-read", niceness: MediaReader.niceness) { [self] in
-                read(gate)
+                read()
                 let late = reads.withLock { reads in
                     reads.byID[id]?.finished = true
                     return reads.byID[id]?.givenUp == true
@@ -78,11 +61,8 @@ final class FileReads: Sendable {
         } catch {
             reads.withLock { _ = $0.byID.removeValue(forKey: id) }
             logger.warning("no thread to read a media file (\(error)): read on the reader's thread")
-            read { news in
-                post(news)
-                return true
-            }
-            return
+            read()
+            return nil
         }
         let deadline = MonotonicClock.nanoseconds() &+ UInt64(Self.givenUpAfter * 1e9)
         finishing.lock()
@@ -94,22 +74,21 @@ final class FileReads: Sendable {
         }
         finishing.unlock()
         let finished = reads.withLock { reads -> Bool in
-            guard let read = reads.byID[id] else { return true }
-            if read.finished {
+            if reads.byID[id]?.finished != false {
                 reads.byID[id] = nil
                 return true
             }
             reads.byID[id]?.givenUp = true
-            if !read.posted { post(failure) }
             return false
         }
         if finished {
             thread.stop {}
-        } else {
-            logger.warning(
-                "a media read has not returned within \(Self.givenUpAfter) s and is given up (the file's read hangs); the file is not read again until it returns: \(path.logSafe)"
-            )
+            return nil
         }
+        logger.warning(
+            "a media read has not returned within \(Self.givenUpAfter) s and is given up (the file's read hangs); the file is not read again until it returns: \(path.logSafe)"
+        )
+        return failure
     }
 
     /// Whether a read of the file at `path` was given up and has not returned: reading it again would hang the same

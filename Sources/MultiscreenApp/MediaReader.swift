@@ -189,22 +189,24 @@ final class MediaReader: @unchecked Sendable {
             let failure = { @Sendable (error: MediaError) in News.length(source: source, path: path, .failure(error)) }
             // GStreamer's discoverer would wait for the stuck read too, and this thread with it.
             if let hung = hung(path) { return post(failure(hung)) }
-            reads.run(path: path, failure: failure(FileReads.hung(path)), posting: post) { post in
+            // Nobody waits for a length with a deadline: a measurement given up is reported failed here.
+            let givenUp = reads.run(path: path, failure: failure(FileReads.hung(path))) { [self] in
                 do throws(MediaError) {
-                    _ = post(.length(source: source, path: path, .success(try VideoLength.measure(path: path))))
+                    post(.length(source: source, path: path, .success(try VideoLength.measure(path: path))))
                 } catch {
-                    _ = post(failure(error))
+                    post(failure(error))
                 }
             }
+            if let givenUp { post(givenUp) }
         case .read(let id, let path, let loop, let audio, let clockStart, let decodeSize):
             // Its last pipeline, or its last read, is stuck in a read of it: so would this one be.
             if let hung = hung(path) { return post(.failed(id: id, hung)) }
-            reads.run(path: path, failure: .failed(id: id, FileReads.hung(path)), posting: post) { [self] post in
+            // A screen's read given up is reported by the screen's own deadline (``MediaScreens/readTimeout``).
+            _ = reads.run(path: path, failure: nil) { [self] in
                 do throws(MediaError) {
                     switch try MediaProbe.kind(ofFileAt: path) {
                     case .image:
-                        _ = post(
-                            .image(id: id, try ImageDecoder.decode(path: path, sizedBy: decodeSize, limits: limits)))
+                        post(.image(id: id, try ImageDecoder.decode(path: path, sizedBy: decodeSize, limits: limits)))
                     case .video:
                         // Read when the pipeline has prerolled, on its bus thread: as late as possible, so that the
                         // time it took to open the file and build the decoder is not lost.
@@ -215,13 +217,12 @@ final class MediaReader: @unchecked Sendable {
                             [weak self] event in
                             self?.post(.videoEvent(id: id, event))
                         }
-                        // Posted before it starts, so that its events follow it in the news; not at all once the
-                        // read was given up (nobody waits for it then).
-                        guard post(.video(id: id, pipeline)) else { return stops.stop(pipeline) }
+                        // Posted before it starts, so that its events follow it in the news.
+                        post(.video(id: id, pipeline))
                         pipeline.start()
                     }
                 } catch {
-                    _ = post(.failed(id: id, error))
+                    post(.failed(id: id, error))
                 }
             }
         }

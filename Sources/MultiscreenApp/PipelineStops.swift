@@ -11,9 +11,8 @@ import SystemCalls
 /// next job, not the other files, not the exit. It is at most one per file: a file whose last pipeline is stuck
 /// stopping is not read again until that stop returns (``isStuck(path:)``).
 ///
-/// Owned by ``MediaReader``, whose threads start every stop (its own, or a file read's that was given up and has built
-/// a pipeline nobody waits for) and whose thread joins those that finished (``reap()``), so each stop thread is created
-/// and joined in one place; ``finish(waitingAtMost:)`` at exit.
+/// Owned by ``MediaReader``, whose thread starts every stop and joins those that finished (``reap()``), so each stop
+/// thread is created and joined in one place; ``finish(waitingAtMost:)`` at exit.
 final class PipelineStops: Sendable {
     private struct Stop {
         let thread: LoopThread
