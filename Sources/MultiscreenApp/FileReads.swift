@@ -4,32 +4,39 @@ import Media
 import Synchronization
 import SystemCalls
 
-/// Runs each read of a media file (a screen's file, a video's length) on a thread of its own, and waits for it at most
-/// ``givenUpAfter``. A file whose first bytes never come (a hung network share, a dying disk) would otherwise hold up
-/// the reader's thread, and with it every later read and the exit: `open(2)`, `read(2)` and GStreamer's discoverer
-/// cannot be interrupted. Such a read is given up: the thread is left to its read, and the file is not read again
-/// while it has not returned (``isHung(path:)``), so a file costs at most one thread.
+/// Runs each read of a media file (a screen's file, a video's length) on a thread of its own, so that the reader's
+/// thread never waits on a file. A file whose first bytes never come (a hung network share, a dying disk) holds up
+/// only its own read: `open(2)`, `read(2)` and GStreamer's discoverer cannot be interrupted, so such a thread is left
+/// to its read. A read still under way when the screens stop waiting for it (``MediaScreens/readTimeout`` after they
+/// asked) counts as hung, and the file is not read again until it returns (``isHung(path:)``): a hung file costs one
+/// thread, never one per retry. A read that is slow rather than hung is treated alike: a 50-megapixel JPEG decodes in
+/// half a second on the 2-core test machine, a 100-megapixel PNG (the largest ``ImageLimits`` lets through) in three
+/// and a half.
 ///
-/// A read given up still posts what it finds when it returns, as one that was never given up would: the display
-/// takes a late picture or pipeline for a file it still shows, and stops or drops one it no longer waits for.
+/// At most ``concurrentReads`` reads run at once (decoding is work for the machine's cores, and each decode holds its
+/// pixels); hung reads do not count, so hung files cannot stop the others from being read.
 ///
-/// Owned by ``MediaReader``, whose thread starts every read and joins it (at once, or in ``reap()`` once a given-up
-/// read has returned), so each read thread is created and joined in one place; ``finish()`` at exit.
+/// A read posts what it finds whenever it returns; the display takes it only while the file's asset still waits for
+/// it (``MediaScreens``), and stops or drops what comes too late.
+///
+/// Owned by ``MediaReader``, whose thread starts every read and joins those that finished (``reap()``), so each read
+/// thread is created and joined in one place; ``finish(waitingAtMost:)`` joins at exit, after the reader's thread.
 final class FileReads: Sendable {
     private struct Read {
         let thread: LoopThread
         let path: String
+        /// When it counts as hung (``MonotonicClock`` ns).
+        let hangsAt: UInt64
         var finished = false
-        var givenUp = false
+        /// Logged as hung.
+        var reported = false
     }
 
-    /// How long a read may take: as long as a screen waits for its file (``MediaScreens/readTimeout``), so a read
-    /// the screen still waits for is never given up. A 50-megapixel JPEG decodes in half a second here, a 100-megapixel
-    /// PNG (the largest ``ImageLimits`` lets through) in three and a half.
-    static let givenUpAfter = MediaScreens.readTimeout
+    /// Reads under way at once, hung ones not counted.
+    static let concurrentReads = 2
 
     private let reads = Mutex<(next: Int, byID: [Int: Read])>((0, [:]))
-    /// Broadcast when a read finishes, for the reader's thread waiting for it.
+    /// Broadcast when a read finishes, for the thread waiting for a free place (``start(path:_:)``) or for the exit.
     private let finishing = NSCondition()
     private let logger: Logger
 
@@ -37,87 +44,105 @@ final class FileReads: Sendable {
         self.logger = logger
     }
 
-    /// Runs `read` on a new thread (on this one if no thread can be made) and returns when it has finished, or after
-    /// ``givenUpAfter`` (returning `failure`, which nobody else would report then).
-    func run(path: String, failure: MediaReader.News?, _ read: @escaping @Sendable () -> Void) -> MediaReader.News? {
+    /// Starts `read` on a new thread (runs it on this one if no thread can be made), first waiting while
+    /// ``concurrentReads`` reads that do not hang are under way; it counts as hung from `hangsAt` (``MonotonicClock``
+    /// ns) on.
+    func start(path: String, hangsAt: UInt64, _ read: @escaping @Sendable () -> Void) {
+        waitForAPlace()
         let thread = LoopThread()
         let id = reads.withLock { reads in
             defer { reads.next += 1 }
-            reads.byID[reads.next] = Read(thread: thread, path: path)
+            reads.byID[reads.next] = Read(thread: thread, path: path, hangsAt: hangsAt)
             return reads.next
         }
         do {
-            try thread.start(name: "media-read", niceness: MediaReader.niceness) { [self] in
+            // Threads inherit their creator's niceness: the reader's thread already runs below the display's.
+            try thread.start(name: "media-read") { [self] in
                 read()
                 let late = reads.withLock { reads in
                     reads.byID[id]?.finished = true
-                    return reads.byID[id]?.givenUp == true
+                    return reads.byID[id]?.reported == true
                 }
                 finishing.lock()
                 finishing.broadcast()
                 finishing.unlock()
-                if late { logger.notice("a media read given up has returned at last: \(path.logSafe)") }
+                if late { logger.notice("a media read that hung has returned: \(path.logSafe)") }
             }
         } catch {
             reads.withLock { _ = $0.byID.removeValue(forKey: id) }
             logger.warning("no thread to read a media file (\(error)): read on the reader's thread")
             read()
-            return nil
         }
-        let deadline = MonotonicClock.nanoseconds() &+ UInt64(Self.givenUpAfter * 1e9)
+    }
+
+    /// Waits while ``concurrentReads`` reads are under way and none of them hangs.
+    private func waitForAPlace() {
         finishing.lock()
-        while reads.withLock({ $0.byID[id]?.finished == false }) {
+        defer { finishing.unlock() }
+        while true {
+            let now = MonotonicClock.nanoseconds()
+            let running = reads.withLock { reads in
+                reads.byID.values.filter { !$0.finished && now < $0.hangsAt }.map(\.hangsAt)
+            }
+            guard running.count >= Self.concurrentReads, let hangsAt = running.min() else { return }
+            // In slices of the monotonic clock: the condition's deadline is the wall clock's, which may be stepped.
+            _ = finishing.wait(until: Date(timeIntervalSinceNow: min(Double(hangsAt - now) / 1e9, 0.1)))
+        }
+    }
+
+    /// Whether a read of the file at `path` hangs: reading it again would hang the same way.
+    func isHung(path: String) -> Bool {
+        let now = MonotonicClock.nanoseconds()
+        return reads.withLock { reads in
+            reads.byID.values.contains { $0.path == path && !$0.finished && now >= $0.hangsAt }
+        }
+    }
+
+    /// Joins the read threads that finished, and logs once each read that hangs.
+    func reap() {
+        let (finished, hung) = reads.withLock { reads -> ([LoopThread], [String]) in
+            let now = MonotonicClock.nanoseconds()
+            var finished: [LoopThread] = []
+            var hung: [String] = []
+            for (id, read) in reads.byID {
+                if read.finished {
+                    finished.append(read.thread)
+                    reads.byID[id] = nil
+                } else if !read.reported, now >= read.hangsAt {
+                    reads.byID[id]?.reported = true
+                    hung.append(read.path)
+                }
+            }
+            return (finished, hung)
+        }
+        for thread in finished { thread.stop {} }
+        for path in hung {
+            logger.warning(
+                "a media read has not returned within \(MediaScreens.readTimeout) s (the file's read hangs); the file is not read again until it does: \(path.logSafe)"
+            )
+        }
+    }
+
+    /// At exit, once the reader's thread has ended: waits at most `seconds` for the reads under way, joins every one
+    /// that finished, and leaves the rest to the end of the process. - Returns: how many were left.
+    @discardableResult
+    func finish(waitingAtMost seconds: Double) -> Int {
+        let deadline = MonotonicClock.nanoseconds() &+ UInt64(seconds * 1e9)
+        finishing.lock()
+        while reads.withLock({ $0.byID.values.contains { !$0.finished } }) {
             let now = MonotonicClock.nanoseconds()
             guard now < deadline else { break }
-            // In slices of the monotonic clock: the condition's deadline is the wall clock's, which may be stepped.
             _ = finishing.wait(until: Date(timeIntervalSinceNow: min(Double(deadline - now) / 1e9, 0.1)))
         }
         finishing.unlock()
-        let finished = reads.withLock { reads -> Bool in
-            if reads.byID[id]?.finished != false {
-                reads.byID[id] = nil
-                return true
-            }
-            reads.byID[id]?.givenUp = true
-            return false
-        }
-        if finished {
-            thread.stop {}
-            return nil
-        }
-        logger.warning(
-            "a media read has not returned within \(Self.givenUpAfter) s and is given up (the file's read hangs); the file is not read again until it returns: \(path.logSafe)"
-        )
-        return failure
-    }
-
-    /// Whether a read of the file at `path` was given up and has not returned: reading it again would hang the same
-    /// way.
-    func isHung(path: String) -> Bool {
-        reads.withLock { $0.byID.values.contains { $0.path == path && $0.givenUp && !$0.finished } }
-    }
-
-    /// Joins the threads of given-up reads that have returned.
-    func reap() {
-        let finished = reads.withLock { reads -> [LoopThread] in
-            let done = reads.byID.filter { $0.value.finished }
-            for id in done.keys { reads.byID[id] = nil }
-            return done.values.map(\.thread)
-        }
-        for thread in finished { thread.stop {} }
-    }
-
-    /// At exit: joins what has returned and leaves the rest to the end of the process. - Returns: how many were left.
-    @discardableResult
-    func finish() -> Int {
         reap()
         let left = reads.withLock { $0.byID.count }
         if left > 0 { logger.warning("media reads left to the exit, their files' reads not returned: \(left)") }
         return left
     }
 
-    /// Why a file with a given-up read is not read again.
+    /// Why a file with a hung read is not read again.
     static func hung(_ path: String) -> MediaError {
-        .unreadable(path: path, reason: "a read of it has not returned for over \(givenUpAfter) s")
+        .unreadable(path: path, reason: "a read of it has not returned for over \(MediaScreens.readTimeout) s")
     }
 }

@@ -10,21 +10,22 @@ import SystemCalls
 /// Reads media files off the display thread, which must never wait on a disk or a decoder: one thread takes jobs (a
 /// file to read), tells an image from a video by its first bytes, decodes an image whole or builds and starts a
 /// video's pipeline, and posts what came of it. A playing video's own news (started, ended, failed, stalled) comes
-/// from its pipeline's bus thread through the same post. Each read of a file runs on a thread of its own, waited for
-/// a few seconds at most (``FileReads``), and pipelines are stopped from here, each on a thread of its own
-/// (``PipelineStops``): a file whose read never returns holds up such a thread for good, never this one.
+/// from its pipeline's bus thread through the same post. Each read of a file runs on a thread of its own
+/// (``FileReads``), and pipelines are stopped from here, each on a thread of its own (``PipelineStops``): a file whose
+/// read never returns holds up such a thread for good, never this one.
 ///
 /// The display thread posts jobs and takes news under a lock held only to append or swap an array, never across
 /// any work, and sleeps on ``newsFileDescriptor`` in its poll. Created with the media owner; ``stop()`` joins the
-/// thread (a decode under way finishes first) and drops what was not taken.
+/// threads (a read under way for a moment at most) and drops what was not taken.
 final class MediaReader: @unchecked Sendable {
     enum Job: @unchecked Sendable {
         /// Read the file at `path` (a video with its sound when `audio`); `clockStart`: when (seconds since 1970) the
         /// clock says a video started, so that its pipeline starts that far in (nil: from the beginning; an image
-        /// ignores it); `decodeSize`: the size to decode an image of this size at (what the screens need,
-        /// ``MediaPlacement/decodeSize``).
+        /// ignores it); `deadline`: when the screens stop waiting for it (``MonotonicClock`` ns), from which on the
+        /// read counts as hung (``FileReads``); `decodeSize`: the size to decode an image of this size at (what the
+        /// screens need, ``MediaPlacement/decodeSize``).
         case read(
-            id: Int, path: String, loop: Bool, audio: Bool, clockStart: Double?,
+            id: Int, path: String, loop: Bool, audio: Bool, clockStart: Double?, deadline: UInt64,
             decodeSize: @Sendable (_ width: Int, _ height: Int) -> (width: Int, height: Int))
         /// Stop a video nobody shows any more; its memory goes with it.
         case stop(VideoPipeline)
@@ -115,16 +116,16 @@ final class MediaReader: @unchecked Sendable {
         Self.signal(newsFileDescriptor)
     }
 
-    /// Ends the thread once the job under way is done and every pipeline's stop still queued has begun, then waits
-    /// for those stops (a pipeline whose file's read never returns at most ``PipelineStops/hangsAfter``, then it is
-    /// left to the exit); reads not started are dropped. A read under way is waited for at most
-    /// ``FileReads/givenUpAfter``, and reads given up are left to the exit. Safe twice.
+    /// Ends the thread once the job under way is done and every pipeline's stop still queued has begun; reads not
+    /// started are dropped. Then waits for the reads under way, and for the stops (each at most
+    /// ``PipelineStops/hangsAfter``, then it is left to the exit, as a read whose file hangs is). Safe twice.
     func stop() {
         let stopped = thread.stop {
             jobs.withLock { $0.stopping = true }
             Self.signal(jobSignal)
         }
         guard stopped else { return }
+        reads.finish(waitingAtMost: PipelineStops.hangsAfter)
         // A read that finished after the display stopped taking news left its pipeline there: stopped with the rest.
         let untaken = news.withLock { news in
             defer { news.removeAll() }
@@ -135,7 +136,6 @@ final class MediaReader: @unchecked Sendable {
         }
         for pipeline in untaken { stops.stop(pipeline) }
         stops.finish(waitingAtMost: PipelineStops.hangsAfter)
-        reads.finish()
     }
 
     private func run() {
@@ -186,23 +186,21 @@ final class MediaReader: @unchecked Sendable {
             case .failure(let failure): post(.written(id: id, png: nil, failure: failure.description))
             }
         case .measure(let source, let path):
-            let failure = { @Sendable (error: MediaError) in News.length(source: source, path: path, .failure(error)) }
-            // GStreamer's discoverer would wait for the stuck read too, and this thread with it.
-            if let hung = hung(path) { return post(failure(hung)) }
-            // Nobody waits for a length with a deadline: a measurement given up is reported failed here.
-            let givenUp = reads.run(path: path, failure: failure(FileReads.hung(path))) { [self] in
+            // GStreamer's discoverer would wait for the stuck read too.
+            if let hung = hung(path) { return post(.length(source: source, path: path, .failure(hung))) }
+            // Nobody waits for a length with a deadline: it hangs when a screen's read would.
+            let hangsAt = MonotonicClock.nanoseconds() &+ UInt64(MediaScreens.readTimeout * 1e9)
+            reads.start(path: path, hangsAt: hangsAt) { [self] in
                 do throws(MediaError) {
                     post(.length(source: source, path: path, .success(try VideoLength.measure(path: path))))
                 } catch {
-                    post(failure(error))
+                    post(.length(source: source, path: path, .failure(error)))
                 }
             }
-            if let givenUp { post(givenUp) }
-        case .read(let id, let path, let loop, let audio, let clockStart, let decodeSize):
-            // Its last pipeline, or its last read, is stuck in a read of it: so would this one be.
+        case .read(let id, let path, let loop, let audio, let clockStart, let deadline, let decodeSize):
+            // Its last pipeline, or a read of it, is stuck in a read of it: so would this one be.
             if let hung = hung(path) { return post(.failed(id: id, hung)) }
-            // A screen's read given up is reported by the screen's own deadline (``MediaScreens/readTimeout``).
-            _ = reads.run(path: path, failure: nil) { [self] in
+            reads.start(path: path, hangsAt: deadline) { [self] in
                 do throws(MediaError) {
                     switch try MediaProbe.kind(ofFileAt: path) {
                     case .image:

@@ -295,13 +295,17 @@ final class MediaScreens {
         if let previous { destroy(previous) }
         let asset = MediaAsset(id: nextID, key: key)
         asset.retryDelay = previous?.retryDelay ?? 0
-        asset.deadline = MonotonicClock.nanoseconds() + UInt64(Self.readTimeout * 1e9)
+        let deadline = MonotonicClock.nanoseconds() + UInt64(Self.readTimeout * 1e9)
+        asset.deadline = deadline
         nextID += 1
         assets[key] = asset
         // What each screen needs of the picture, from its size, fit and turn: the largest decides.
         let needs = screens.map { screen, item in (Self.pixelSize(of: screen), item.fit, item.rotation) }
         reader.read(
-            .read(id: asset.id, path: key.path, loop: key.loop, audio: key.audio, clockStart: key.clockStart) {
+            .read(
+                id: asset.id, path: key.path, loop: key.loop, audio: key.audio, clockStart: key.clockStart,
+                deadline: deadline
+            ) {
                 width, height in
                 needs.reduce((width: 1, height: 1)) { largest, need in
                     let size = MediaPlacement.decodeSize(
@@ -319,14 +323,14 @@ final class MediaScreens {
             switch news {
             case .image(let id, let image):
                 // An image nobody waits for any more: its memory goes with the last reference.
-                guard let asset = asset(id) else { continue }
+                guard let asset = reading(id) else { continue }
                 logger.debug("picture \(image.width)x\(image.height) decoded: \(asset.key.path.logSafe)")
                 asset.state = .image(MediaAsset.Picture(image))
                 asset.retryDelay = 0
                 settleWaiting(asset)
                 invalidateShowing(asset)
             case .video(let id, let pipeline):
-                guard let asset = asset(id) else {
+                guard let asset = reading(id) else {
                     reader.read(.stop(pipeline))
                     continue
                 }
@@ -336,7 +340,7 @@ final class MediaScreens {
                 guard let asset = asset(id), case .video(let video) = asset.state else { continue }
                 handle(event, of: video, in: asset)
             case .failed(let id, let error):
-                guard let asset = asset(id) else { continue }
+                guard let asset = reading(id) else { continue }
                 fail(asset, reason: error.description)
             case .written(let id, let png, let failure):
                 writes.removeValue(forKey: id)?(png, failure)
@@ -348,6 +352,14 @@ final class MediaScreens {
     }
 
     private func asset(_ id: Int) -> MediaAsset? { assets.values.first { $0.id == id } }
+
+    /// The asset whose read posted `id`'s news, while that read is what it waits for. A read that returns after its
+    /// asset failed (the deadline passed: the file hung, or took too long) or went finds nothing: its asset reads the
+    /// file again at its retry, with a deadline of its own.
+    private func reading(_ id: Int) -> MediaAsset? {
+        guard let asset = asset(id), case .reading = asset.state else { return nil }
+        return asset
+    }
 
     private func handle(_ event: VideoEvent, of video: MediaAsset.Video, in asset: MediaAsset) {
         switch event {

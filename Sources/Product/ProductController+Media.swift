@@ -10,19 +10,24 @@ import SystemCalls
 extension ProductController {
     // MARK: - Images and videos
 
-    /// `media.show`: checked here, answered by ``settle(_:with:now:)`` once the file was read.
-    func showMedia(
+    /// `media.show`: checked here, answered by ``settle(_:with:now:)`` once the file was read. A request for sound
+    /// holds it while its file is read (``soundReads``).
+    mutating func showMedia(
         screen: String, path: String, fit: MediaFit, rotation: MediaRotation, loop: Bool, audio: Bool, at: Double?,
-        wallNow: Double = Date().timeIntervalSince1970
+        wallNow: Double = Date().timeIntervalSince1970, now: UInt64 = MonotonicClock.nanoseconds()
     ) throws(MessageError) -> Outcome {
         try refuseController(screen, for: "images or videos")
         _ = try connected(screen)
-        if audio { try refuseSound(on: screen) }
+        if audio { try refuseSound(on: screen, readsAt: now) }
         if let at, at > wallNow + Self.longestStartLead {
             throw MessageError(
                 .invalidParams,
                 "\"at\" is more than \(Int(Self.longestStartLead)) s ahead (\(at), now is \(wallNow)): use a playlist or a schedule"
             )
+        }
+        if audio {
+            let count = soundReads[screen].map { $0.until > now ? $0.count : 0 } ?? 0
+            soundReads[screen] = (count + 1, now &+ UInt64(Self.soundReadLease * 1e9))
         }
         var outcome = Outcome()
         outcome.mediaToRead = MediaRequest(
@@ -31,9 +36,13 @@ extension ProductController {
         return outcome
     }
 
-    /// Refuses sound on `screen` while another screen's video has it: the machine has one audio output to give.
-    private func refuseSound(on screen: String) throws(MessageError) {
-        guard let other = model.soundScreen(otherThan: screen) else { return }
+    /// Refuses sound on `screen` while another screen's video has it: the machine has one audio output to give. With
+    /// `readsAt` (a new request, at that time), also while another screen's request for it is being read; once a file
+    /// was read, the first to be answered gets it.
+    private func refuseSound(on screen: String, readsAt now: UInt64? = nil) throws(MessageError) {
+        let reading = now.map { now in soundReads.filter { $0.key != screen && $0.value.until > now }.map(\.key) }
+        let holders = (reading ?? []) + [model.soundScreen(otherThan: screen)].compactMap { $0 }
+        guard let other = holders.min(by: { $0.naturalOrder($1) }) else { return }
         throw MessageError(
             .invalidParams,
             "sound plays on \(other) already, and on one screen at a time: show its file there without \"audio\" first")
@@ -44,6 +53,10 @@ extension ProductController {
     /// schedule.
     static let longestStartLead = 60.0
 
+    /// How long a request for sound holds it while its file is read, in seconds: far beyond the screens' deadline for
+    /// a read (4 s), so that it only matters for a read that is never settled, which must not hold the sound for good.
+    static let soundReadLease = 30.0
+
     /// Answers a `media.show` once its file was read (``Outcome/mediaToRead``): shows it when it can be shown, else
     /// refuses with the reason and leaves the screen as it was.
     public mutating func settle(
@@ -53,6 +66,9 @@ extension ProductController {
     {
         let before = model.assignment
         let screen = request.screen
+        if request.item.audio, let held = soundReads[screen] {
+            soundReads[screen] = held.count > 1 && held.until > now ? (held.count - 1, held.until) : nil
+        }
         var outcome: Outcome
         switch reading {
         case .failed(let reason):

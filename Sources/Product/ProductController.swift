@@ -25,6 +25,10 @@ public struct ProductController {
     var configSource: (path: String, mustExist: Bool)?
     /// Replies to requests that carried a client's request id (retries are answered, not applied twice).
     var retries: [Int: RetryBook] = [:]
+    /// The screens a `media.show` with `audio` is being read for: how many such reads, and until when (``MonotonicClock``
+    /// ns) they hold the sound (``soundReadLease``). Another screen's request for sound is refused meanwhile, so two
+    /// requests sent together never both start a pipeline with sound.
+    var soundReads: [String: (count: Int, until: UInt64)] = [:]
     /// Which config is in force and why (`status` → `config`).
     public internal(set) var configStanding = ConfigStanding(path: RoleConfig.defaultPath(), source: .defaults)
     /// The persistent state changed since it was last written.
@@ -84,7 +88,7 @@ public struct ProductController {
         forgetMediaStart(before: message)
         var outcome: Outcome
         do throws(MessageError) {
-            outcome = try perform(message, vitals: vitals)
+            outcome = try perform(message, now: now, vitals: vitals)
             outcome.mediaToRead?.requestID = kept
             outcome.mediaToRead?.producer = producer
         } catch {
@@ -119,7 +123,9 @@ public struct ProductController {
     }
 
     /// One request, by its method: each area's extension does it.
-    private mutating func perform(_ message: Message, vitals: () -> Vitals) throws(MessageError) -> Outcome {
+    private mutating func perform(_ message: Message, now: UInt64, vitals: () -> Vitals) throws(MessageError)
+        -> Outcome
+    {
         switch message {
         case .send(let text, let screen, let ttl): return try send(text: text, screen: screen, ttl: ttl)
         case .openCard(let screen, let text): return try openCard(screen: screen, text: text)
@@ -143,7 +149,7 @@ public struct ProductController {
         case .remoteActivity(let activity): return remoteActivity(activity)
         case .showMedia(let screen, let path, let fit, let rotation, let loop, let audio, let at):
             return try showMedia(
-                screen: screen, path: path, fit: fit, rotation: rotation, loop: loop, audio: audio, at: at)
+                screen: screen, path: path, fit: fit, rotation: rotation, loop: loop, audio: audio, at: at, now: now)
         case .setPlaylist(let screen, let playlist): return try setPlaylist(screen: screen, playlist: playlist)
         case .clearPlaylist(let screen): return try clearPlaylist(screen: screen)
         case .interruptPlaylist(let screen, let request): return try interruptPlaylist(screen: screen, request: request)

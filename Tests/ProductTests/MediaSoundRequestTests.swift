@@ -66,16 +66,64 @@ import Testing
         #expect(restarted.model.media(of: 2) == nil)
     }
 
-    /// Two requests for sound asked before either was read: the second to be answered is refused.
-    @Test func soundIsCheckedAgainWhenTheFileWasRead() throws {
+    /// Two requests for sound sent together: the first holds the sound while its file is read, so the second is refused
+    /// at once (its file never read, so no second pipeline sounds meanwhile); once the first is answered, a refusal
+    /// lets the sound go and a success keeps it.
+    @Test func aRequestForSoundHoldsItWhileItsFileIsRead() throws {
         var product = Self.product(store: "/nonexistent/sound.json")
         let first = try #require(
             product.execute(.showMedia(screen: "HEADLESS-2", path: "/a.mp4", audio: true)).mediaToRead)
-        let second = try #require(
+        let second = product.execute(.showMedia(screen: "HEADLESS-3", path: "/b.mp4", audio: true))
+        #expect(second.mediaToRead == nil)
+        guard case .error(let error)? = second.reply else {
+            Issue.record("answered \(String(describing: second.reply))")
+            return
+        }
+        #expect(error.message.contains("sound plays on HEADLESS-2 already"), "\(error.message)")
+        // Muted is fine meanwhile, and so is another request for sound on the same screen.
+        #expect(product.execute(.showMedia(screen: "HEADLESS-3", path: "/b.mp4", audio: false)).mediaToRead != nil)
+        let again = try #require(
+            product.execute(.showMedia(screen: "HEADLESS-2", path: "/c.mp4", audio: true)).mediaToRead)
+
+        // Both reads of HEADLESS-2 fail: the sound is free once the last is answered.
+        _ = product.settle(first, with: .failed("no such file"))
+        #expect(product.execute(.showMedia(screen: "HEADLESS-3", path: "/b.mp4", audio: true)).mediaToRead == nil)
+        _ = product.settle(again, with: .failed("no such file"))
+        let third = try #require(
             product.execute(.showMedia(screen: "HEADLESS-3", path: "/b.mp4", audio: true)).mediaToRead)
         let readable = MediaReading.readable(kind: .video, width: 320, height: 240, decoder: "avdec_h264")
-        _ = product.settle(first, with: readable)
-        let refused = product.settle(second, with: readable)
+        _ = product.settle(third, with: readable)
+        #expect(product.model.soundScreen(otherThan: "HEADLESS-2") == "HEADLESS-3")
+        #expect(product.soundReads.isEmpty)
+    }
+
+    /// A read that is never answered holds the sound for the lease only.
+    @Test func anUnansweredReadHoldsTheSoundForItsLeaseOnly() throws {
+        var product = Self.product(store: "/nonexistent/sound.json")
+        let now: UInt64 = 1_000_000_000_000
+        #expect(
+            product.execute(.showMedia(screen: "HEADLESS-2", path: "/a.mp4", audio: true), now: now).mediaToRead != nil)
+        let lease = UInt64(ProductController.soundReadLease * 1e9)
+        let held = product.execute(.showMedia(screen: "HEADLESS-3", path: "/b.mp4", audio: true), now: now + lease - 1)
+        #expect(held.mediaToRead == nil)
+        let freed = product.execute(.showMedia(screen: "HEADLESS-3", path: "/b.mp4", audio: true), now: now + lease)
+        #expect(freed.mediaToRead != nil)
+    }
+
+    /// Two requests for sound both read: one let through while the other's lease had run out (its read never
+    /// answered in time) is refused when it is read, if the other was shown meanwhile.
+    @Test func soundIsCheckedAgainWhenTheFileWasRead() throws {
+        var product = Self.product(store: "/nonexistent/sound.json")
+        let now: UInt64 = 1_000_000_000_000
+        let lease = UInt64(ProductController.soundReadLease * 1e9)
+        let first = try #require(
+            product.execute(.showMedia(screen: "HEADLESS-2", path: "/a.mp4", audio: true), now: now).mediaToRead)
+        let second = try #require(
+            product.execute(.showMedia(screen: "HEADLESS-3", path: "/b.mp4", audio: true), now: now + lease)
+                .mediaToRead)
+        let readable = MediaReading.readable(kind: .video, width: 320, height: 240, decoder: "avdec_h264")
+        _ = product.settle(first, with: readable, now: now + lease)
+        let refused = product.settle(second, with: readable, now: now + lease)
         guard case .error(let error)? = refused.reply else {
             Issue.record("answered \(String(describing: refused.reply))")
             return
