@@ -24,8 +24,8 @@ import CLinux
 /// AMD EPYC a round trip through two rings took a fifth less time with it, and throughput did not change
 /// (docs/benchmarks.md, "Message ring"). A polling consumer that catches up with a streaming producer slips back
 /// before it looks again (``ConsumerEnd/slip(head:)``), and a spinning producer that catches up with the consumer
-/// around a full ring does the same (``ProducerEnd/slip()``), so the two never trade cache lines element by
-/// element.
+/// around a full ring does the same (``ProducerEnd/slip()``), so those calls never trade cache lines element by
+/// element (`tryPush`, `push(contentsOf:)` and `drain` return at once instead).
 ///
 /// **Why `BitwiseCopyable`.** A slot is written and read with plain loads and stores: no retain/release, no
 /// destructor to run on overwrite, nothing the optimiser must keep alive. Larger payloads travel out of line
@@ -280,9 +280,9 @@ extension SPSCRing {
             return true
         }
 
-        /// While full, each turn of the spin is the spin-wait hint and one acquire load of `head`. When the
-        /// consumer has freed less than ``SPSCRing/slipDistance(capacity:)`` slots, the producer slips before it
-        /// writes (``slip()``).
+        /// While full, each turn of the spin is the spin-wait hint and one acquire load of `head`. When the producer
+        /// reached its limit and the consumer has freed fewer than ``SPSCRing/slipDistance(capacity:)`` slots since
+        /// it last looked, the producer slips before it writes (``slip()``).
         @inlinable
         func pushSpinning(_ element: Element) {
             let tail = atomics.loadTail(ordering: .relaxed)
@@ -298,8 +298,9 @@ extension SPSCRing {
             write(element, at: tail)
         }
 
-        /// The consumer's temporal slipping (``ConsumerEnd/slip(head:)``) mirrored, for a producer that waited on
-        /// a full ring: the consumer has just freed fewer slots than a pair of cache lines holds, so writing now
+        /// The consumer's temporal slipping (``ConsumerEnd/slip(head:)``) mirrored, for a producer that caught up with
+        /// the consumer around the ring: the consumer has freed fewer slots than a pair of cache lines holds since the
+        /// producer last looked at `head` (it found the ring full, or nearly), so writing now
         /// would write the line the consumer is reading, and loading `head` again for the next slot would take
         /// `head`'s line from the consumer once per element. The producer leaves both alone for
         /// ``RingLayout/slipSpins`` spin-wait hints, then takes a fresh `head` (a consumer that keeps reading has
@@ -307,10 +308,9 @@ extension SPSCRing {
         /// where the consumer is the slower side, a ring at capacity 1024 otherwise stayed full and the two cores
         /// traded those lines element by element (0.5 × rigtorp/SPSCQueue's throughput).
         ///
-        /// Unlike the consumer's, this slip is never disarmed: it only delays a producer that was already waiting
-        /// on a full ring, by at most the hints, and only when the consumer frees slots one by one. It never waits
-        /// for space to appear, so a consumer that frees one slot and stops lets the push through. Returns the
-        /// fresh limit.
+        /// Unlike the consumer's, this slip is never disarmed: it delays only a push that found the ring full or
+        /// nearly full, by at most the hints, a wait the full ring has already made likely. It never waits for space
+        /// to appear, so a consumer that frees one slot and stops lets the push through. Returns the fresh limit.
         @inlinable @inline(__always)
         func slip() -> UInt {
             for _ in 0..<RingLayout.slipSpins { ms_spin_wait_hint() }

@@ -199,8 +199,10 @@ struct RingSlipTests {
 
     /// A ring filled to capacity, then with `freed` elements popped. No `head` load counted yet: the fill never
     /// reached the producer's limit.
-    private static func fullRing(capacity: Int = 1024, freed: Int) -> (SPSCRing<Int, CountingAtomics>, IndexLoads) {
-        let (ring, loads) = Self.ring(Int.self, capacity: capacity)
+    private static func fullRing(capacity: Int = 1024, freed: Int, startIndex: UInt = 0) -> (
+        SPSCRing<Int, CountingAtomics>, IndexLoads
+    ) {
+        let (ring, loads) = Self.ring(Int.self, capacity: capacity, startIndex: startIndex)
         for value in 0..<capacity { #expect(ring.tryPush(value)) }
         for value in 0..<freed { #expect(ring.tryPop() == value) }
         #expect(loads.headCount == 0)
@@ -228,6 +230,21 @@ struct RingSlipTests {
         #expect(loads.headCount == 2, "\(distance) more pushes on the slip's head")
         loads.onHeadLoad = nil
         #expect(!ring.tryPush(0), "full again")
+    }
+
+    /// A producer that spins on the full ring until the consumer frees one slot, then slips: three looks at `head`
+    /// (the full ring, the one slot, the slip's). Across the indices' wrap-around too.
+    @Test(arguments: [0, UInt.max - 1000])
+    func aProducerSpinningOnAFullRingSlipsWhenOneSlotIsFreed(startIndex: UInt) {
+        let (ring, loads) = Self.fullRing(freed: 0, startIndex: startIndex)
+        defer { loads.onHeadLoad = nil }  // the hook holds the ring, which holds the hook
+        loads.onHeadLoad = { load in
+            if load == 2 { #expect(ring.tryPop() == 0) }
+        }
+        ring.pushSpinning(1024)
+        #expect(loads.headCount == 3)
+        loads.onHeadLoad = nil
+        for expected in 1...1024 { #expect(ring.tryPop() == expected) }
     }
 
     /// The slip never waits for space: a consumer that frees one slot and stops still lets the push through.
