@@ -29,6 +29,24 @@ public struct MessageError: Error, Equatable, Hashable, Sendable, CustomStringCo
         /// An image or a video that cannot be shown: no such file, not a file, not media Multiscreen decodes (the
         /// missing decoder named), corrupt, or larger than the limits. The screen keeps what it showed.
         case mediaFailed = -32006
+
+        /// The case's name, as `multiscreen` prints it beside the number. Spelt out rather than reflected
+        /// (`"\(code)"`): reflection scans every protocol conformance in the binary, and the CLI's help text,
+        /// built at every start, lists every code.
+        public var name: String {
+            switch self {
+            case .parseError: "parseError"
+            case .invalidRequest: "invalidRequest"
+            case .methodNotFound: "methodNotFound"
+            case .invalidParams: "invalidParams"
+            case .textTooLong: "textTooLong"
+            case .requestTooLarge: "requestTooLarge"
+            case .busy: "busy"
+            case .notPermitted: "notPermitted"
+            case .refused: "refused"
+            case .mediaFailed: "mediaFailed"
+            }
+        }
     }
 
     public var code: Code
@@ -39,5 +57,5 @@ public struct MessageError: Error, Equatable, Hashable, Sendable, CustomStringCo
         self.message = message
     }
 
-    public var description: String { "\(code.rawValue) \(code): \(message)" }
+    public var description: String { "\(code.rawValue) \(code.name): \(message)" }
 }

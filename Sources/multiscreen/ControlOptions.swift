@@ -135,7 +135,7 @@ enum ControlExit {
     static let unknownOutcome: Int32 = 3
 
     static let discussion: String = {
-        let codes = MessageError.Code.allCases.map { "\($0.rawValue) \($0)" }.joined(separator: ", ")
+        let codes = MessageError.Code.allCases.map { "\($0.rawValue) \($0.name)" }.joined(separator: ", ")
         return """
             Exit status: 0 when Multiscreen carried out the request and the result is printed; 1 when no reply \
             came (nothing listening at the socket, the request not sent within --timeout, a malformed reply); 2 \
