@@ -13,8 +13,9 @@ import SystemCalls
 /// half a second on the 2-core test machine, a 100-megapixel PNG (the largest ``ImageLimits`` lets through) in three
 /// and a half.
 ///
-/// At most ``concurrentReads`` reads run at once (decoding is work for the machine's cores, and each decode holds its
-/// pixels); hung reads do not count, so hung files cannot stop the others from being read.
+/// At most ``concurrentReads`` reads start at once (decoding is work for the machine's cores, and each decode holds its
+/// pixels), but a read under way for ``placeHeldFor`` gives its place up: a file that hangs, or two of one dead share,
+/// hold up the next reads for that moment only, never for a screen's whole deadline.
 ///
 /// A read posts what it finds whenever it returns; the display takes it only while the file's asset still waits for
 /// it (``MediaScreens``), and stops or drops what comes too late.
@@ -25,18 +26,22 @@ final class FileReads: Sendable {
     private struct Read {
         let thread: LoopThread
         let path: String
-        /// When it counts as hung (``MonotonicClock`` ns).
+        /// When it began, and when it counts as hung (``MonotonicClock`` ns).
+        let started: UInt64
         let hangsAt: UInt64
         var finished = false
         /// Logged as hung.
         var reported = false
     }
 
-    /// Reads under way at once, hung ones not counted.
+    /// Reads started at once and holding a place (``placeHeldFor``).
     static let concurrentReads = 2
+    /// How long a read holds its place, in seconds: most pictures decode and most pipelines are built within it.
+    static let placeHeldFor = 1.0
+    private static let placeHeldForNanoseconds = UInt64(placeHeldFor * 1e9)
 
     private let reads = Mutex<(next: Int, byID: [Int: Read])>((0, [:]))
-    /// Broadcast when a read finishes, for the thread waiting for a free place (``start(path:_:)``) or for the exit.
+    /// Broadcast when a read finishes, for the thread waiting for a free place (``waitForAPlace()``) or for the exit.
     private let finishing = NSCondition()
     private let logger: Logger
 
@@ -44,15 +49,14 @@ final class FileReads: Sendable {
         self.logger = logger
     }
 
-    /// Starts `read` on a new thread (runs it on this one if no thread can be made), first waiting while
-    /// ``concurrentReads`` reads that do not hang are under way; it counts as hung from `hangsAt` (``MonotonicClock``
-    /// ns) on.
+    /// Starts `read` on a new thread (runs it on this one if no thread can be made); it counts as hung from `hangsAt`
+    /// (``MonotonicClock`` ns) on. Call ``waitForAPlace()`` first.
     func start(path: String, hangsAt: UInt64, _ read: @escaping @Sendable () -> Void) {
-        waitForAPlace()
         let thread = LoopThread()
         let id = reads.withLock { reads in
             defer { reads.next += 1 }
-            reads.byID[reads.next] = Read(thread: thread, path: path, hangsAt: hangsAt)
+            reads.byID[reads.next] = Read(
+                thread: thread, path: path, started: MonotonicClock.nanoseconds(), hangsAt: hangsAt)
             return reads.next
         }
         do {
@@ -75,18 +79,20 @@ final class FileReads: Sendable {
         }
     }
 
-    /// Waits while ``concurrentReads`` reads are under way and none of them hangs.
-    private func waitForAPlace() {
+    /// Waits (at most ``placeHeldFor``) while ``concurrentReads`` reads hold a place.
+    func waitForAPlace() {
         finishing.lock()
         defer { finishing.unlock() }
         while true {
             let now = MonotonicClock.nanoseconds()
-            let running = reads.withLock { reads in
-                reads.byID.values.filter { !$0.finished && now < $0.hangsAt }.map(\.hangsAt)
+            let releases = reads.withLock { reads in
+                reads.byID.values.filter { !$0.finished }.map { $0.started &+ Self.placeHeldForNanoseconds }.filter {
+                    now < $0
+                }
             }
-            guard running.count >= Self.concurrentReads, let hangsAt = running.min() else { return }
+            guard releases.count >= Self.concurrentReads, let release = releases.min() else { return }
             // In slices of the monotonic clock: the condition's deadline is the wall clock's, which may be stepped.
-            _ = finishing.wait(until: Date(timeIntervalSinceNow: min(Double(hangsAt - now) / 1e9, 0.1)))
+            _ = finishing.wait(until: Date(timeIntervalSinceNow: min(Double(release - now) / 1e9, 0.1)))
         }
     }
 

@@ -73,6 +73,11 @@ final class MediaAsset {
         return false
     }
 
+    var hasFailed: Bool {
+        if case .failed = state { return true }
+        return false
+    }
+
     /// Read and decodable: a picture, or a video that started.
     var canShow: Bool { facts != nil }
 

@@ -186,6 +186,7 @@ final class MediaReader: @unchecked Sendable {
             case .failure(let failure): post(.written(id: id, png: nil, failure: failure.description))
             }
         case .measure(let source, let path):
+            reads.waitForAPlace()
             // GStreamer's discoverer would wait for the stuck read too.
             if let hung = hung(path) { return post(.length(source: source, path: path, .failure(hung))) }
             // Nobody waits for a length with a deadline: it hangs when a screen's read would.
@@ -198,6 +199,9 @@ final class MediaReader: @unchecked Sendable {
                 }
             }
         case .read(let id, let path, let loop, let audio, let clockStart, let deadline, let decodeSize):
+            reads.waitForAPlace()
+            // The screens stopped waiting for it while it was queued: they have refused it already.
+            if MonotonicClock.nanoseconds() >= deadline { return }
             // Its last pipeline, or a read of it, is stuck in a read of it: so would this one be.
             if let hung = hung(path) { return post(.failed(id: id, hung)) }
             reads.start(path: path, hangsAt: deadline) { [self] in
@@ -226,7 +230,7 @@ final class MediaReader: @unchecked Sendable {
         }
     }
 
-    /// Why the file at `path` is not read now: a pipeline of it is stuck stopping, or a read of it was given up, and
+    /// Why the file at `path` is not read now: a pipeline of it is stuck stopping, or a read of it hangs, and
     /// neither has returned. Nil when it may be read.
     private func hung(_ path: String) -> MediaError? {
         if stops.isStuck(path: path) { return Self.stuck(path) }

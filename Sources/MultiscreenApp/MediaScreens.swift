@@ -322,8 +322,9 @@ final class MediaScreens {
         for news in reader.takeNews() {
             switch news {
             case .image(let id, let image):
-                // An image nobody waits for any more: its memory goes with the last reference.
-                guard let asset = reading(id) else { continue }
+                // An image nobody waits for any more: its memory goes with the last reference. One that came after
+                // the screens stopped waiting (its asset failed, not read again yet) is shown all the same.
+                guard let asset = asset(id), asset.isReading || asset.hasFailed else { continue }
                 logger.debug("picture \(image.width)x\(image.height) decoded: \(asset.key.path.logSafe)")
                 asset.state = .image(MediaAsset.Picture(image))
                 asset.retryDelay = 0
@@ -353,9 +354,9 @@ final class MediaScreens {
 
     private func asset(_ id: Int) -> MediaAsset? { assets.values.first { $0.id == id } }
 
-    /// The asset whose read posted `id`'s news, while that read is what it waits for. A read that returns after its
-    /// asset failed (the deadline passed: the file hung, or took too long) or went finds nothing: its asset reads the
-    /// file again at its retry, with a deadline of its own.
+    /// The asset whose read posted `id`'s news, while that read is what it waits for. A pipeline or a failure that
+    /// comes after its asset failed (the deadline passed: the file hung, or took too long) or went finds nothing: its
+    /// asset reads the file again at its retry, with a deadline of its own.
     private func reading(_ id: Int) -> MediaAsset? {
         guard let asset = asset(id), case .reading = asset.state else { return nil }
         return asset

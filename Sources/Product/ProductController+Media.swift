@@ -26,8 +26,7 @@ extension ProductController {
             )
         }
         if audio {
-            let count = soundReads[screen].map { $0.until > now ? $0.count : 0 } ?? 0
-            soundReads[screen] = (count + 1, now &+ UInt64(Self.soundReadLease * 1e9))
+            soundReads[screen] = ((soundReads[screen]?.count ?? 0) + 1, now &+ UInt64(Self.soundReadLease * 1e9))
         }
         var outcome = Outcome()
         outcome.mediaToRead = MediaRequest(
@@ -67,7 +66,7 @@ extension ProductController {
         let before = model.assignment
         let screen = request.screen
         if request.item.audio, let held = soundReads[screen] {
-            soundReads[screen] = held.count > 1 && held.until > now ? (held.count - 1, held.until) : nil
+            soundReads[screen] = held.count > 1 ? (held.count - 1, held.until) : nil
         }
         var outcome: Outcome
         switch reading {
