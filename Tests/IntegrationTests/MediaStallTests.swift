@@ -20,15 +20,22 @@ import Testing
         return (directory, try StallingFileSystem(serving: video, stallAfter: size / 4))
     }
 
-    @Test func aVideoWhoseFileStopsGivingDataIsReportedReadAgainAndHoldsNothingElseUp() throws {
-        let (directory, share) = try Self.stallingVideo()
-        // Whatever fails first: a Multiscreen stuck in a read can end only once the read returns.
-        defer { share.unmount() }
+    /// A still picture made in `directory`, and Multiscreen on a headless sway with three outputs.
+    static func threeScreens(pictureIn directory: String) throws -> (HeadlessSway, MultiscreenProcess, String) {
         let picture = directory + "/still.png"
         try MediaFixtures.convert(["-size", "320x240", "xc:#3060c0", picture])
         let sway = try HeadlessSway(outputs: 3, width: 640, height: 480)
         let app = try MultiscreenProcess(environment: sway.environment, home: MultiscreenProcess.makeHome())
         try app.waitForScreens(3)
+        return (sway, app, picture)
+    }
+
+    @Test func aVideoWhoseFileStopsGivingDataIsReportedReadAgainAndHoldsNothingElseUp() throws {
+        let (directory, share) = try Self.stallingVideo()
+        // Whatever fails first: a Multiscreen stuck in a read can end only once the read returns.
+        defer { share.unmount() }
+        let (sway, app, picture) = try Self.threeScreens(pictureIn: directory)
+        defer { withExtendedLifetime(sway) {} }  // the compositor ends with its last reference
 
         let shown = try app.command(["media", "show", "--screen", "HEADLESS-2", share.path])
         #expect(shown.status == 0, "\(shown.output)")
@@ -107,11 +114,8 @@ extension MediaStallTests {
     @Test func aFileWhoseFirstReadHangsHoldsNothingElseUp() throws {
         let (directory, share) = try Self.hungVideo()
         defer { share.unmount() }
-        let picture = directory + "/still.png"
-        try MediaFixtures.convert(["-size", "320x240", "xc:#3060c0", picture])
-        let sway = try HeadlessSway(outputs: 3, width: 640, height: 480)
-        let app = try MultiscreenProcess(environment: sway.environment, home: MultiscreenProcess.makeHome())
-        try app.waitForScreens(3)
+        let (sway, app, picture) = try Self.threeScreens(pictureIn: directory)
+        defer { withExtendedLifetime(sway) {} }  // the compositor ends with its last reference
 
         // Not waited for: the reply comes when the screen gives up on the file, 4 s after the request.
         let hung = try app.command(["media", "show", "--timeout", "0.5", "--screen", "HEADLESS-2", share.path])
