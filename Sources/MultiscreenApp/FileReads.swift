@@ -8,8 +8,8 @@ import SystemCalls
 /// thread never waits on a file. A file whose first bytes never come (a hung network share, a dying disk) holds up
 /// only its own read: `open(2)`, `read(2)` and GStreamer's discoverer cannot be interrupted, so such a thread is left
 /// to its read. A read still under way when the screens stop waiting for it (``MediaScreens/readTimeout`` after they
-/// asked) counts as hung, and the file is not read again until it returns (``isHung(path:)``): a hung file costs one
-/// thread, never one per retry. A read that is slow rather than hung is treated alike: a 50-megapixel JPEG decodes in
+/// asked) counts as hung, and the file is not read again until it returns (``isHung(path:)``): a hung file costs a
+/// thread per way it was being read (a screen's file, its length), never one per retry. A read that is slow rather than hung is treated alike: a 50-megapixel JPEG decodes in
 /// half a second on the 2-core test machine, a 100-megapixel PNG (the largest ``ImageLimits`` lets through) in three
 /// and a half.
 ///

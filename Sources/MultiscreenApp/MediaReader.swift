@@ -8,11 +8,11 @@ import Synchronization
 import SystemCalls
 
 /// Reads media files off the display thread, which must never wait on a disk or a decoder: one thread takes jobs (a
-/// file to read), tells an image from a video by its first bytes, decodes an image whole or builds and starts a
-/// video's pipeline, and posts what came of it. A playing video's own news (started, ended, failed, stalled) comes
-/// from its pipeline's bus thread through the same post. Each read of a file runs on a thread of its own
-/// (``FileReads``), and pipelines are stopped from here, each on a thread of its own (``PipelineStops``): a file whose
-/// read never returns holds up such a thread for good, never this one.
+/// file to read, a pipeline to stop, a capture to write) and starts each read on a thread of its own (``FileReads``),
+/// which tells an image from a video by its first bytes, decodes an image whole or builds and starts a video's
+/// pipeline, and posts what came of it. A playing video's own news (started, ended, failed, stalled) comes from its
+/// pipeline's bus thread through the same post. Pipelines are stopped from here, each on a thread of its own too
+/// (``PipelineStops``): a file whose read never returns holds up such a thread for good, never this one.
 ///
 /// The display thread posts jobs and takes news under a lock held only to append or swap an array, never across
 /// any work, and sleeps on ``newsFileDescriptor`` in its poll. Created with the media owner; ``stop()`` joins the
