@@ -111,6 +111,24 @@ import Testing
         #expect(tracker.outputs.map(\.displayName) == ["HEADLESS-1", "HEADLESS-2", "HEADLESS-10"])
     }
 
+    /// The order is kept as outputs change and go, not worked out when read.
+    @Test func orderFollowsChangesAndRemovals() {
+        var tracker = OutputTracker()
+        for (id, name) in [(1 as UInt32, "HEADLESS-10"), (2, "HEADLESS-2"), (3, "HEADLESS-1")] {
+            tracker.begin(registryName: id, waitsForXDGOutput: false)
+            _ = describeV4(&tracker, id, name: name)
+        }
+        _ = tracker.handle(.name("HEADLESS-3"), registryName: 1)
+        #expect(tracker.outputs.map(\.displayName) == ["HEADLESS-1", "HEADLESS-2", "HEADLESS-10"], "not before done")
+        _ = tracker.handle(.done, registryName: 1)
+        #expect(tracker.outputs.map(\.displayName) == ["HEADLESS-1", "HEADLESS-2", "HEADLESS-3"])
+        _ = tracker.remove(registryName: 2)
+        #expect(tracker.outputs.map(\.displayName) == ["HEADLESS-1", "HEADLESS-3"])
+        #expect(tracker.count == 2)
+        tracker.begin(registryName: 4, waitsForXDGOutput: false)
+        #expect(tracker.count == 2, "an output is counted once complete")
+    }
+
     @Test func zeroOutputsIsANormalState() {
         var tracker = OutputTracker()
         tracker.begin(registryName: 1, waitsForXDGOutput: false)
