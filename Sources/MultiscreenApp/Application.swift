@@ -57,6 +57,8 @@ public final class Application {
     var product: ProductController
     /// The product's timers: the state write, messages' ttl, playlists.
     let deadlines: ProductDeadlines
+    /// Writes the state file on threads of its own.
+    private let stateWriter: StateWriter
     private let service: ServiceManager
     private var stopRequested = false
     var messagesApplied = 0
@@ -84,6 +86,7 @@ public final class Application {
         display = try WaylandDisplay(name: options.display)
         loop = EventLoop(display: display)
         deadlines = try ProductDeadlines(loop: loop)
+        stateWriter = try StateWriter(store: product.store, loop: loop, logger: logger)
         service = try ServiceManager(loop: loop, logger: logger)
         startup?.mark("connect")
         graphics = try Graphics(display: display, loop: loop, fonts: fonts, logger: logger)
@@ -134,7 +137,19 @@ public final class Application {
         signals.watch(
             on: loop, logger: logger, reload: { [unowned self] in act(on: product.reloadConfig()) },
             stop: { [unowned self] in stopRequested = true })
-        deadlines.save = { [unowned self] in product.saveIfChanged() }
+        deadlines.save = { [unowned self] in
+            // One write at a time: the one under way says when it ends whether the state needs another.
+            guard !stateWriter.isWriting, let (state, change) = product.stateToWrite() else { return }
+            stateWriter.write(state, change: change)
+        }
+        stateWriter.onWritten = { [unowned self] change, failure in
+            product.stateWritten(change, failure: failure)
+            if failure != nil {
+                deadlines.retrySave()
+            } else if product.hasUnsavedState {
+                deadlines.saveSoon()
+            }
+        }
         deadlines.expire = { [unowned self] in act(on: product.expireMessages()) }
         deadlines.advancePlaylists = { [unowned self] in
             let before = product
@@ -284,7 +299,13 @@ public final class Application {
     private func shutDown(connectionAlive: Bool) {
         service.stopping()
         record(plays.endAll())
-        product.saveIfChanged()
+        // The changes the write under way did not include are written here and now, unless that write hangs (a hung
+        // disk): then another would hang the exit too.
+        if stateWriter.finish(waitingAtMost: 2) {
+            product.saveIfChanged()
+        } else {
+            logger.error("the state file's write has not returned: the changes since the last write are not saved")
+        }
         web.tearDownAll(context: graphics.context)
         crossfades.tearDownAll()
         media.tearDownAll()

@@ -17,8 +17,8 @@ final class ProductDeadlines {
     private let expiryTimer: OneShotTimer
     /// Fires when a playlist's next item is due: the only wakeup a playlist of pictures costs.
     private let playlistTimer: OneShotTimer
-    /// The state is due to be written. - Returns: false when the write failed (tried again after a while).
-    var save: () -> Bool = { true }
+    /// The state is due to be written.
+    var save: () -> Void = {}
     /// A message's ttl is up.
     var expire: () -> Void = {}
     /// A playlist's next item is due.
@@ -28,17 +28,21 @@ final class ProductDeadlines {
         saveTimer = try OneShotTimer(on: loop)
         expiryTimer = try OneShotTimer(on: loop)
         playlistTimer = try OneShotTimer(on: loop)
-        saveTimer.fired = { [unowned self] in
-            if !save() { saveTimer.arm(after: Self.saveRetryDelay) }
-        }
+        saveTimer.fired = { [unowned self] in save() }
         expiryTimer.fired = { [unowned self] in expire() }
         playlistTimer.fired = { [unowned self] in advancePlaylists() }
     }
 
+    /// The state is unsaved: a write soon, or at the retry already pending.
+    func saveSoon() { saveTimer.armUnlessPending(after: Self.saveDelay) }
+
+    /// A write failed: the next try after a while.
+    func retrySave() { saveTimer.arm(after: Self.saveRetryDelay) }
+
     /// Arms the timers for `product` after a step: a write soon when the step changed the state, and its next
     /// expiry and playlist item, wherever they are now.
     func follow(_ product: ProductController, stateChanged: Bool) {
-        if stateChanged { saveTimer.armUnlessPending(after: Self.saveDelay) }
+        if stateChanged { saveSoon() }
         if let next = product.nextExpiry { expiryTimer.arm(for: next, after: max(next.timeIntervalSinceNow, 0)) }
         // A millisecond late rather than early: a timer that fired a hair before the switch would find the same item.
         if let next = product.nextPlaylistSwitch {

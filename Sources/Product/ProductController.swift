@@ -33,6 +33,9 @@ public struct ProductController {
     public internal(set) var configStanding = ConfigStanding(path: RoleConfig.defaultPath(), source: .defaults)
     /// The persistent state changed since it was last written.
     public internal(set) var hasUnsavedState = false
+    /// Counts the steps that changed the persistent state: a write of the state as of one count leaves the state
+    /// unsaved when a later step changed it while the file was written.
+    public internal(set) var stateChanges = 0
     /// Writes of the state file so far, and how the last one went, for `status`: a full or read-only disk must
     /// show, not only in the log.
     public internal(set) var saves = (written: 0, failed: 0, lastError: String?.none)

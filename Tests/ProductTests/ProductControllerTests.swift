@@ -325,6 +325,31 @@ private func errorCode(_ outcome: Outcome) -> MessageError.Code? {
         #expect(loaded.state.messages.map(\.text) == ["keep me"])
     }
 
+    /// The display thread writes on another thread: a change made while that write is under way keeps the state
+    /// unsaved, and a failed write keeps it unsaved too and is counted.
+    @Test func aChangeDuringAWriteKeepsTheStateUnsaved() throws {
+        let fixture = Fixture()
+        _ = fixture.execute(.send(text: "first", screen: nil))
+        let (snapshot, change) = try #require(fixture.product.stateToWrite())
+        #expect(snapshot.messages.map(\.text) == ["first"])
+        _ = fixture.execute(.send(text: "second", screen: nil))
+        let written = fixture.product.saves.written
+        fixture.product.stateWritten(change, failure: nil)
+        #expect(fixture.product.hasUnsavedState, "the write did not include the second message")
+        #expect(fixture.product.saves.written == written + 1)
+
+        let (latest, latestChange) = try #require(fixture.product.stateToWrite())
+        #expect(latest.messages.map(\.text) == ["first", "second"])
+        let failure = StateStoreError(path: fixture.statePath, operation: "fsync", reason: "Input/output error")
+        fixture.product.stateWritten(latestChange, failure: failure)
+        #expect(fixture.product.hasUnsavedState)
+        #expect(fixture.product.saves.lastError == failure.description)
+        fixture.product.stateWritten(latestChange, failure: nil)
+        #expect(!fixture.product.hasUnsavedState)
+        #expect(fixture.product.saves.lastError == nil)
+        #expect(fixture.product.stateToWrite() == nil)
+    }
+
     @Test func logLinesCarryNoControlCharacters() {
         #expect("a\nb\u{1b}[31m\u{2028}".logSafe == "a\\u{a}b\\u{1b}[31m\\u{2028}")
         #expect("héllo 안녕".logSafe == "héllo 안녕")

@@ -1,0 +1,83 @@
+import CompositorHarness
+import Foundation
+import Testing
+
+/// The state file's write hangs (its `fsync` does not return: a dying SD card, a hung network home). The display
+/// thread must go on drawing messages and answering requests meanwhile; the hung write is reported and not piled up
+/// behind, and the state is written whole once the disk is back.
+@Suite(.serialized) struct StateWriteStallTests {
+    @Test func aHungStateWriteHoldsNothingUpAndTheStateIsWrittenOnceTheDiskIsBack() throws {
+        let home = MultiscreenProcess.makeHome()
+        let disk = try StallingDirectory(at: home + "/state")
+        // Whatever fails first: a Multiscreen stuck in an fsync can end only once it returns.
+        defer { disk.unmount() }
+        let sway = try HeadlessSway(outputs: 2, width: 640, height: 480)
+        defer { withExtendedLifetime(sway) {} }
+        let app = try MultiscreenProcess(environment: sway.environment, home: home)
+        try app.waitForScreens(2)
+        let before = try app.waitForStatus("the state saved") { status in
+            (status["state"] as? [String: Any])?["unsaved"] as? Bool == false
+        }
+        let savesBefore = try #require((before["state"] as? [String: Any])?["saves"] as? Int)
+
+        disk.stall()
+        #expect(try app.command(["send", "before the disk hung"]).status == 0)
+        try waitUntil(timeout: 5, "the state write stuck in its fsync") { disk.stalledSyncs == 1 }
+
+        // Requests are answered and messages shown while the write hangs.
+        for index in 0..<5 {
+            let started = Date()
+            let sent = try app.command(["send", "while the disk hangs \(index)"])
+            #expect(sent.status == 0, "\(sent.output)")
+            #expect(Date().timeIntervalSince(started) < 2, "a reply held up by the hung write")
+        }
+        try app.waitForLog("latency: message #6 on HEADLESS-2 committed")
+        let unsaved = try app.waitForStatus("the state unsaved") { status in
+            (status["state"] as? [String: Any])?["unsaved"] as? Bool == true
+        }
+        #expect((unsaved["state"] as? [String: Any])?["saves"] as? Int == savesBefore, "\(unsaved)")
+
+        // Reported once it has hung for 10 s; no second write piles up behind it.
+        try app.waitForLog("has not returned for 10.0 s: the state stays unsaved until it does", timeout: 20)
+        #expect(disk.stalledSyncs == 1, "\(disk.process.output)")
+
+        // The disk is back: the hung write ends, and the next one writes every message.
+        disk.recover()
+        let saved = try app.waitForStatus("the state saved") { status in
+            (status["state"] as? [String: Any])?["unsaved"] as? Bool == false
+        }
+        #expect((saved["state"] as? [String: Any])?["saves"] as? Int == savesBefore + 2, "\(saved)")
+        let file = try String(contentsOfFile: disk.backing + "/multiscreen/state.json", encoding: .utf8)
+        #expect(file.contains("while the disk hangs 4"), "\(file)")
+
+        app.process.signal(SIGTERM)
+        #expect(try app.process.waitForExit(timeout: 10) == 0)
+    }
+
+    /// Asked to stop while the write hangs: the exit waits a moment for it, says the last changes are not saved, and
+    /// is not held up further by writing again.
+    @Test func aHungStateWriteDoesNotHoldTheExitUp() throws {
+        let home = MultiscreenProcess.makeHome()
+        let disk = try StallingDirectory(at: home + "/state")
+        defer { disk.unmount() }
+        let sway = try HeadlessSway(outputs: 1, width: 640, height: 480)
+        defer { withExtendedLifetime(sway) {} }
+        let app = try MultiscreenProcess(environment: sway.environment, home: home)
+        try app.waitForScreens(1)
+
+        disk.stall()
+        #expect(try app.command(["send", "before the disk hung"]).status == 0)
+        try waitUntil(timeout: 5, "the state write stuck in its fsync") { disk.stalledSyncs == 1 }
+        #expect(try app.command(["send", "after"]).status == 0)
+
+        let asked = Date()
+        app.process.signal(SIGTERM)
+        try app.waitForLog("the state file's write has not returned: the changes since the last write are not saved")
+        try app.waitForLog("shut down")
+        #expect(Date().timeIntervalSince(asked) < 5)
+        #expect(disk.stalledSyncs == 1, "no second write at exit")
+        // The process ends once its hung fsync returns.
+        disk.recover()
+        #expect(try app.process.waitForExit(timeout: 10) == 0)
+    }
+}
