@@ -301,10 +301,12 @@ public final class Application {
         record(plays.endAll())
         // The changes the write under way did not include are written here and now, unless that write hangs (a hung
         // disk): then another would hang the exit too.
-        if stateWriter.finish(waitingAtMost: 2) {
+        if stateWriter.finish() {
             product.saveIfChanged()
-        } else {
-            logger.error("the state file's write has not returned: the changes since the last write are not saved")
+        } else if product.hasUnsavedState {
+            logger.error(
+                "the state file's write has not returned for \(StateWriter.hangsAfter) s: the changes since the last write that returned are not saved"
+            )
         }
         web.tearDownAll(context: graphics.context)
         crossfades.tearDownAll()

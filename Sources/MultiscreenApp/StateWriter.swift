@@ -15,7 +15,8 @@ import Wayland
 /// state over, and how the write went comes back to the display thread through an eventfd watched on its loop, as
 /// ``onWritten``. A write still under way after ``hangsAfter`` counts as hung: ``isWriting`` stays true, so no other
 /// write piles up behind it, and `status` keeps showing the state as unsaved. Made with the application; at exit
-/// ``finish(waitingAtMost:)`` waits for the write under way, then the last changes are written there and then.
+/// ``finish()`` waits for the write under way until it counts as hung, then the last changes are written there and
+/// then.
 final class StateWriter {
     /// How long a write may take before it counts as hung (and is logged as such).
     static let hangsAfter = 10.0
@@ -23,7 +24,9 @@ final class StateWriter {
     /// A write ended: the count of changes it included, and its failure if it failed. On the display thread.
     var onWritten: (_ change: Int, _ failure: StateStoreError?) -> Void = { _, _ in }
     /// A write is under way (or hung): nothing else is written until it ends.
-    private(set) var isWriting = false
+    var isWriting: Bool { writeHangsAt != nil }
+    /// When the write under way counts as hung (``MonotonicClock`` ns); nil while none is.
+    private var writeHangsAt: UInt64?
 
     private let store: StateStore
     private let loop: EventLoop
@@ -47,34 +50,33 @@ final class StateWriter {
     /// under way.
     func write(_ state: PersistentState, change: Int) {
         precondition(!isWriting, "one state write at a time")
-        isWriting = true
-        hangTimer.arm(after: Self.hangsAfter)
+        let hangsAt = MonotonicClock.nanoseconds() &+ UInt64(Self.hangsAfter * 1e9)
+        writeHangsAt = hangsAt
+        hangTimer.arm(atMonotonic: hangsAt)
         let (store, ended) = (store, ended)
         do {
             try threads.start(
-                path: store.path, hangsAt: MonotonicClock.nanoseconds() &+ UInt64(Self.hangsAfter * 1e9),
-                named: "ms-state",
+                path: store.path, hangsAt: hangsAt, named: "ms-state",
                 work: {
-                    let failure: StateStoreError?
                     do throws(StateStoreError) {
                         try store.save(state)
-                        failure = nil
+                        ended.keep(change: change, failure: nil)
                     } catch {
-                        failure = error
+                        ended.keep(change: change, failure: error)
                     }
-                    ended.post(change: change, failure: failure)
                 },
-                // Its thread is joined when the display thread takes the result.
-                finished: { _ in })
+                // Told only once the piece counts as finished, so that the display thread joins its thread as it takes
+                // the result.
+                finished: { late in ended.announce(afterHanging: late) })
         } catch {
-            isWriting = false
+            writeHangsAt = nil
             hangTimer.disarm()
             onWritten(change, StateStoreError(path: store.path, operation: "start a thread for", reason: "\(error)"))
         }
     }
 
     /// The writes that ended, on the display thread: each to ``onWritten``; finished threads joined, a hung write
-    /// logged once.
+    /// logged once, and a hung one that returned logged too.
     private func takeResults() {
         for path in threads.reap() {
             logger.error(
@@ -82,45 +84,62 @@ final class StateWriter {
             )
         }
         for result in ended.take() {
-            isWriting = false
+            if result.afterHanging { logger.notice("the hung write of \(store.path.logSafe) returned") }
+            writeHangsAt = nil
             hangTimer.disarm()
             onWritten(result.change, result.failure)
         }
     }
 
-    /// At exit: waits at most `seconds` for the write under way and takes its result (so that the caller writes only
-    /// what it did not include), then takes the eventfd off the loop. - Returns: false when a write is still under way
-    /// (a hung disk): writing again would hang too. Its thread may still post, so the eventfd then stays open until
-    /// the process ends.
-    func finish(waitingAtMost seconds: Double) -> Bool {
-        let left = threads.finish(waitingAtMost: seconds)
+    /// At exit: waits for the write under way until it counts as hung (a slow card's write is not thrown away) and
+    /// takes its result, so that the caller writes only what it did not include; then takes the eventfd off the loop.
+    /// - Returns: false when a write still hangs: writing again would hang too.
+    func finish() -> Bool {
+        let now = MonotonicClock.nanoseconds()
+        let left = threads.finish(waitingAtMost: writeHangsAt.map { $0 > now ? Double($0 - now) / 1e9 : 0 } ?? 0)
         takeResults()
         hangTimer.disarm()
         loop.unwatch(ended.fileDescriptor)
-        if left == 0 { ended.close() }
         return left == 0
     }
 }
 
-/// The writes that ended, handed from their threads to the display thread.
+/// The writes that ended, handed from their threads to the display thread. Its eventfd closes with it: a hung write's
+/// thread holds it until the process ends.
 private final class EndedWrites: Sendable {
+    typealias Result = (change: Int, failure: StateStoreError?, afterHanging: Bool)
     /// Readable while a write's end waits (an eventfd: a writing thread adds one, ``take()`` reads it back to 0).
     let fileDescriptor: Int32
-    private let list = Mutex<[(change: Int, failure: StateStoreError?)]>([])
+    /// How the write under way went, kept until its piece counts as finished.
+    private let kept = Mutex<(change: Int, failure: StateStoreError?)?>(nil)
+    private let list = Mutex<[Result]>([])
 
     init() throws {
         fileDescriptor = try systemCall("eventfd") { eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC)) }
     }
 
-    /// From a writing thread.
-    func post(change: Int, failure: StateStoreError?) {
-        list.withLock { $0.append((change, failure)) }
+    deinit { close(fileDescriptor) }
+
+    /// From a writing thread, as its write ends.
+    func keep(change: Int, failure: StateStoreError?) {
+        kept.withLock { $0 = (change, failure) }
+    }
+
+    /// From a writing thread, once its piece counts as finished.
+    func announce(afterHanging: Bool) {
+        guard
+            let result = kept.withLock({ kept in
+                defer { kept = nil }
+                return kept
+            })
+        else { return }
+        list.withLock { $0.append((result.change, result.failure, afterHanging)) }
         var one: UInt64 = 1
         _ = Glibc.write(fileDescriptor, &one, 8)
     }
 
     /// On the display thread.
-    func take() -> [(change: Int, failure: StateStoreError?)] {
+    func take() -> [Result] {
         var count: UInt64 = 0
         _ = Glibc.read(fileDescriptor, &count, 8)
         return list.withLock { list in
@@ -128,7 +147,4 @@ private final class EndedWrites: Sendable {
             return list
         }
     }
-
-    /// Once its watch is gone and no write can post any more.
-    func close() { Glibc.close(fileDescriptor) }
 }

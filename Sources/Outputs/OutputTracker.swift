@@ -29,8 +29,10 @@ public struct OutputTracker: Sendable {
     /// Starts tracking a newly bound `wl_output`.
     /// - Parameter waitsForXDGOutput: whether an `xdg_output` will describe it too (hold it back until it has).
     public mutating func begin(registryName: UInt32, waitsForXDGOutput: Bool) {
-        entries[registryName] = Entry(
-            pending: OutputInfo(registryName: registryName), waitsForXDGOutput: waitsForXDGOutput)
+        let replaced = entries.updateValue(
+            Entry(pending: OutputInfo(registryName: registryName), waitsForXDGOutput: waitsForXDGOutput),
+            forKey: registryName)
+        if replaced?.current != nil { sortOutputs() }
     }
 
     /// Marks an already bound output as getting an `xdg_output` later (the manager global appeared after it).
