@@ -6,9 +6,10 @@ import SystemCalls
     import Glibc
 #endif
 
-/// What the display thread hands a transport's own thread (replies with their tags, events) and the request to stop:
-/// a locked list and an eventfd the transport's `poll` watches. The eventfd is written only when the mailbox goes from
-/// taken to not taken, so a burst of replies costs one syscall per wakeup of the transport's thread.
+/// What one thread hands another whose `poll` watches the eventfd: a locked list, and the request to stop. The display
+/// thread hands a transport's own thread its replies (with their tags) and events; a state write's thread hands the
+/// display thread how the write went. The eventfd is written only when the mailbox goes from taken to not taken, so a
+/// burst of items costs one syscall per wakeup of the taking thread.
 public final class Mailbox<Item: Sendable>: Sendable {
     public struct Inbox: Sendable {
         public var items: [Item] = []
@@ -17,7 +18,7 @@ public final class Mailbox<Item: Sendable>: Sendable {
         fileprivate var wakePending = false
     }
 
-    /// For the transport's `poll`.
+    /// For the taking thread's `poll`.
     public let wakeDescriptor: Int32
     private let inbox = Mutex(Inbox())
     /// Writes to the eventfd so far: what a test observes to check that nothing wakes a transport for nothing.
@@ -53,7 +54,7 @@ public final class Mailbox<Item: Sendable>: Sendable {
     /// Items posted and not yet taken.
     public var pending: Int { inbox.withLock { $0.items.count } }
 
-    /// Transport thread: resets the eventfd, then takes everything posted so far. Reset first, so a post that lands
+    /// The taking thread: resets the eventfd, then takes everything posted so far. Reset first, so a post that lands
     /// between the two is either taken now or wakes the next poll: a post that found `wakePending` set appended
     /// before this take cleared it, under the same lock, so it is taken now.
     public func take() -> Inbox {

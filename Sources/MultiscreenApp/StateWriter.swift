@@ -1,5 +1,3 @@
-import CLinux
-import Glibc
 import Logging
 import Messaging
 import Screens
@@ -33,7 +31,9 @@ final class StateWriter {
     private let threads = FileThreads()
     /// Fires ``hangsAfter`` into a write, to say it hangs (a hung write sends no news).
     private let hangTimer: OneShotTimer
-    private let ended: EndedWrites
+    /// The writes that ended, handed from their threads to the display thread. Its eventfd closes with it: a hung
+    /// write's thread holds it until the process ends.
+    private let ended: Mailbox<EndedWrite>
     private let logger: Logger
 
     init(store: StateStore, loop: EventLoop, logger: Logger) throws {
@@ -41,8 +41,8 @@ final class StateWriter {
         self.loop = loop
         self.logger = logger
         hangTimer = try OneShotTimer(on: loop)
-        ended = try EndedWrites()
-        loop.watch(ended.fileDescriptor) { [unowned self] in takeResults() }
+        ended = try Mailbox()
+        loop.watch(ended.wakeDescriptor) { [unowned self] in takeResults() }
         hangTimer.fired = { [unowned self] in takeResults() }
     }
 
@@ -53,21 +53,24 @@ final class StateWriter {
         let hangsAt = MonotonicClock.nanoseconds() &+ UInt64(Self.hangsAfter * 1e9)
         writeHangsAt = hangsAt
         hangTimer.arm(atMonotonic: hangsAt)
-        let (store, ended) = (store, ended)
+        let (store, ended, outcome) = (store, ended, WriteOutcome())
         do {
             try threads.start(
                 path: store.path, hangsAt: hangsAt, named: "ms-state",
                 work: {
                     do throws(StateStoreError) {
                         try store.save(state)
-                        ended.keep(change: change, failure: nil)
+                        outcome.value.withLock { $0 = (change, nil) }
                     } catch {
-                        ended.keep(change: change, failure: error)
+                        outcome.value.withLock { $0 = (change, error) }
                     }
                 },
-                // Told only once the piece counts as finished, so that the display thread joins its thread as it takes
-                // the result.
-                finished: { late in ended.announce(afterHanging: late) })
+                // Posted only once the piece counts as finished, so that the display thread joins its thread as it
+                // takes the result.
+                finished: { late in
+                    guard let (change, failure) = outcome.value.withLock({ $0 }) else { return }
+                    ended.post(EndedWrite(change: change, failure: failure, afterHanging: late))
+                })
         } catch {
             writeHangsAt = nil
             hangTimer.disarm()
@@ -83,7 +86,7 @@ final class StateWriter {
                 "the write of \(path.logSafe) has not returned for \(Self.hangsAfter) s: the state stays unsaved until it does"
             )
         }
-        for result in ended.take() {
+        for result in ended.take().items {
             if result.afterHanging { logger.notice("the hung write of \(store.path.logSafe) returned") }
             writeHangsAt = nil
             hangTimer.disarm()
@@ -99,52 +102,20 @@ final class StateWriter {
         let left = threads.finish(waitingAtMost: writeHangsAt.map { $0 > now ? Double($0 - now) / 1e9 : 0 } ?? 0)
         takeResults()
         hangTimer.disarm()
-        loop.unwatch(ended.fileDescriptor)
+        loop.unwatch(ended.wakeDescriptor)
         return left == 0
     }
 }
 
-/// The writes that ended, handed from their threads to the display thread. Its eventfd closes with it: a hung write's
-/// thread holds it until the process ends.
-private final class EndedWrites: Sendable {
-    typealias Result = (change: Int, failure: StateStoreError?, afterHanging: Bool)
-    /// Readable while a write's end waits (an eventfd: a writing thread adds one, ``take()`` reads it back to 0).
-    let fileDescriptor: Int32
-    /// How the write under way went, kept until its piece counts as finished.
-    private let kept = Mutex<(change: Int, failure: StateStoreError?)?>(nil)
-    private let list = Mutex<[Result]>([])
+/// A write's end as the display thread takes it.
+private struct EndedWrite: Sendable {
+    let change: Int
+    let failure: StateStoreError?
+    /// It had been reported hung.
+    let afterHanging: Bool
+}
 
-    init() throws {
-        fileDescriptor = try systemCall("eventfd") { eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC)) }
-    }
-
-    deinit { close(fileDescriptor) }
-
-    /// From a writing thread, as its write ends.
-    func keep(change: Int, failure: StateStoreError?) {
-        kept.withLock { $0 = (change, failure) }
-    }
-
-    /// From a writing thread, once its piece counts as finished.
-    func announce(afterHanging: Bool) {
-        guard
-            let result = kept.withLock({ kept in
-                defer { kept = nil }
-                return kept
-            })
-        else { return }
-        list.withLock { $0.append((result.change, result.failure, afterHanging)) }
-        var one: UInt64 = 1
-        _ = Glibc.write(fileDescriptor, &one, 8)
-    }
-
-    /// On the display thread.
-    func take() -> [Result] {
-        var count: UInt64 = 0
-        _ = Glibc.read(fileDescriptor, &count, 8)
-        return list.withLock { list in
-            defer { list.removeAll() }
-            return list
-        }
-    }
+/// How a write went, from its end (in the piece's work) to the piece's finish, on the writing thread.
+private final class WriteOutcome: Sendable {
+    let value = Mutex<(change: Int, failure: StateStoreError?)?>(nil)
 }
