@@ -1,7 +1,5 @@
 import AsyncHTTPClient
-import CLinux
 import Foundation
-import Glibc
 import Logging
 import Messaging
 import NIOCore
@@ -28,7 +26,7 @@ import SystemCalls
 /// next open) and joins the thread.
 public final class AssetFetcher: @unchecked Sendable {
     /// Readable when news is waiting (an eventfd; ``takeNews()`` resets it).
-    public let newsFileDescriptor: Int32
+    public var newsFileDescriptor: Int32 { news.wakeDescriptor }
     public static let maximumConcurrentDownloads = 2
     public static let maximumRedirects = 5
     public static let connectTimeout = TimeAmount.seconds(10)
@@ -47,7 +45,7 @@ public final class AssetFetcher: @unchecked Sendable {
     private let client: HTTPClient
     private let downloadLimit: Int64
     private let logger: Logger
-    private let news = Mutex<[AssetNews]>([])
+    private let news: Mailbox<AssetNews>
     private let published = Mutex(AssetSummary())
     private let stopped = Mutex(false)
 
@@ -77,7 +75,7 @@ public final class AssetFetcher: @unchecked Sendable {
         self.logger = logger
         retryInitial = retry.initial
         retryMaximum = retry.maximum
-        newsFileDescriptor = try systemCall("eventfd") { eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC)) }
+        news = try Mailbox()
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         loop = group.next()
         var configuration = HTTPClient.Configuration(
@@ -98,10 +96,7 @@ public final class AssetFetcher: @unchecked Sendable {
         }
     }
 
-    deinit {
-        stop()
-        close(newsFileDescriptor)
-    }
+    deinit { stop() }
 
     /// The assets the current playlists name, by URL, each with the checksum an item gives it (display thread).
     /// Cached ones are announced ready at once; missing ones are fetched; retries of URLs no longer named stop.
@@ -111,14 +106,7 @@ public final class AssetFetcher: @unchecked Sendable {
     }
 
     /// Everything posted since the last call, oldest first (display thread).
-    public func takeNews() -> [AssetNews] {
-        var value: UInt64 = 0
-        _ = Glibc.read(newsFileDescriptor, &value, 8)
-        return news.withLock { news in
-            defer { news.removeAll() }
-            return news
-        }
-    }
+    public func takeNews() -> [AssetNews] { news.take().items }
 
     /// The counts `status` reports, as of the loop's last change.
     public var summary: AssetSummary { published.withLock { $0 } }
@@ -265,11 +253,7 @@ public final class AssetFetcher: @unchecked Sendable {
         publish()
     }
 
-    private func post(_ item: AssetNews) {
-        news.withLock { $0.append(item) }
-        var one: UInt64 = 1
-        _ = Glibc.write(newsFileDescriptor, &one, 8)
-    }
+    private func post(_ item: AssetNews) { news.post(item) }
 
     private func publish() {
         var summary = AssetSummary()

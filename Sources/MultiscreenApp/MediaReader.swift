@@ -48,10 +48,10 @@ final class MediaReader: @unchecked Sendable {
     }
 
     /// Readable when news is waiting (an eventfd; ``takeNews()`` resets it).
-    let newsFileDescriptor: Int32
+    var newsFileDescriptor: Int32 { news.wakeDescriptor }
     private let jobSignal: Int32
     private let jobs = Mutex<(queue: [Job], stopping: Bool)>(([], false))
-    private let news = Mutex<[News]>([])
+    private let news: Mailbox<News>
     private let thread = LoopThread()
     private let stops: PipelineStops
     private let reads: FileReads
@@ -77,20 +77,19 @@ final class MediaReader: @unchecked Sendable {
         self.logger = logger
         stops = PipelineStops(logger: logger)
         reads = FileReads(logger: logger)
-        newsFileDescriptor = try systemCall("eventfd") { eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC)) }
+        news = try Mailbox()
+        // Blocking: the reader thread sleeps in read(2) until a job or the stop request.
+        jobSignal = try systemCall("eventfd") { eventfd(0, Int32(EFD_CLOEXEC)) }
         do {
-            // Blocking: the reader thread sleeps in read(2) until a job or the stop request.
-            jobSignal = try systemCall("eventfd") { eventfd(0, Int32(EFD_CLOEXEC)) }
             try thread.start(name: "media-reader", niceness: Self.niceness) { [self] in run() }
         } catch {
-            close(newsFileDescriptor)
+            close(jobSignal)
             throw error
         }
     }
 
     deinit {
         stop()
-        close(newsFileDescriptor)
         close(jobSignal)
     }
 
@@ -101,20 +100,10 @@ final class MediaReader: @unchecked Sendable {
     }
 
     /// Everything posted since the last call, oldest first (display thread).
-    func takeNews() -> [News] {
-        var value: UInt64 = 0
-        _ = Glibc.read(newsFileDescriptor, &value, 8)
-        return news.withLock { news in
-            defer { news.removeAll() }
-            return news
-        }
-    }
+    func takeNews() -> [News] { news.take().items }
 
     /// Posts news from any thread: the reader's, or a pipeline's bus thread.
-    func post(_ item: News) {
-        news.withLock { $0.append(item) }
-        Self.signal(newsFileDescriptor)
-    }
+    func post(_ item: News) { news.post(item) }
 
     /// Ends the thread once the job under way is done and every pipeline's stop still queued has begun; reads not
     /// started are dropped. Then waits for the reads under way, and for the stops (each at most
@@ -127,12 +116,9 @@ final class MediaReader: @unchecked Sendable {
         guard stopped else { return }
         reads.finish(waitingAtMost: PipelineStops.hangsAfter)
         // A read that finished after the display stopped taking news left its pipeline there: stopped with the rest.
-        let untaken = news.withLock { news in
-            defer { news.removeAll() }
-            return news.compactMap { item -> VideoPipeline? in
-                if case .video(_, let pipeline) = item { return pipeline }
-                return nil
-            }
+        let untaken = news.take().items.compactMap { item -> VideoPipeline? in
+            if case .video(_, let pipeline) = item { return pipeline }
+            return nil
         }
         for pipeline in untaken { stops.stop(pipeline) }
         stops.finish(waitingAtMost: PipelineStops.hangsAfter)
