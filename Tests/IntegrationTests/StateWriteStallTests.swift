@@ -6,23 +6,40 @@ import Testing
 /// thread must go on drawing messages and answering requests meanwhile; the hung write is reported and not piled up
 /// behind, and the state is written whole once the disk is back.
 @Suite(.serialized) struct StateWriteStallTests {
-    @Test func aHungStateWriteHoldsNothingUpAndTheStateIsWrittenOnceTheDiskIsBack() throws {
+    /// Multiscreen on `outputs` headless outputs, its state directory on a ``StallingDirectory``. The caller unmounts
+    /// the directory (after the process, which a held `fsync` keeps from ending); on a failure here it is unmounted.
+    private static func kiosk(outputs: Int) throws -> (StallingDirectory, HeadlessSway, MultiscreenProcess) {
         let home = MultiscreenProcess.makeHome()
         let disk = try StallingDirectory(at: home + "/state")
+        do {
+            let sway = try HeadlessSway(outputs: outputs, width: 640, height: 480)
+            let app = try MultiscreenProcess(environment: sway.environment, home: home)
+            try app.waitForScreens(outputs)
+            return (disk, sway, app)
+        } catch {
+            disk.unmount()
+            throw error
+        }
+    }
+
+    /// Holds the disk's `fsync`s and makes a change: the write it causes hangs.
+    private static func hangTheNextWrite(_ disk: StallingDirectory, _ app: MultiscreenProcess) throws {
+        disk.stall()
+        #expect(try app.command(["send", "before the disk hung"]).status == 0)
+        try waitUntil(timeout: 5, "the state write stuck in its fsync") { disk.stalledSyncs == 1 }
+    }
+
+    @Test func aHungStateWriteHoldsNothingUpAndTheStateIsWrittenOnceTheDiskIsBack() throws {
+        let (disk, sway, app) = try Self.kiosk(outputs: 2)
         // Whatever fails first: a Multiscreen stuck in an fsync can end only once it returns.
         defer { disk.unmount() }
-        let sway = try HeadlessSway(outputs: 2, width: 640, height: 480)
         defer { withExtendedLifetime(sway) {} }
-        let app = try MultiscreenProcess(environment: sway.environment, home: home)
-        try app.waitForScreens(2)
         let before = try app.waitForStatus("the state saved") { status in
             (status["state"] as? [String: Any])?["unsaved"] as? Bool == false
         }
         let savesBefore = try #require((before["state"] as? [String: Any])?["saves"] as? Int)
 
-        disk.stall()
-        #expect(try app.command(["send", "before the disk hung"]).status == 0)
-        try waitUntil(timeout: 5, "the state write stuck in its fsync") { disk.stalledSyncs == 1 }
+        try Self.hangTheNextWrite(disk, app)
 
         // Requests are answered and messages shown while the write hangs.
         for index in 0..<5 {
@@ -58,17 +75,11 @@ import Testing
     /// Asked to stop while the write hangs: the exit waits for it until it counts as hung (10 s after it began), says
     /// the last changes are not saved, and is not held up further by writing again.
     @Test func aHungStateWriteDoesNotHoldTheExitUp() throws {
-        let home = MultiscreenProcess.makeHome()
-        let disk = try StallingDirectory(at: home + "/state")
+        let (disk, sway, app) = try Self.kiosk(outputs: 1)
         defer { disk.unmount() }
-        let sway = try HeadlessSway(outputs: 1, width: 640, height: 480)
         defer { withExtendedLifetime(sway) {} }
-        let app = try MultiscreenProcess(environment: sway.environment, home: home)
-        try app.waitForScreens(1)
 
-        disk.stall()
-        #expect(try app.command(["send", "before the disk hung"]).status == 0)
-        try waitUntil(timeout: 5, "the state write stuck in its fsync") { disk.stalledSyncs == 1 }
+        try Self.hangTheNextWrite(disk, app)
         #expect(try app.command(["send", "after"]).status == 0)
 
         let asked = Date()
