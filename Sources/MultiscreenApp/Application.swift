@@ -57,8 +57,9 @@ public final class Application {
     var product: ProductController
     /// The product's timers: the state write, messages' ttl, playlists.
     let deadlines: ProductDeadlines
-    /// Writes the state file on threads of its own.
-    private let stateWriter: StateWriter
+    /// Write the state file and the proof-of-play log on threads of their own.
+    private let stateWriter: FileWriter<StateStoreError>
+    private let playWriter: FileWriter<PlayHistoryError>
     private let service: ServiceManager
     private var stopRequested = false
     var messagesApplied = 0
@@ -86,7 +87,17 @@ public final class Application {
         display = try WaylandDisplay(name: options.display)
         loop = EventLoop(display: display)
         deadlines = try ProductDeadlines(loop: loop)
-        stateWriter = try StateWriter(store: product.store, loop: loop, logger: logger)
+        stateWriter = try FileWriter(
+            path: product.store.path, threadName: "ms-state", whileHung: "the state stays unsaved until it does",
+            cannotStart: { [path = product.store.path] in
+                StateStoreError(path: path, operation: "start a thread for", reason: $0)
+            }, loop: loop, logger: logger)
+        playWriter = try FileWriter(
+            path: product.playHistory.path, threadName: "ms-history",
+            whileHung: "the newest plays wait in memory until it does",
+            cannotStart: { [path = product.playHistory.path] in
+                PlayHistoryError(path: path, operation: "start a thread for", reason: $0)
+            }, loop: loop, logger: logger)
         service = try ServiceManager(loop: loop, logger: logger)
         startup?.mark("connect")
         graphics = try Graphics(display: display, loop: loop, fonts: fonts, logger: logger)
@@ -139,8 +150,8 @@ public final class Application {
             stop: { [unowned self] in stopRequested = true })
         deadlines.save = { [unowned self] in
             // One write at a time: the one under way says when it ends whether the state needs another.
-            guard !stateWriter.isWriting, let (state, change) = product.stateToWrite() else { return }
-            stateWriter.write(state, change: change)
+            guard stateWriter.isReady, let (state, change) = product.stateToWrite() else { return }
+            stateWriter.write(change) { [store = product.store] () throws(StateStoreError) in try store.save(state) }
         }
         stateWriter.onWritten = { [unowned self] change, failure in
             product.stateWritten(change, failure: failure)
@@ -149,6 +160,10 @@ public final class Application {
             } else if product.hasUnsavedState {
                 deadlines.saveSoon()
             }
+        }
+        playWriter.onWritten = { [unowned self] count, failure in
+            product.playLinesWritten(count, failure: failure)
+            writePlayLines()
         }
         deadlines.expire = { [unowned self] in act(on: product.expireMessages()) }
         deadlines.advancePlaylists = { [unowned self] in
@@ -285,10 +300,21 @@ public final class Application {
         return (PlayTracker.Item(source: source, index: index, file: file), start)
     }
 
-    /// Keeps the records of turns that ended and tells the subscribers.
+    /// Keeps the records of turns that ended, tells the subscribers, and has their lines written.
     private func record(_ records: [PlayRecord]) {
         for record in records {
             for event in product.recordPlay(record).events { consumer.publish(event) }
+        }
+        writePlayLines()
+    }
+
+    /// Hands the lines waiting for the proof-of-play log to a write, unless one is under way: when it ends, it hands
+    /// over what came meanwhile.
+    private func writePlayLines() {
+        guard playWriter.isReady, let (lines, count) = product.playLinesToWrite() else { return }
+        let (path, limit) = (product.playHistory.path, product.playHistory.fileLimit)
+        playWriter.write(count) { () throws(PlayHistoryError) in
+            try PlayHistory.write(lines, to: path, fileLimit: limit)
         }
     }
 
@@ -299,13 +325,21 @@ public final class Application {
     private func shutDown(connectionAlive: Bool) {
         service.stopping()
         record(plays.endAll())
-        // The changes the write under way did not include are written here and now, unless that write hangs (a hung
-        // disk): then another would hang the exit too.
+        // What the writes under way did not include is written here and now, unless a write hangs (a hung disk):
+        // then another would hang the exit too. Each waits until its own write counts as hung, so both together wait
+        // no longer than one.
         if stateWriter.finish() {
             product.saveIfChanged()
         } else if product.hasUnsavedState {
             logger.error(
-                "the state file's write has not returned for \(StateWriter.hangsAfter) s: the changes since the last write that returned are not saved"
+                "the state file's write has not returned for \(FileWriter<StateStoreError>.hangsAfter) s: the changes since the last write that returned are not saved"
+            )
+        }
+        if playWriter.finish() {
+            product.writePlayLines()
+        } else if product.playHistory.unwrittenCount > 0 {
+            logger.error(
+                "the play history's write has not returned for \(FileWriter<PlayHistoryError>.hangsAfter) s: the last \(product.playHistory.unwrittenCount) record(s) are not written"
             )
         }
         web.tearDownAll(context: graphics.context)

@@ -7,7 +7,7 @@ import SystemCalls
 /// interrupted when the file hangs (a hung network share, a dying disk). Each piece gets a thread of its own, so such a file holds up that thread only. A piece
 /// still under way at its `hangsAt` counts as hung; its thread is left to its work, and joined if it ever finishes.
 ///
-/// The mechanism under ``FileReads``, ``PipelineStops`` and ``StateWriter``, which say what the work is, when it hangs
+/// The mechanism under ``FileReads``, ``PipelineStops`` and ``FileWriter``, which say what the work is, when it hangs
 /// and what is logged. Each thread is created in ``start(path:hangsAt:named:work:finished:)`` and joined in ``reap()``
 /// (on the thread of the owner: the media reader's, or the display thread for the state file) or in
 /// ``finish(waitingAtMost:)`` (at exit).

@@ -3,7 +3,9 @@ import Messaging
 import Screens
 
 /// Proof of play: what the display thread saw each screen show is kept (``PlayHistory``), published as
-/// `playlist.played`, and read back with `playlist.history`.
+/// `playlist.played`, and read back with `playlist.history`. The display thread hands the file's lines to a thread of
+/// its own (``playLinesToWrite()``, then ``playLinesWritten(_:failure:)``); ``writePlayLines()`` writes them here
+/// and now (at exit).
 extension ProductController {
     /// A playlist item's turn on a screen ended: it is kept and every subscriber (the fleet too) is told.
     public mutating func recordPlay(_ record: PlayRecord) -> Outcome {
@@ -11,6 +13,33 @@ extension ProductController {
         var outcome = Outcome()
         outcome.events.append(Event(name: Event.Name.playlistPlayed.rawValue, params: Self.json(record).objectValue))
         return outcome
+    }
+
+    /// The lines recorded since the last write, and how many; nil when none waits. They count as handed over.
+    public mutating func playLinesToWrite() -> (lines: Data, count: Int)? {
+        playHistory.takeUnwritten()
+    }
+
+    /// A write of `count` lines ended. A failure is logged once per kind, not once per write.
+    public mutating func playLinesWritten(_ count: Int, failure: PlayHistoryError?) {
+        let before = playHistory.lastError
+        playHistory.written(count, failure: failure)
+        if let failure, failure.description != before {
+            logger.error("\(failure.description.logSafe); \(count) record(s) lost, later ones still tried")
+        } else if failure == nil, before != nil {
+            logger.notice("the play history is written again to \(playHistory.path.logSafe)")
+        }
+    }
+
+    /// Writes the lines still queued, here and now.
+    public mutating func writePlayLines() {
+        guard let (lines, count) = playLinesToWrite() else { return }
+        do {
+            try PlayHistory.write(lines, to: playHistory.path, fileLimit: playHistory.fileLimit)
+            playLinesWritten(count, failure: nil)
+        } catch {
+            playLinesWritten(count, failure: error)
+        }
     }
 
     /// `playlist.history`: the newest records, oldest first.

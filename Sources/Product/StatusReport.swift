@@ -130,6 +130,10 @@ struct StatusReport {
             "failures": .integer(product.saves.failed), "lastError": .optional(product.saves.lastError),
             "unsaved": .bool(product.hasUnsavedState),
         ])
+        json["playHistory"] = .object([
+            "path": .string(product.playHistory.path), "unwritten": .integer(product.playHistory.unwrittenCount),
+            "lost": .integer(product.playHistory.lost), "lastError": .optional(product.playHistory.lastError),
+        ])
         if let assets = vitals.assets { json["assets"] = .object(assets) }
         if !vitals.webEngine.isEmpty { json["web"] = .object(vitals.webEngine) }
         for (name, counters) in vitals.sources {

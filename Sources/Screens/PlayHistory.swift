@@ -4,19 +4,30 @@ import Glibc
 /// The proof-of-play log: every playlist item each screen showed (``PlayRecord``), one JSON object per line in
 /// `play-history.jsonl` beside the state file, and the newest ones in memory for `playlist.history`.
 ///
+/// Recording is separate from writing: ``append(_:)`` keeps a record and queues its line, and the owner writes the
+/// queued lines (``takeUnwritten()``, ``write(_:to:fileLimit:)`` on a thread of its own, then ``written(_:failure:)``), so that a
+/// hung disk holds up only that thread. While a write hangs, at most ``keptInMemory`` lines wait; older ones are
+/// counted as lost, as are the lines of a write that failed (disk full, read-only): a record is proof for an
+/// operator, not a transaction, and is not written twice.
+///
 /// Bounded on disk: when the file would pass ``fileLimit`` it becomes `play-history.jsonl.1` (replacing the one
-/// before) and a new file begins, so at most twice the limit is kept, the oldest records going first. A line is
+/// before) and a new file begins, so at most twice the limit is kept, the oldest records going first. Lines are
 /// appended in one `write` on a file opened with `O_APPEND`: a crash leaves whole lines, at worst a last one cut short,
-/// which reading skips. Nothing is fsynced: a record is proof for an operator, not a transaction, and a kiosk that
-/// loses power loses at most the lines the kernel had not written yet.
+/// which reading skips. Nothing is fsynced: a kiosk that loses power loses at most the lines the kernel had not
+/// written yet.
 public struct PlayHistory: Sendable {
     public let path: String
     /// The most bytes one file holds before it is rotated.
     public let fileLimit: Int
     /// The newest records, oldest first, at most ``keptInMemory``-many (the most a request may ask for).
     public private(set) var recent: [PlayRecord] = []
-    /// Records that could not be written (disk full, read-only): counted in `status`.
-    public private(set) var writeFailures = 0
+    /// Lines recorded and not yet handed to a write, oldest first, at most ``keptInMemory``-many.
+    private var unwritten: [Data] = []
+    /// Records whose line never reached the file: its write failed, or it was pushed out of ``unwritten`` while a
+    /// write hung. Counted in `status`.
+    public private(set) var lost = 0
+    /// Why the last write failed; nil once one succeeds.
+    public private(set) var lastError: String?
     public static let keptInMemory = 1000
 
     /// Reads the newest records of the files at `path` (and its `.1`).
@@ -37,7 +48,10 @@ public struct PlayHistory: Sendable {
         (statePath as NSString).deletingLastPathComponent + "/play-history.jsonl"
     }
 
-    /// Keeps `record` and appends it to the file.
+    /// Lines waiting for a write.
+    public var unwrittenCount: Int { unwritten.count }
+
+    /// Keeps `record` and queues its line for the file.
     public mutating func append(_ record: PlayRecord) {
         recent.append(record)
         if recent.count > Self.keptInMemory { recent.removeFirst(recent.count - Self.keptInMemory) }
@@ -45,7 +59,11 @@ public struct PlayHistory: Sendable {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard var line = try? encoder.encode(record) else { return }
         line.append(UInt8(ascii: "\n"))
-        if !appendToFile(line) { writeFailures += 1 }
+        unwritten.append(line)
+        if unwritten.count > Self.keptInMemory {
+            lost += unwritten.count - Self.keptInMemory
+            unwritten.removeFirst(unwritten.count - Self.keptInMemory)
+        }
     }
 
     /// The newest `limit` records (of `screen`, or of every screen), oldest first.
@@ -53,17 +71,66 @@ public struct PlayHistory: Sendable {
         Array(recent.filter { screen == nil || $0.screen == screen }.suffix(limit))
     }
 
-    private func appendToFile(_ line: Data) -> Bool {
+    /// The queued lines, joined, and how many they are; nil when none waits. They are the caller's to write now.
+    public mutating func takeUnwritten() -> (lines: Data, count: Int)? {
+        guard !unwritten.isEmpty else { return nil }
+        defer { unwritten.removeAll(keepingCapacity: true) }
+        return (unwritten.reduce(into: Data()) { $0.append($1) }, unwritten.count)
+    }
+
+    /// A write of `count` lines ended, with `failure` or without.
+    public mutating func written(_ count: Int, failure: PlayHistoryError?) {
+        if failure != nil { lost += count }
+        lastError = failure?.description
+    }
+
+    /// Appends `lines` to the file at `path`, rotating it first when they would take it past `fileLimit`. On any
+    /// thread: it takes no history, only where its file is.
+    public static func write(_ lines: Data, to path: String, fileLimit: Int) throws(PlayHistoryError) {
         let directory = (path as NSString).deletingLastPathComponent
         try? FileManager.default.createDirectory(
             atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         var status = stat()
-        if stat(path, &status) == 0, Int(status.st_size) + line.count > fileLimit {
-            guard rename(path, path + ".1") == 0 else { return false }
+        if stat(path, &status) == 0, Int(status.st_size) + lines.count > fileLimit {
+            guard rename(path, path + ".1") == 0 else { throw .posix(path, "rotate") }
         }
         let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return false }
+        guard fd >= 0 else { throw .posix(path, "open") }
         defer { close(fd) }
-        return line.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) } == line.count
+        let wrote = lines.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        guard wrote == lines.count else {
+            throw wrote < 0 ? .posix(path, "write") : PlayHistoryError(path: path, operation: "write", reason: "short")
+        }
     }
+
+    /// Writes the queued lines here and now: at exit, and in tests.
+    public mutating func writeUnwritten() {
+        guard let (lines, count) = takeUnwritten() else { return }
+        do {
+            try Self.write(lines, to: path, fileLimit: fileLimit)
+            written(count, failure: nil)
+        } catch {
+            written(count, failure: error)
+        }
+    }
+}
+
+/// A write of the proof-of-play log failed: which step, on which file, why.
+public struct PlayHistoryError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var path: String
+    /// The step that failed: rotate, open, write, or starting the thread that writes.
+    public var operation: String
+    public var reason: String
+
+    public init(path: String, operation: String, reason: String) {
+        self.path = path
+        self.operation = operation
+        self.reason = reason
+    }
+
+    static func posix(_ path: String, _ operation: String) -> PlayHistoryError {
+        PlayHistoryError(path: path, operation: operation, reason: String(cString: strerror(errno)))
+    }
+
+    public var description: String { "cannot write the play history: \(operation) \(path): \(reason)" }
 }

@@ -1,9 +1,10 @@
 import CompositorHarness
 import Foundation
 
-/// A directory whose `fsync`s can be made to hang, as on a dying SD card or a hung network home: a FUSE file system
-/// (fusepy) passing every call through to a real directory, except that while ``stall()`` holds, an `fsync(2)` of a
-/// file in it does not return until ``recover()``. Mounted over an existing path (the state directory of a
+/// A directory whose `fsync`s, or the opens of one file, can be made to hang, as on a dying SD card or a hung network
+/// home: a FUSE file system (fusepy) passing every call through to a real directory, except that while ``stall()``
+/// holds, an `fsync(2)` of a file in it does not return until ``recover()``, and while ``stallOpens(of:)`` holds, an
+/// `open(2)` of that file does not either. Mounted over an existing path (the state directory of a
 /// Multiscreen home), so the program under test sees an ordinary directory.
 final class StallingDirectory {
     let process: ChildProcess
@@ -42,13 +43,20 @@ final class StallingDirectory {
         _ = FileManager.default.createFile(atPath: control + "/stall", contents: nil)
     }
 
-    /// The disk is back: every waiting `fsync` returns, and later ones do not wait.
+    /// From now on, every `open(2)` of the file called `name` (in any directory) waits until ``recover()``.
+    func stallOpens(of name: String) {
+        _ = FileManager.default.createFile(atPath: control + "/stall-open", contents: Data(name.utf8))
+    }
+
+    /// The disk is back: every waiting `fsync` and `open` returns, and later ones do not wait.
     func recover() {
-        try? FileManager.default.removeItem(atPath: control + "/stall")
+        for file in ["stall", "stall-open"] { try? FileManager.default.removeItem(atPath: control + "/" + file) }
     }
 
     /// `fsync`s that waited (or still wait) on the stall so far.
     var stalledSyncs: Int { process.output.components(separatedBy: "stalled fsync").count - 1 }
+    /// `open`s that waited (or still wait) on the stall so far.
+    var stalledOpens: Int { process.output.components(separatedBy: "stalled open").count - 1 }
 
     /// Lets every waiting `fsync` return first (a process waiting in one cannot be ended, even by SIGKILL), then
     /// unmounts and ends the file system's process. Safe twice.
@@ -64,9 +72,22 @@ final class StallingDirectory {
 
         backing, mount_point, control = sys.argv[1], sys.argv[2], sys.argv[3]
         stall = os.path.join(control, "stall")
+        stall_open = os.path.join(control, "stall-open")
+
+        def hold_open(path):
+            try:
+                with open(stall_open) as names:
+                    held = names.read()
+            except FileNotFoundError:
+                return
+            if os.path.basename(path) == held:
+                print("stalled open", path, flush=True)
+                while os.path.exists(stall_open):
+                    time.sleep(0.05)
 
         class Disk(Operations):
-            """fusepy's loopback, every call on the backing directory, with fsync held while the stall file exists."""
+            """fusepy's loopback, every call on the backing directory, with fsync held while the stall file exists and
+            the opens of one file while stall-open names it."""
 
             def __call__(self, op, path, *args):
                 return super().__call__(op, backing + path, *args)
@@ -79,6 +100,7 @@ final class StallingDirectory {
             chown = os.chown
 
             def create(self, path, mode, fi=None):
+                hold_open(path)
                 return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
 
             def flush(self, path, fh):
@@ -105,6 +127,7 @@ final class StallingDirectory {
             mkdir = os.mkdir
 
             def open(self, path, flags):
+                hold_open(path)
                 return os.open(path, flags)
 
             def read(self, path, size, offset, fh):

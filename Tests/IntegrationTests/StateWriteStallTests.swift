@@ -2,9 +2,10 @@ import CompositorHarness
 import Foundation
 import Testing
 
-/// The state file's write hangs (its `fsync` does not return: a dying SD card, a hung network home). The display
-/// thread must go on drawing messages and answering requests meanwhile; the hung write is reported and not piled up
-/// behind, and the state is written whole once the disk is back.
+/// The state file's write hangs (its `fsync` does not return: a dying SD card, a hung network home), or the proof of
+/// play's (its `open` does not). The display thread must go on drawing messages, playing playlists and answering
+/// requests meanwhile; the hung write is reported and not piled up behind, and what it held is written whole once the
+/// disk is back.
 @Suite(.serialized) struct StateWriteStallTests {
     /// Multiscreen on `outputs` headless outputs, its state directory on a ``StallingDirectory``. The caller unmounts
     /// the directory (after the process, which a held `fsync` keeps from ending); on a failure here it is unmounted.
@@ -67,6 +68,64 @@ import Testing
         #expect(app.log.contains("the hung write of "), "the end of the hang is logged")
         let file = try String(contentsOfFile: disk.backing + "/multiscreen/state.json", encoding: .utf8)
         #expect(file.contains("while the disk hangs 4"), "\(file)")
+
+        app.process.signal(SIGTERM)
+        #expect(try app.process.waitForExit(timeout: 10) == 0)
+    }
+
+    @Test func aHungPlayHistoryWriteHoldsNothingUpAndItsRecordsAreWrittenOnceTheDiskIsBack() throws {
+        let (disk, sway, app) = try Self.kiosk(outputs: 2)
+        defer { disk.unmount() }
+        defer { withExtendedLifetime(sway) {} }
+        let directory = try MediaFixtures.directory()
+        let files = try ["red", "lime"].map { colour in
+            let path = directory + "/\(colour).png"
+            try MediaFixtures.convert(["-size", "64x48", "xc:\(colour)", path])
+            return path
+        }
+
+        disk.stallOpens(of: "play-history.jsonl")
+        let set = try app.command(["playlist", "set", "--screen", "HEADLESS-2"] + files.map { $0 + "@1" })
+        #expect(set.status == 0, "\(set.output)")
+        try waitUntil(timeout: 10, "the first record's write stuck in its open") { disk.stalledOpens == 1 }
+
+        // Turns go on, are recorded and can be read back, and requests are answered while the write hangs.
+        for index in 0..<3 {
+            let started = Date()
+            let sent = try app.command(["send", "while the disk hangs \(index)"])
+            #expect(sent.status == 0, "\(sent.output)")
+            #expect(Date().timeIntervalSince(started) < 2, "a reply held up by the hung write")
+        }
+        try app.waitForLog("latency: message #3 on HEADLESS-2 committed")
+        var records: [[String: Any]] = []
+        try waitUntil(timeout: 15, "four turns recorded while the write hangs") {
+            records = try PlaylistHistoryTests.records(app, ["--screen", "HEADLESS-2"])
+            return records.count >= 4
+        }
+        let waiting = try app.waitForStatus("records waiting for the hung write") { status in
+            ((status["playHistory"] as? [String: Any])?["unwritten"] as? Int ?? 0) >= 3
+        }
+        #expect((waiting["playHistory"] as? [String: Any])?["lost"] as? Int == 0, "\(waiting)")
+
+        // Reported once it has hung for 10 s; no second write piles up behind it.
+        try app.waitForLog("has not returned for 10.0 s: the newest plays wait in memory until it does", timeout: 20)
+        #expect(disk.stalledOpens == 1, "\(disk.process.output)")
+
+        // The disk is back: the hung write ends, and the next one writes every record that waited, each once.
+        disk.recover()
+        let file = disk.backing + "/multiscreen/play-history.jsonl"
+        var lines: [Substring] = []
+        try waitUntil(timeout: 10, "the records that waited written") {
+            lines = ((try? String(contentsOfFile: file, encoding: .utf8)) ?? "").split(separator: "\n")
+            return lines.count >= records.count
+        }
+        let starts = try lines.map { line in
+            let record = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            return try #require(record?["start"] as? Double)
+        }
+        #expect(Set(starts).count == starts.count, "a record written twice: \(lines)")
+        #expect(records.allSatisfy { starts.contains($0["start"] as? Double ?? -1) }, "\(lines)")
+        #expect(app.log.contains("the hung write of "), "the end of the hang is logged")
 
         app.process.signal(SIGTERM)
         #expect(try app.process.waitForExit(timeout: 10) == 0)

@@ -4,7 +4,7 @@ import Testing
 @testable import Screens
 
 /// The proof-of-play log: kept in memory and in a JSON-lines file that rotates at its limit and is read back after a
-/// restart, a line cut short by a crash skipped.
+/// restart, a line cut short by a crash skipped; the lines wait in a bounded queue for their write.
 @Suite struct PlayHistoryTests {
     static func record(_ number: Int, screen: String = "HDMI-A-2") -> PlayRecord {
         PlayRecord(
@@ -26,6 +26,10 @@ import Testing
         #expect(path == directory + "/play-history.jsonl")
         var history = PlayHistory(path: path)
         for number in 1...5 { history.append(Self.record(number, screen: number % 2 == 0 ? "DP-1" : "HDMI-A-2")) }
+        #expect(!FileManager.default.fileExists(atPath: path), "recorded, not written yet")
+        #expect(history.unwrittenCount == 5)
+        history.writeUnwritten()
+        #expect(history.unwrittenCount == 0)
         #expect(history.newest(2).map(\.source) == ["/srv/4.png", "/srv/5.png"])
         #expect(history.newest(10, screen: "DP-1").map(\.source) == ["/srv/2.png", "/srv/4.png"])
         let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
@@ -38,7 +42,7 @@ import Testing
         try handle.close()
         let restarted = PlayHistory(path: path)
         #expect(restarted.recent == history.recent)
-        #expect(history.writeFailures == 0)
+        #expect(history.lost == 0 && history.lastError == nil)
     }
 
     @Test func theFileRotatesAtItsLimitKeepingTheNewest() throws {
@@ -46,7 +50,10 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/play-history.jsonl"
         var history = PlayHistory(path: path, fileLimit: 1000)
-        for number in 1...40 { history.append(Self.record(number)) }
+        for number in 1...40 {
+            history.append(Self.record(number))
+            history.writeUnwritten()
+        }
         let current = try #require(FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
         let previous = try #require(FileManager.default.attributesOfItem(atPath: path + ".1")[.size] as? Int)
         #expect(current <= 1000 && previous <= 1000)
@@ -61,7 +68,32 @@ import Testing
     @Test func aFileThatCannotBeWrittenIsCounted() {
         var history = PlayHistory(path: "/proc/multiscreen-cannot/play-history.jsonl")
         history.append(Self.record(1))
-        #expect(history.writeFailures == 1)
-        #expect(history.recent.count == 1)
+        history.append(Self.record(2))
+        history.writeUnwritten()
+        #expect(history.lost == 2)
+        #expect(history.lastError?.hasPrefix("cannot write the play history: open /proc/") == true, "\(history)")
+        #expect(history.recent.count == 2)
+    }
+
+    /// While a write hangs, the lines recorded meanwhile wait; past the bound the oldest are lost, and counted.
+    @Test func linesWaitingForAHungWriteAreBounded() throws {
+        var history = PlayHistory(path: Self.directory() + "/play-history.jsonl")
+        history.append(Self.record(0))
+        let taken = history.takeUnwritten()
+        let first = try #require(taken)
+        #expect(first.count == 1)
+        for number in 1...(PlayHistory.keptInMemory + 5) { history.append(Self.record(number)) }
+        #expect(history.unwrittenCount == PlayHistory.keptInMemory)
+        #expect(history.lost == 5)
+        // The hung write returns: the queue is written in one go, the oldest waiting line first.
+        history.written(first.count, failure: nil)
+        let queued = history.takeUnwritten()
+        let waiting = try #require(queued)
+        #expect(waiting.count == PlayHistory.keptInMemory)
+        let lines = waiting.lines.split(separator: UInt8(ascii: "\n"))
+        #expect(lines.count == PlayHistory.keptInMemory)
+        #expect(try JSONDecoder().decode(PlayRecord.self, from: lines[0]) == Self.record(6))
+        #expect(history.takeUnwritten() == nil, "taken")
+        #expect(history.lost == 5)
     }
 }

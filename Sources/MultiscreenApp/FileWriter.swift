@@ -1,0 +1,134 @@
+import Logging
+import Messaging
+import Screens
+import Synchronization
+import SystemCalls
+import Wayland
+
+/// Writes one file off the display thread: the state file, or the lines of the proof-of-play log. A write is
+/// microseconds to milliseconds on an SSD, tens of milliseconds on an SD card (the state's two `fsync`s), and on a
+/// dying card or a hung network home it may not return at all, even its `open`. None of that may hold up a frame or a
+/// reply.
+///
+/// One write at a time, each on a thread of its own (``FileThreads``): ``write(_:work:)`` hands the work over with a
+/// count the caller gives meaning to (the changes a state write includes, the lines a log write holds), and how the
+/// write went comes back to the display thread through an eventfd watched on its loop, as ``onWritten``. A write
+/// still under way after ``hangsAfter`` counts as hung and is logged once: ``isReady`` stays false, so no other
+/// write piles up behind it. Made with the application; at exit ``finish()`` waits for the write under way until it
+/// counts as hung, so that the caller can write what it did not include there and then; no write starts after it.
+final class FileWriter<Failure: Error & Sendable> {
+    /// How long a write may take before it counts as hung (and is logged as such).
+    static var hangsAfter: Double { 10 }
+
+    /// A write ended: the count it was given, and its failure if it failed. On the display thread.
+    var onWritten: (_ count: Int, _ failure: Failure?) -> Void = { _, _ in }
+    /// A write may start: none is under way (or hung), and ``finish()`` has not begun.
+    var isReady: Bool { writeHangsAt == nil && !isFinished }
+    /// When the write under way counts as hung (``MonotonicClock`` ns); nil while none is.
+    private var writeHangsAt: UInt64?
+    private var isFinished = false
+
+    /// The file written, as logged.
+    let path: String
+    /// The name of each write's thread.
+    private let threadName: String
+    /// What a hung write means to the user, for the log: "the state stays unsaved until it does".
+    private let whileHung: String
+    /// The failure to report when no thread can be made for a write.
+    private let cannotStart: (_ reason: String) -> Failure
+    private let loop: EventLoop
+    private let threads = FileThreads()
+    /// Fires ``hangsAfter`` into a write, to say it hangs (a hung write sends no news).
+    private let hangTimer: OneShotTimer
+    /// The writes that ended, handed from their threads to the display thread. Its eventfd closes with it: a hung
+    /// write's thread holds it until the process ends.
+    private let ended: Mailbox<EndedWrite<Failure>>
+    private let logger: Logger
+
+    init(
+        path: String, threadName: String, whileHung: String, cannotStart: @escaping (_ reason: String) -> Failure,
+        loop: EventLoop, logger: Logger
+    ) throws {
+        self.path = path
+        self.threadName = threadName
+        self.whileHung = whileHung
+        self.cannotStart = cannotStart
+        self.loop = loop
+        self.logger = logger
+        hangTimer = try OneShotTimer(on: loop)
+        ended = try Mailbox()
+        loop.watch(ended.wakeDescriptor) { [unowned self] in takeResults() }
+        hangTimer.fired = { [unowned self] in takeResults() }
+    }
+
+    /// Runs `work` on a thread of its own; ``onWritten`` gets `count` and what `work` threw. Only while ``isReady``.
+    func write(_ count: Int, work: @escaping @Sendable () throws(Failure) -> Void) {
+        precondition(isReady, "one write of \(path) at a time, none after finish()")
+        let hangsAt = MonotonicClock.nanoseconds() &+ UInt64(Self.hangsAfter * 1e9)
+        writeHangsAt = hangsAt
+        hangTimer.arm(atMonotonic: hangsAt)
+        let (ended, outcome) = (ended, WriteOutcome<Failure>())
+        do {
+            try threads.start(
+                path: path, hangsAt: hangsAt, named: threadName,
+                work: {
+                    do throws(Failure) {
+                        try work()
+                        outcome.value.withLock { $0 = (count, nil) }
+                    } catch {
+                        outcome.value.withLock { $0 = (count, error) }
+                    }
+                },
+                // Posted only once the piece counts as finished, so that the display thread joins its thread as it
+                // takes the result.
+                finished: { late in
+                    guard let (count, failure) = outcome.value.withLock({ $0 }) else { return }
+                    ended.post(EndedWrite(count: count, failure: failure, afterHanging: late))
+                })
+        } catch {
+            writeHangsAt = nil
+            hangTimer.disarm()
+            onWritten(count, cannotStart("\(error)"))
+        }
+    }
+
+    /// The writes that ended, on the display thread: each to ``onWritten``; finished threads joined, a hung write
+    /// logged once, and a hung one that returned logged too.
+    private func takeResults() {
+        for path in threads.reap() {
+            logger.error("the write of \(path.logSafe) has not returned for \(Self.hangsAfter) s: \(whileHung)")
+        }
+        for result in ended.take().items {
+            if result.afterHanging { logger.notice("the hung write of \(path.logSafe) returned") }
+            writeHangsAt = nil
+            hangTimer.disarm()
+            onWritten(result.count, result.failure)
+        }
+    }
+
+    /// At exit: waits for the write under way until it counts as hung (a slow card's write is not thrown away) and
+    /// takes its result, so that the caller writes only what it did not include; then takes the eventfd off the loop.
+    /// - Returns: false when a write still hangs: writing again would hang too.
+    func finish() -> Bool {
+        isFinished = true
+        let now = MonotonicClock.nanoseconds()
+        let left = threads.finish(waitingAtMost: writeHangsAt.map { $0 > now ? Double($0 - now) / 1e9 : 0 } ?? 0)
+        takeResults()
+        hangTimer.disarm()
+        loop.unwatch(ended.wakeDescriptor)
+        return left == 0
+    }
+}
+
+/// A write's end as the display thread takes it.
+private struct EndedWrite<Failure: Error & Sendable>: Sendable {
+    let count: Int
+    let failure: Failure?
+    /// It had been reported hung.
+    let afterHanging: Bool
+}
+
+/// How a write went, from its end (in the piece's work) to the piece's finish, on the writing thread.
+private final class WriteOutcome<Failure: Error & Sendable>: Sendable {
+    let value = Mutex<(count: Int, failure: Failure?)?>(nil)
+}
