@@ -320,28 +320,40 @@ public final class Application {
 
     // MARK: - Teardown
 
+    /// What the writes under way did not include is written last, each file on its writer's thread, unless that
+    /// file's write hangs (a hung disk: another would hang too). The exit waits for them all to one deadline.
+    private func finishWrites() {
+        let hangsAfter = FileWriter<StateStoreError>.hangsAfter
+        let deadline = MonotonicClock.nanoseconds() &+ UInt64(hangsAfter * 1e9)
+        stateWriter.finishing(hangsAt: deadline) { [store = product.store] in
+            product.stateToWrite().map { state, change in
+                (change, { () throws(StateStoreError) in try store.save(state) })
+            }
+        }
+        let (path, limit) = (product.playHistory.path, product.playHistory.fileLimit)
+        playWriter.finishing(hangsAt: deadline) {
+            product.playLinesToWrite().map { lines, count in
+                (count, { () throws(PlayHistoryError) in try PlayHistory.write(lines, to: path, fileLimit: limit) })
+            }
+        }
+        if !stateWriter.finish(by: deadline), product.hasUnsavedState {
+            logger.error(
+                "the state file's write has not returned for \(hangsAfter) s: the changes since the last write that returned are not saved"
+            )
+        }
+        if !playWriter.finish(by: deadline), product.playHistory.unwrittenCount > 0 {
+            logger.error(
+                "the play history's write has not returned for \(hangsAfter) s: the last \(product.playHistory.unwrittenCount) record(s) are not written"
+            )
+        }
+    }
+
     /// Destroys everything in reverse order of creation. With a dead connection, requests are pointless but
     /// harmless (libwayland queues them on a broken socket); EGL must still be terminated before disconnecting.
     private func shutDown(connectionAlive: Bool) {
         service.stopping()
         record(plays.endAll())
-        // What the writes under way did not include is written here and now, unless a write hangs (a hung disk):
-        // then another would hang the exit too. Each waits until its own write counts as hung, so both together wait
-        // no longer than one.
-        if stateWriter.finish() {
-            product.saveIfChanged()
-        } else if product.hasUnsavedState {
-            logger.error(
-                "the state file's write has not returned for \(FileWriter<StateStoreError>.hangsAfter) s: the changes since the last write that returned are not saved"
-            )
-        }
-        if playWriter.finish() {
-            product.writePlayLines()
-        } else if product.playHistory.unwrittenCount > 0 {
-            logger.error(
-                "the play history's write has not returned for \(FileWriter<PlayHistoryError>.hangsAfter) s: the last \(product.playHistory.unwrittenCount) record(s) are not written"
-            )
-        }
+        finishWrites()
         web.tearDownAll(context: graphics.context)
         crossfades.tearDownAll()
         media.tearDownAll()

@@ -3,13 +3,14 @@ import Synchronization
 import SystemCalls
 
 /// Threads that each do one piece of work on a file (read a media file, stop a pipeline reading one, write the state
-/// file), which may never return: `open(2)`, `read(2)`, `fsync(2)` and the joins of GStreamer's threads cannot be
-/// interrupted when the file hangs (a hung network share, a dying disk). Each piece gets a thread of its own, so such a file holds up that thread only. A piece
-/// still under way at its `hangsAt` counts as hung; its thread is left to its work, and joined if it ever finishes.
+/// file or the proof of play), which may never return: `open(2)`, `read(2)`, `fsync(2)` and the joins of GStreamer's
+/// threads cannot be interrupted when the file hangs (a hung network share, a dying disk). Each piece gets a thread of
+/// its own, so such a file holds up that thread only. A piece still under way at its `hangsAt` counts as hung; its
+/// thread is left to its work, and joined if it ever finishes.
 ///
 /// The mechanism under ``FileReads``, ``PipelineStops`` and ``FileWriter``, which say what the work is, when it hangs
 /// and what is logged. Each thread is created in ``start(path:hangsAt:named:work:finished:)`` and joined in ``reap()``
-/// (on the thread of the owner: the media reader's, or the display thread for the state file) or in
+/// (on the thread of the owner: the media reader's, or the display thread for the files it writes), or in
 /// ``finish(waitingAtMost:)`` (at exit).
 final class FileThreads: Sendable {
     /// One piece of work on the file at `path`.

@@ -14,15 +14,16 @@ import Wayland
 /// count the caller gives meaning to (the changes a state write includes, the lines a log write holds), and how the
 /// write went comes back to the display thread through an eventfd watched on its loop, as ``onWritten``. A write
 /// still under way after ``hangsAfter`` counts as hung and is logged once: ``isReady`` stays false, so no other
-/// write piles up behind it. Made with the application; at exit ``finish()`` waits for the write under way until it
-/// counts as hung, so that the caller can write what it did not include there and then; no write starts after it.
+/// write piles up behind it. Made with the application; at exit ``finishing(hangsAt:last:)`` waits for the write under
+/// way until it counts as hung and starts the last one, and ``finish(by:)`` waits for that, both to one deadline: the
+/// exit is held up by a hung disk for ``hangsAfter`` at most, whatever the number of writers.
 final class FileWriter<Failure: Error & Sendable> {
     /// How long a write may take before it counts as hung (and is logged as such).
     static var hangsAfter: Double { 10 }
 
     /// A write ended: the count it was given, and its failure if it failed. On the display thread.
     var onWritten: (_ count: Int, _ failure: Failure?) -> Void = { _, _ in }
-    /// A write may start: none is under way (or hung), and ``finish()`` has not begun.
+    /// A write may start: none is under way (or hung), and ``finishing(hangsAt:last:)`` has not begun.
     var isReady: Bool { writeHangsAt == nil && !isFinished }
     /// When the write under way counts as hung (``MonotonicClock`` ns); nil while none is.
     private var writeHangsAt: UInt64?
@@ -63,8 +64,11 @@ final class FileWriter<Failure: Error & Sendable> {
 
     /// Runs `work` on a thread of its own; ``onWritten`` gets `count` and what `work` threw. Only while ``isReady``.
     func write(_ count: Int, work: @escaping @Sendable () throws(Failure) -> Void) {
-        precondition(isReady, "one write of \(path) at a time, none after finish()")
-        let hangsAt = MonotonicClock.nanoseconds() &+ UInt64(Self.hangsAfter * 1e9)
+        precondition(isReady, "one write of \(path) at a time, none once finishing")
+        start(count, hangsAt: MonotonicClock.nanoseconds() &+ UInt64(Self.hangsAfter * 1e9), work: work)
+    }
+
+    private func start(_ count: Int, hangsAt: UInt64, work: @escaping @Sendable () throws(Failure) -> Void) {
         writeHangsAt = hangsAt
         hangTimer.arm(atMonotonic: hangsAt)
         let (ended, outcome) = (ended, WriteOutcome<Failure>())
@@ -106,17 +110,30 @@ final class FileWriter<Failure: Error & Sendable> {
         }
     }
 
-    /// At exit: waits for the write under way until it counts as hung (a slow card's write is not thrown away) and
-    /// takes its result, so that the caller writes only what it did not include; then takes the eventfd off the loop.
-    /// - Returns: false when a write still hangs: writing again would hang too.
-    func finish() -> Bool {
+    /// At exit, first: no write starts from now on but the last. Waits for the write under way until it counts as
+    /// hung (a slow card's write is not thrown away) and takes its result; then, unless it hangs (another write would
+    /// hang too), starts the last write, of what it did not include, to count as hung at `deadline`.
+    /// - Parameter last: the count and work of the last write, asked once the write under way has ended; nil when
+    ///   there is nothing left to write.
+    func finishing(
+        hangsAt deadline: UInt64, last: () -> (count: Int, work: @Sendable () throws(Failure) -> Void)?
+    ) {
         isFinished = true
-        let now = MonotonicClock.nanoseconds()
-        let left = threads.finish(waitingAtMost: writeHangsAt.map { $0 > now ? Double($0 - now) / 1e9 : 0 } ?? 0)
+        if let hangsAt = writeHangsAt { threads.wait { unfinished, _ in unfinished.isEmpty ? nil : hangsAt } }
+        // Joins the finished thread first: its result is posted by then.
+        takeResults()
+        guard writeHangsAt == nil, let (count, work) = last() else { return }
+        start(count, hangsAt: deadline, work: work)
+    }
+
+    /// At exit, then: waits for the last write until `deadline`, takes its result, and takes the eventfd off the loop.
+    /// - Returns: false when a write still hangs.
+    func finish(by deadline: UInt64) -> Bool {
+        if writeHangsAt != nil { threads.wait { unfinished, _ in unfinished.isEmpty ? nil : deadline } }
         takeResults()
         hangTimer.disarm()
         loop.unwatch(ended.wakeDescriptor)
-        return left == 0
+        return writeHangsAt == nil
     }
 }
 

@@ -4,8 +4,7 @@ import Screens
 
 /// Proof of play: what the display thread saw each screen show is kept (``PlayHistory``), published as
 /// `playlist.played`, and read back with `playlist.history`. The display thread hands the file's lines to a thread of
-/// its own (``playLinesToWrite()``, then ``playLinesWritten(_:failure:)``); ``writePlayLines()`` writes them here
-/// and now (at exit).
+/// its own (``playLinesToWrite()``, then ``playLinesWritten(_:failure:)``).
 extension ProductController {
     /// A playlist item's turn on a screen ended: it is kept and every subscriber (the fleet too) is told.
     public mutating func recordPlay(_ record: PlayRecord) -> Outcome {
@@ -28,17 +27,6 @@ extension ProductController {
             logger.error("\(failure.description.logSafe); \(count) record(s) lost, later ones still tried")
         } else if failure == nil, before != nil {
             logger.notice("the play history is written again to \(playHistory.path.logSafe)")
-        }
-    }
-
-    /// Writes the lines still queued, here and now.
-    public mutating func writePlayLines() {
-        guard let (lines, count) = playLinesToWrite() else { return }
-        do {
-            try PlayHistory.write(lines, to: playHistory.path, fileLimit: playHistory.fileLimit)
-            playLinesWritten(count, failure: nil)
-        } catch {
-            playLinesWritten(count, failure: error)
         }
     }
 

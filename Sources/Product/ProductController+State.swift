@@ -3,7 +3,7 @@ import Screens
 
 /// The state file: written soon after a step changed the persistent state, tried again when a write fails. The
 /// display thread hands the writing to a thread of its own (``stateToWrite()``, then ``stateWritten(_:failure:)``);
-/// ``saveIfChanged()`` writes here and now (at exit, and in tests).
+/// ``saveIfChanged()`` writes on the calling thread (tests).
 extension ProductController {
     /// Writes the state file if anything changed since it was last written (atomic: write, fsync, rename; the
     /// previous file stays whole until the rename). - Returns: false when the write failed: the state stays

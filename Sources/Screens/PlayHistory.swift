@@ -6,9 +6,10 @@ import Glibc
 ///
 /// Recording is separate from writing: ``append(_:)`` keeps a record and queues its line, and the owner writes the
 /// queued lines (``takeUnwritten()``, ``write(_:to:fileLimit:)`` on a thread of its own, then ``written(_:failure:)``), so that a
-/// hung disk holds up only that thread. While a write hangs, at most ``keptInMemory`` lines wait; older ones are
-/// counted as lost, as are the lines of a write that failed (disk full, read-only): a record is proof for an
-/// operator, not a transaction, and is not written twice.
+/// hung disk holds up only that thread. While a write hangs, at most ``keptInMemory`` more lines wait behind it; older
+/// ones are counted as lost, as are the lines of a write that failed (disk full, read-only; a short write counts its
+/// whole batch, and leaves a cut line that reading skips): a record is proof for an operator, not a transaction, and
+/// is not written twice.
 ///
 /// Bounded on disk: when the file would pass ``fileLimit`` it becomes `play-history.jsonl.1` (replacing the one
 /// before) and a new file begins, so at most twice the limit is kept, the oldest records going first. Lines are
@@ -23,6 +24,8 @@ public struct PlayHistory: Sendable {
     public private(set) var recent: [PlayRecord] = []
     /// Lines recorded and not yet handed to a write, oldest first, at most ``keptInMemory``-many.
     private var unwritten: [Data] = []
+    /// Lines handed to the write under way (``takeUnwritten()``) that has not ended yet.
+    private var writing = 0
     /// Records whose line never reached the file: its write failed, or it was pushed out of ``unwritten`` while a
     /// write hung. Counted in `status`.
     public private(set) var lost = 0
@@ -48,8 +51,8 @@ public struct PlayHistory: Sendable {
         (statePath as NSString).deletingLastPathComponent + "/play-history.jsonl"
     }
 
-    /// Lines waiting for a write.
-    public var unwrittenCount: Int { unwritten.count }
+    /// Records not in the file yet: waiting for a write, or in the one under way. Counted in `status`.
+    public var unwrittenCount: Int { unwritten.count + writing }
 
     /// Keeps `record` and queues its line for the file.
     public mutating func append(_ record: PlayRecord) {
@@ -71,15 +74,18 @@ public struct PlayHistory: Sendable {
         Array(recent.filter { screen == nil || $0.screen == screen }.suffix(limit))
     }
 
-    /// The queued lines, joined, and how many they are; nil when none waits. They are the caller's to write now.
+    /// The queued lines, joined, and how many they are; nil when none waits. They are the caller's to write now, and
+    /// count as unwritten until ``written(_:failure:)``.
     public mutating func takeUnwritten() -> (lines: Data, count: Int)? {
         guard !unwritten.isEmpty else { return nil }
         defer { unwritten.removeAll(keepingCapacity: true) }
+        writing += unwritten.count
         return (unwritten.reduce(into: Data()) { $0.append($1) }, unwritten.count)
     }
 
     /// A write of `count` lines ended, with `failure` or without.
     public mutating func written(_ count: Int, failure: PlayHistoryError?) {
+        writing -= count
         if failure != nil { lost += count }
         lastError = failure?.description
     }
@@ -100,17 +106,6 @@ public struct PlayHistory: Sendable {
         let wrote = lines.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
         guard wrote == lines.count else {
             throw wrote < 0 ? .posix(path, "write") : PlayHistoryError(path: path, operation: "write", reason: "short")
-        }
-    }
-
-    /// Writes the queued lines here and now: at exit, and in tests.
-    public mutating func writeUnwritten() {
-        guard let (lines, count) = takeUnwritten() else { return }
-        do {
-            try Self.write(lines, to: path, fileLimit: fileLimit)
-            written(count, failure: nil)
-        } catch {
-            written(count, failure: error)
         }
     }
 }

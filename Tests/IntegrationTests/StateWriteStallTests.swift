@@ -73,21 +73,38 @@ import Testing
         #expect(try app.process.waitForExit(timeout: 10) == 0)
     }
 
-    @Test func aHungPlayHistoryWriteHoldsNothingUpAndItsRecordsAreWrittenOnceTheDiskIsBack() throws {
-        let (disk, sway, app) = try Self.kiosk(outputs: 2)
-        defer { disk.unmount() }
-        defer { withExtendedLifetime(sway) {} }
+    /// Holds the opens of the proof-of-play log (one that exists: a create would hold the whole directory in the
+    /// kernel) and starts a playlist of 1 s items on HEADLESS-2: the write of its first record hangs.
+    private static func hangThePlayHistory(_ disk: StallingDirectory, _ app: MultiscreenProcess) throws {
+        try FileManager.default.createDirectory(
+            atPath: disk.backing + "/multiscreen", withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: disk.backing + "/multiscreen/play-history.jsonl", contents: nil)
         let directory = try MediaFixtures.directory()
         let files = try ["red", "lime"].map { colour in
             let path = directory + "/\(colour).png"
             try MediaFixtures.convert(["-size", "64x48", "xc:\(colour)", path])
             return path
         }
-
         disk.stallOpens(of: "play-history.jsonl")
         let set = try app.command(["playlist", "set", "--screen", "HEADLESS-2"] + files.map { $0 + "@1" })
         #expect(set.status == 0, "\(set.output)")
         try waitUntil(timeout: 10, "the first record's write stuck in its open") { disk.stalledOpens == 1 }
+    }
+
+    /// The threads of `app` called `name`.
+    private static func threads(_ app: MultiscreenProcess, named name: String) -> Int {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(app.process.pid)/task")) ?? []
+        return tasks.filter {
+            (try? String(contentsOfFile: "/proc/\(app.process.pid)/task/\($0)/comm", encoding: .utf8))?
+                .trimmingCharacters(in: .whitespacesAndNewlines) == name
+        }.count
+    }
+
+    @Test func aHungPlayHistoryWriteHoldsNothingUpAndItsRecordsAreWrittenOnceTheDiskIsBack() throws {
+        let (disk, sway, app) = try Self.kiosk(outputs: 2)
+        defer { disk.unmount() }
+        defer { withExtendedLifetime(sway) {} }
+        try Self.hangThePlayHistory(disk, app)
 
         // Turns go on, are recorded and can be read back, and requests are answered while the write hangs.
         for index in 0..<3 {
@@ -102,14 +119,15 @@ import Testing
             records = try PlaylistHistoryTests.records(app, ["--screen", "HEADLESS-2"])
             return records.count >= 4
         }
-        let waiting = try app.waitForStatus("records waiting for the hung write") { status in
-            ((status["playHistory"] as? [String: Any])?["unwritten"] as? Int ?? 0) >= 3
+        let waiting = try app.waitForStatus("the records in memory unwritten") { status in
+            ((status["playHistory"] as? [String: Any])?["unwritten"] as? Int ?? 0) >= records.count
         }
         #expect((waiting["playHistory"] as? [String: Any])?["lost"] as? Int == 0, "\(waiting)")
 
         // Reported once it has hung for 10 s; no second write piles up behind it.
         try app.waitForLog("has not returned for 10.0 s: the newest plays wait in memory until it does", timeout: 20)
         #expect(disk.stalledOpens == 1, "\(disk.process.output)")
+        #expect(Self.threads(app, named: "ms-history") == 1)
 
         // The disk is back: the hung write ends, and the next one writes every record that waited, each once.
         disk.recover()
@@ -128,6 +146,25 @@ import Testing
         #expect(app.log.contains("the hung write of "), "the end of the hang is logged")
 
         app.process.signal(SIGTERM)
+        #expect(try app.process.waitForExit(timeout: 10) == 0)
+    }
+
+    /// Asked to stop while the proof of play's write hangs: done within the 10 s a write has, saying how many records
+    /// are not written.
+    @Test func aHungPlayHistoryWriteDoesNotHoldTheExitUp() throws {
+        let (disk, sway, app) = try Self.kiosk(outputs: 2)
+        defer { disk.unmount() }
+        defer { withExtendedLifetime(sway) {} }
+        try Self.hangThePlayHistory(disk, app)
+
+        let asked = Date()
+        app.process.signal(SIGTERM)
+        try app.waitForLog("the play history's write has not returned for 10.0 s: the last ", timeout: 15)
+        try app.waitForLog("shut down")
+        #expect(Date().timeIntervalSince(asked) < 12)
+        #expect(app.log.contains("record(s) are not written"), "\(app.log)")
+        #expect(disk.stalledOpens == 1, "no second write at exit")
+        disk.recover()
         #expect(try app.process.waitForExit(timeout: 10) == 0)
     }
 

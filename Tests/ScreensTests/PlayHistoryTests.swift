@@ -83,7 +83,7 @@ import Testing
         let first = try #require(taken)
         #expect(first.count == 1)
         for number in 1...(PlayHistory.keptInMemory + 5) { history.append(Self.record(number)) }
-        #expect(history.unwrittenCount == PlayHistory.keptInMemory)
+        #expect(history.unwrittenCount == PlayHistory.keptInMemory + 1, "the queue and the hung write's line")
         #expect(history.lost == 5)
         // The hung write returns: the queue is written in one go, the oldest waiting line first.
         history.written(first.count, failure: nil)
@@ -94,6 +94,22 @@ import Testing
         #expect(lines.count == PlayHistory.keptInMemory)
         #expect(try JSONDecoder().decode(PlayRecord.self, from: lines[0]) == Self.record(6))
         #expect(history.takeUnwritten() == nil, "taken")
+        #expect(history.unwrittenCount == PlayHistory.keptInMemory, "until their write ends")
+        history.written(waiting.count, failure: nil)
+        #expect(history.unwrittenCount == 0)
         #expect(history.lost == 5)
+    }
+}
+
+extension PlayHistory {
+    /// Writes the queued lines on the calling thread, as the application's writer does on its own.
+    mutating func writeUnwritten() {
+        guard let (lines, count) = takeUnwritten() else { return }
+        do {
+            try Self.write(lines, to: path, fileLimit: fileLimit)
+            written(count, failure: nil)
+        } catch {
+            written(count, failure: error)
+        }
     }
 }
