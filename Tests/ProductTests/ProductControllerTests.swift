@@ -579,6 +579,50 @@ private func errorCode(_ outcome: Outcome) -> MessageError.Code? {
     }
 }
 
+/// The proof of play is written on another thread: the lines handed to a write count as unwritten until it ends, and
+/// a write that keeps failing is logged once per failure, not once per write.
+@Suite struct ProductControllerPlayHistoryTests {
+    @Test func aFailingPlayHistoryIsLoggedOnceAndItsRecordsCountedAsLost() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("plays-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let recorder = LogRecorder()
+        var product = ProductController(
+            model: ScreenModel(config: RoleConfig()), store: StateStore(path: directory + "/state.json"),
+            logger: recorder.logger())
+        func play(_ number: Int) -> Outcome {
+            product.recordPlay(
+                PlayRecord(
+                    screen: "HDMI-A-2", source: "/srv/\(number).png", index: 0, start: Double(number), end: 1,
+                    shownAt: nil, lastShownAt: nil, frames: 0))
+        }
+        #expect(play(1).events.map(\.name) == ["playlist.played"])
+        _ = play(2)
+        let firstTaken = product.playLinesToWrite()
+        let first = try #require(firstTaken)
+        #expect(first.count == 2)
+        _ = play(3)
+        #expect(product.playHistory.unwrittenCount == 3, "two in the write under way, one waiting")
+
+        let failure = PlayHistoryError(path: directory + "/play-history.jsonl", operation: "open", reason: "Stale")
+        product.playLinesWritten(first.count, failure: failure)
+        let secondTaken = product.playLinesToWrite()
+        let second = try #require(secondTaken)
+        product.playLinesWritten(second.count, failure: failure)
+        #expect(recorder.recorded.filter { $0.contains("cannot write the play history: open ") }.count == 1)
+        #expect(product.playHistory.lost == 3)
+        #expect(product.playHistory.lastError == failure.description)
+
+        _ = play(4)
+        let thirdTaken = product.playLinesToWrite()
+        let third = try #require(thirdTaken)
+        product.playLinesWritten(third.count, failure: nil)
+        #expect(recorder.recorded.contains { $0.contains("the play history is written again") })
+        #expect(product.playHistory.lastError == nil && product.playHistory.unwrittenCount == 0)
+        #expect(product.playLinesToWrite() == nil, "nothing waits")
+        #expect(product.playHistory.newest(10).map(\.start) == [1, 2, 3, 4], "every record kept in memory")
+    }
+}
+
 /// A broken config never puts the controller UI on a screen its rules made external: the last good config stays in
 /// force, or, with none, every screen is external; `status` says which and why.
 @Suite struct ProductControllerBrokenConfigTests {
