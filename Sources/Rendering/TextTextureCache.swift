@@ -110,31 +110,36 @@ final class TextTextureCache {
             }
             return entry
         }
-        let bitmap = rasterizer.render(key.text, style: key.style, box: key.box, maxTextureSize: maxTextureSize)
-        guard bitmap.width > 0, bitmap.height > 0 else { return nil }
-        precondition(bitmap.width <= maxTextureSize && bitmap.height <= maxTextureSize)
-        _ = glGetError()  // Clear an earlier error so the checks below are about this upload.
-        let storage: TextStorage
-        if bitmap.byteCount <= Canvas.textAtlasItemLimit, atlas.fits(width: bitmap.width, height: bitmap.height) {
-            guard let place = placeInAtlas(key, bitmap) else { return nil }
-            storage = .atlas(place)
-            atlasLastUsedAt = Self.now
-        } else {
-            guard let texture = uploadOwnTexture(key, bitmap) else { return nil }
-            storage = .own(texture)
+        let entry = rasterizer.withRaster(key.text, style: key.style, box: key.box, maxTextureSize: maxTextureSize) {
+            raster in raster.flatMap { upload(key, $0) }
         }
-        let extent = Canvas.TextExtent(
-            originX: bitmap.originX, width: bitmap.width, height: bitmap.height, baseline: bitmap.baseline,
-            lineCount: bitmap.lineCount, isEllipsized: bitmap.isEllipsized)
-        let entry = TextTexture(storage: storage, extent: extent)
         textures[key] = entry
         return entry
     }
 
-    /// Copies `bitmap` into a free place of the atlas (a page emptied to make room drops its texts from the cache;
+    /// Copies the text `key` drew into a texture: a place in the atlas, or one of its own.
+    private func upload(_ key: TextKey, _ raster: TextRaster) -> TextTexture? {
+        precondition(raster.width <= maxTextureSize && raster.height <= maxTextureSize)
+        _ = glGetError()  // Clear an earlier error so the checks below are about this upload.
+        let storage: TextStorage
+        if raster.byteCount <= Canvas.textAtlasItemLimit, atlas.fits(width: raster.width, height: raster.height) {
+            guard let place = placeInAtlas(key, raster) else { return nil }
+            storage = .atlas(place)
+            atlasLastUsedAt = Self.now
+        } else {
+            guard let texture = uploadOwnTexture(key, raster) else { return nil }
+            storage = .own(texture)
+        }
+        let extent = Canvas.TextExtent(
+            originX: raster.originX, width: raster.width, height: raster.height, baseline: raster.baseline,
+            lineCount: raster.lineCount, isEllipsized: raster.isEllipsized)
+        return TextTexture(storage: storage, extent: extent)
+    }
+
+    /// Copies `raster` into a free place of the atlas (a page emptied to make room drops its texts from the cache;
     /// a page is made the first time the packer asks for it).
-    private func placeInAtlas(_ key: TextKey, _ bitmap: TextBitmap) -> ShelfPacker<TextKey>.Placement? {
-        let (place, victims) = atlas.place(key, width: bitmap.width, height: bitmap.height)
+    private func placeInAtlas(_ key: TextKey, _ raster: TextRaster) -> ShelfPacker<TextKey>.Placement? {
+        let (place, victims) = atlas.place(key, width: raster.width, height: raster.height)
         for victim in victims { textures[victim] = nil }
         if place.page == atlasPages.count {
             var page: GLuint = 0
@@ -149,11 +154,9 @@ final class TextTextureCache {
         }
         glBindTexture(GLenum(GL_TEXTURE_2D), atlasPages[place.page])
         glPixelStorei(GLenum(GL_UNPACK_ALIGNMENT), 4)
-        bitmap.pixels.withUnsafeBytes { bytes in
-            glTexSubImage2D(
-                GLenum(GL_TEXTURE_2D), 0, GLint(place.x), GLint(place.y), GLsizei(bitmap.width),
-                GLsizei(bitmap.height), GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), bytes.baseAddress)
-        }
+        glTexSubImage2D(
+            GLenum(GL_TEXTURE_2D), 0, GLint(place.x), GLint(place.y), GLsizei(raster.width), GLsizei(raster.height),
+            GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), raster.pixels.baseAddress)
         guard glGetError() == GLenum(GL_NO_ERROR) else {
             atlas.remove(key)
             uploadFailures += 1
@@ -163,10 +166,10 @@ final class TextTextureCache {
     }
 
     /// A texture of its own for a text too large for the atlas, within the byte budget.
-    private func uploadOwnTexture(_ key: TextKey, _ bitmap: TextBitmap) -> GLuint? {
+    private func uploadOwnTexture(_ key: TextKey, _ raster: TextRaster) -> GLuint? {
         let now = Self.now
         let expired = budget.expirations(usedBefore: now > Canvas.largeTextExpiry ? now - Canvas.largeTextExpiry : 0)
-        for victim in expired + budget.evictions(toFit: bitmap.byteCount) {
+        for victim in expired + budget.evictions(toFit: raster.byteCount) {
             if case .own(let texture) = textures.removeValue(forKey: victim)?.storage { deleteTexture(texture) }
         }
         var texture: GLuint = 0
@@ -174,18 +177,16 @@ final class TextTextureCache {
         glBindTexture(GLenum(GL_TEXTURE_2D), texture)
         glPixelStorei(GLenum(GL_UNPACK_ALIGNMENT), 4)
         // cairo's ARGB32 is B, G, R, A in memory on little-endian machines; text.frag swizzles it back.
-        bitmap.pixels.withUnsafeBytes { bytes in
-            glTexImage2D(
-                GLenum(GL_TEXTURE_2D), 0, GL_RGBA, GLsizei(bitmap.width), GLsizei(bitmap.height), 0,
-                GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), bytes.baseAddress)
-        }
+        glTexImage2D(
+            GLenum(GL_TEXTURE_2D), 0, GL_RGBA, GLsizei(raster.width), GLsizei(raster.height), 0, GLenum(GL_RGBA),
+            GLenum(GL_UNSIGNED_BYTE), raster.pixels.baseAddress)
         guard glGetError() == GLenum(GL_NO_ERROR) else {
             deleteTexture(texture)
             uploadFailures += 1
             return nil
         }
         setNearestClamped()
-        budget.insert(key, bytes: bitmap.byteCount, at: now)
+        budget.insert(key, bytes: raster.byteCount, at: now)
         return texture
     }
 

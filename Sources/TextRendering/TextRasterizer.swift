@@ -31,6 +31,17 @@ public final class TextRasterizer {
 
     private let fontMap: UnsafeMutablePointer<PangoFontMap>
     private let context: OpaquePointer
+    /// The memory texts are drawn into, kept from one text to the next up to ``scratchKeptBytes``. A fresh buffer
+    /// per text is fresh pages: above glibc's mmap threshold (128 KiB, a message's line at a wall's size) each
+    /// allocation is a new mapping whose every page faults in and is zeroed by the kernel, which cost a software
+    /// renderer more than drawing the glyphs did.
+    private var scratch = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+    /// The most scratch memory kept between texts: a 1920 × 540 bitmap. A larger text gets memory of its own, freed
+    /// after it.
+    static let scratchKeptBytes = 4 << 20
+    /// The least: above the mmap threshold, so that the scratch memory is a mapping of its own and never leaves a
+    /// hole in the heap when it grows.
+    static let scratchLeastBytes = 256 << 10
 
     /// Creates the font map (fontconfig's configuration is loaded here, ~50 ms the first time) and checks that
     /// `family` resolves to a font.
@@ -62,6 +73,7 @@ public final class TextRasterizer {
     }
 
     deinit {
+        scratch.deallocate()
         g_object_unref(UnsafeMutableRawPointer(context))
         g_object_unref(fontMap)
     }
@@ -110,38 +122,65 @@ public final class TextRasterizer {
     public func render(_ text: String, style: TextStyle, box: TextBox = TextBox(), maxTextureSize: Int = 4096)
         -> TextBitmap
     {
+        withRaster(text, style: style, box: box, maxTextureSize: maxTextureSize) { raster in
+            guard let raster else { return .empty }
+            return TextBitmap(
+                width: raster.width, height: raster.height, originX: raster.originX, baseline: raster.baseline,
+                lineCount: raster.lineCount, isEllipsized: raster.isEllipsized,
+                pixels: [UInt32](raster.pixels.bindMemory(to: UInt32.self)))
+        }
+    }
+
+    /// Lays out and draws `text` as ``render(_:style:box:maxTextureSize:)`` does, into memory the rasterizer keeps
+    /// from one text to the next, and lends it to `body`: nil for empty text (or text drawing nothing).
+    public func withRaster<Result>(
+        _ text: String, style: TextStyle, box: TextBox = TextBox(), maxTextureSize: Int = 4096,
+        _ body: (TextRaster?) -> Result
+    ) -> Result {
         guard let layout = makeLayout(text, style: style, box: box, maxTextureSize: maxTextureSize) else {
-            return .empty
+            return body(nil)
         }
         defer { g_object_unref(UnsafeMutableRawPointer(layout.pointer)) }
         let frame = layout.frame
-        guard frame.width > 0, frame.height > 0 else { return .empty }
-        guard let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(frame.width), Int32(frame.height))
-        else { return .empty }
+        guard frame.width > 0, frame.height > 0 else { return body(nil) }
+        let memory = pixelMemory(bytes: frame.width * frame.height * 4)
+        defer { if memory.baseAddress != scratch.baseAddress { memory.deallocate() } }
+        let pixels = UnsafeMutableRawBufferPointer(rebasing: memory[0..<frame.width * frame.height * 4])
+        // Transparent before the glyphs: cairo draws over what is there.
+        pixels.initializeMemory(as: UInt8.self, repeating: 0)
+        // ARGB32's stride for any width is width × 4 bytes, so the surface's rows are the bitmap's.
+        guard
+            let surface = cairo_image_surface_create_for_data(
+                pixels.baseAddress?.assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_ARGB32, Int32(frame.width),
+                Int32(frame.height), Int32(frame.width * 4))
+        else { return body(nil) }
         defer { cairo_surface_destroy(surface) }
         guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS, let cairo = cairo_create(surface) else {
-            return .empty
+            return body(nil)
         }
         cairo_set_source_rgb(cairo, style.color.red, style.color.green, style.color.blue)
         cairo_move_to(cairo, Double(-frame.x), Double(-frame.y))
         pango_cairo_show_layout(cairo, layout.pointer)
         cairo_destroy(cairo)
         cairo_surface_flush(surface)
-        let stride = Int(cairo_image_surface_get_stride(surface))
-        var pixels = [UInt32](repeating: 0, count: frame.width * frame.height)
-        if let data = cairo_image_surface_get_data(surface) {
-            pixels.withUnsafeMutableBytes { target in
-                for row in 0..<frame.height {
-                    (target.baseAddress! + row * frame.width * 4).copyMemory(
-                        from: data + row * stride, byteCount: frame.width * 4)
-                }
-            }
-        }
         statistics.rendered += 1
-        statistics.largestBitmapBytes = max(statistics.largestBitmapBytes, frame.width * frame.height * 4)
-        return TextBitmap(
-            width: frame.width, height: frame.height, originX: frame.x, baseline: layout.baseline,
-            lineCount: layout.lineCount, isEllipsized: layout.isEllipsized, pixels: pixels)
+        statistics.largestBitmapBytes = max(statistics.largestBitmapBytes, pixels.count)
+        return body(
+            TextRaster(
+                width: frame.width, height: frame.height, originX: frame.x, baseline: layout.baseline,
+                lineCount: layout.lineCount, isEllipsized: layout.isEllipsized, pixels: UnsafeRawBufferPointer(pixels)))
+    }
+
+    /// At least `bytes` of memory for a bitmap: the kept scratch memory (grown when it is too small and the text
+    /// within ``scratchKeptBytes``), else memory of the text's own, which the caller frees.
+    private func pixelMemory(bytes: Int) -> UnsafeMutableRawBufferPointer {
+        if bytes <= scratch.count { return scratch }
+        guard bytes <= Self.scratchKeptBytes else {
+            return UnsafeMutableRawBufferPointer.allocate(byteCount: bytes, alignment: 16)
+        }
+        scratch.deallocate()
+        scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes, Self.scratchLeastBytes), alignment: 16)
+        return scratch
     }
 
     /// The size ``render(_:style:box:maxTextureSize:)`` would return, without drawing.

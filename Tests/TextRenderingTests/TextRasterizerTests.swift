@@ -23,6 +23,33 @@ import Testing
         (0..<bitmap.width).filter { x in (0..<bitmap.height).contains { bitmap[x, $0].alpha > 0 } }
     }
 
+    /// Texts are drawn into memory the rasterizer keeps: a second text reuses the first one's (no fresh pages), a
+    /// longer text starts transparent whatever the one before drew, and a text larger than what is kept gets memory
+    /// of its own. Each lent raster holds what ``TextRasterizer/render(_:style:box:maxTextureSize:)`` returns.
+    @Test func rastersAreDrawnIntoKeptMemoryAndMatchTheBitmaps() {
+        let box = TextBox(maxWidth: 1200)
+        let first = rasterizer.withRaster("Doors open at nine", style: style(79), box: box) { raster in
+            raster.map { ($0.pixels.baseAddress, Array($0.pixels.bindMemory(to: UInt32.self))) }
+        }
+        let second = rasterizer.withRaster("Wide open", style: style(79), box: box) { $0?.pixels.baseAddress }
+        #expect(first?.0 != nil && first?.0 == second, "the same memory for the next text")
+        #expect(first?.1 == rasterizer.render("Doors open at nine", style: style(79), box: box).pixels)
+        // Drawn after a text with ink everywhere, a space is still fully transparent.
+        _ = rasterizer.render("████████████", style: style(79), box: box)
+        #expect(
+            rasterizer.withRaster("x  ", style: style(79), box: box) { raster in
+                guard let raster else { return false }
+                let pixels = raster.pixels.bindMemory(to: UInt32.self)
+                return (0..<raster.height).allSatisfy { pixels[$0 * raster.width + raster.width - 1] == 0 }
+            })
+        let huge = rasterizer.withRaster("Big", style: style(1200)) { raster in
+            raster.map { ($0.byteCount, $0.pixels.baseAddress) }
+        }
+        #expect((huge?.0 ?? 0) > TextRasterizer.scratchKeptBytes)
+        #expect(huge?.1 != first?.0, "a text larger than the kept memory gets memory of its own")
+        #expect(rasterizer.withRaster("", style: style()) { $0 == nil })
+    }
+
     @Test func asciiHasInkAndWidensWithLength() {
         let short = rasterizer.render("Hi", style: style())
         let long = rasterizer.render("Hello, world!", style: style())
