@@ -58,8 +58,8 @@ public final class Application {
     /// The product's timers: the state write, messages' ttl, playlists.
     let deadlines: ProductDeadlines
     /// Write the state file and the proof-of-play log on threads of their own.
-    private let stateWriter: FileWriter<StateStoreError>
-    private let playWriter: FileWriter<PlayHistoryError>
+    private let stateWriter: FileWriter
+    private let playWriter: FileWriter
     private let service: ServiceManager
     private var stopRequested = false
     var messagesApplied = 0
@@ -88,16 +88,11 @@ public final class Application {
         loop = EventLoop(display: display)
         deadlines = try ProductDeadlines(loop: loop)
         stateWriter = try FileWriter(
-            path: product.store.path, threadName: "ms-state", whileHung: "the state stays unsaved until it does",
-            cannotStart: { [path = product.store.path] in
-                StateStoreError(path: path, operation: "start a thread for", reason: $0)
-            }, loop: loop, logger: logger)
+            path: product.store.path, task: "save state", threadName: "ms-state",
+            whileHung: "the state stays unsaved until it does", loop: loop, logger: logger)
         playWriter = try FileWriter(
-            path: product.playHistory.path, threadName: "ms-history",
-            whileHung: "the newest plays wait in memory until it does",
-            cannotStart: { [path = product.playHistory.path] in
-                PlayHistoryError(path: path, operation: "start a thread for", reason: $0)
-            }, loop: loop, logger: logger)
+            path: product.playHistory.path, task: PlayHistory.task, threadName: "ms-history",
+            whileHung: "the newest plays wait in memory until it does", loop: loop, logger: logger)
         service = try ServiceManager(loop: loop, logger: logger)
         startup?.mark("connect")
         graphics = try Graphics(display: display, loop: loop, fonts: fonts, logger: logger)
@@ -313,7 +308,7 @@ public final class Application {
     private func writePlayLines() {
         guard playWriter.isReady, let (lines, count) = product.playLinesToWrite() else { return }
         let (path, limit) = (product.playHistory.path, product.playHistory.fileLimit)
-        playWriter.write(count) { () throws(PlayHistoryError) in
+        playWriter.write(count) { () throws(StateStoreError) in
             try PlayHistory.write(lines, to: path, fileLimit: limit)
         }
     }
@@ -323,7 +318,7 @@ public final class Application {
     /// What the writes under way did not include is written last, each file on its writer's thread, unless that
     /// file's write hangs (a hung disk: another would hang too). The exit waits for them all to one deadline.
     private func finishWrites() {
-        let hangsAfter = FileWriter<StateStoreError>.hangsAfter
+        let hangsAfter = FileWriter.hangsAfter
         let deadline = MonotonicClock.nanoseconds() &+ UInt64(hangsAfter * 1e9)
         stateWriter.finishing(hangsAt: deadline) { [store = product.store] in
             product.stateToWrite().map { state, change in
@@ -333,7 +328,7 @@ public final class Application {
         let (path, limit) = (product.playHistory.path, product.playHistory.fileLimit)
         playWriter.finishing(hangsAt: deadline) {
             product.playLinesToWrite().map { lines, count in
-                (count, { () throws(PlayHistoryError) in try PlayHistory.write(lines, to: path, fileLimit: limit) })
+                (count, { () throws(StateStoreError) in try PlayHistory.write(lines, to: path, fileLimit: limit) })
             }
         }
         if !stateWriter.finish(by: deadline), product.hasUnsavedState {

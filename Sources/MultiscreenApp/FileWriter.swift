@@ -17,12 +17,12 @@ import Wayland
 /// write piles up behind it. Made with the application; at exit ``finishing(hangsAt:last:)`` waits for the write under
 /// way until it counts as hung and starts the last one, and ``finish(by:)`` waits for that, both to one deadline: the
 /// exit is held up by a hung disk for ``hangsAfter`` at most, whatever the number of writers.
-final class FileWriter<Failure: Error & Sendable> {
+final class FileWriter {
     /// How long a write may take before it counts as hung (and is logged as such).
     static var hangsAfter: Double { 10 }
 
     /// A write ended: the count it was given, and its failure if it failed. On the display thread.
-    var onWritten: (_ count: Int, _ failure: Failure?) -> Void = { _, _ in }
+    var onWritten: (_ count: Int, _ failure: StateStoreError?) -> Void = { _, _ in }
     /// A write may start: none is under way (or hung), and ``finishing(hangsAt:last:)`` has not begun.
     var isReady: Bool { writeHangsAt == nil && !isFinished }
     /// When the write under way counts as hung (``MonotonicClock`` ns); nil while none is.
@@ -33,27 +33,24 @@ final class FileWriter<Failure: Error & Sendable> {
     let path: String
     /// The name of each write's thread.
     private let threadName: String
+    /// What a failed write could not do, as its error says: "save state".
+    private let task: String
     /// What a hung write means to the user, for the log: "the state stays unsaved until it does".
     private let whileHung: String
-    /// The failure to report when no thread can be made for a write.
-    private let cannotStart: (_ reason: String) -> Failure
     private let loop: EventLoop
     private let threads = FileThreads()
     /// Fires ``hangsAfter`` into a write, to say it hangs (a hung write sends no news).
     private let hangTimer: OneShotTimer
     /// The writes that ended, handed from their threads to the display thread. Its eventfd closes with it: a hung
     /// write's thread holds it until the process ends.
-    private let ended: Mailbox<EndedWrite<Failure>>
+    private let ended: Mailbox<EndedWrite>
     private let logger: Logger
 
-    init(
-        path: String, threadName: String, whileHung: String, cannotStart: @escaping (_ reason: String) -> Failure,
-        loop: EventLoop, logger: Logger
-    ) throws {
+    init(path: String, task: String, threadName: String, whileHung: String, loop: EventLoop, logger: Logger) throws {
         self.path = path
+        self.task = task
         self.threadName = threadName
         self.whileHung = whileHung
-        self.cannotStart = cannotStart
         self.loop = loop
         self.logger = logger
         hangTimer = try OneShotTimer(on: loop)
@@ -63,20 +60,20 @@ final class FileWriter<Failure: Error & Sendable> {
     }
 
     /// Runs `work` on a thread of its own; ``onWritten`` gets `count` and what `work` threw. Only while ``isReady``.
-    func write(_ count: Int, work: @escaping @Sendable () throws(Failure) -> Void) {
+    func write(_ count: Int, work: @escaping @Sendable () throws(StateStoreError) -> Void) {
         precondition(isReady, "one write of \(path) at a time, none once finishing")
         start(count, hangsAt: MonotonicClock.nanoseconds() &+ UInt64(Self.hangsAfter * 1e9), work: work)
     }
 
-    private func start(_ count: Int, hangsAt: UInt64, work: @escaping @Sendable () throws(Failure) -> Void) {
+    private func start(_ count: Int, hangsAt: UInt64, work: @escaping @Sendable () throws(StateStoreError) -> Void) {
         writeHangsAt = hangsAt
         hangTimer.arm(atMonotonic: hangsAt)
-        let (ended, outcome) = (ended, WriteOutcome<Failure>())
+        let (ended, outcome) = (ended, WriteOutcome())
         do {
             try threads.start(
                 path: path, hangsAt: hangsAt, named: threadName,
                 work: {
-                    do throws(Failure) {
+                    do throws(StateStoreError) {
                         try work()
                         outcome.value.withLock { $0 = (count, nil) }
                     } catch {
@@ -92,7 +89,8 @@ final class FileWriter<Failure: Error & Sendable> {
         } catch {
             writeHangsAt = nil
             hangTimer.disarm()
-            onWritten(count, cannotStart("\(error)"))
+            onWritten(
+                count, StateStoreError(path: path, operation: "start a thread for", reason: "\(error)", task: task))
         }
     }
 
@@ -116,7 +114,7 @@ final class FileWriter<Failure: Error & Sendable> {
     /// - Parameter last: the count and work of the last write, asked once the write under way has ended; nil when
     ///   there is nothing left to write.
     func finishing(
-        hangsAt deadline: UInt64, last: () -> (count: Int, work: @Sendable () throws(Failure) -> Void)?
+        hangsAt deadline: UInt64, last: () -> (count: Int, work: @Sendable () throws(StateStoreError) -> Void)?
     ) {
         isFinished = true
         if let hangsAt = writeHangsAt { threads.wait { unfinished, _ in unfinished.isEmpty ? nil : hangsAt } }
@@ -138,14 +136,14 @@ final class FileWriter<Failure: Error & Sendable> {
 }
 
 /// A write's end as the display thread takes it.
-private struct EndedWrite<Failure: Error & Sendable>: Sendable {
+private struct EndedWrite: Sendable {
     let count: Int
-    let failure: Failure?
+    let failure: StateStoreError?
     /// It had been reported hung.
     let afterHanging: Bool
 }
 
 /// How a write went, from its end (in the piece's work) to the piece's finish, on the writing thread.
-private final class WriteOutcome<Failure: Error & Sendable>: Sendable {
-    let value = Mutex<(count: Int, failure: Failure?)?>(nil)
+private final class WriteOutcome: Sendable {
+    let value = Mutex<(count: Int, failure: StateStoreError?)?>(nil)
 }

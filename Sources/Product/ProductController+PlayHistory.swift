@@ -20,7 +20,7 @@ extension ProductController {
     }
 
     /// A write of `count` lines ended. A failure is logged once per kind, not once per write.
-    public mutating func playLinesWritten(_ count: Int, failure: PlayHistoryError?) {
+    public mutating func playLinesWritten(_ count: Int, failure: StateStoreError?) {
         let before = playHistory.lastError
         playHistory.written(count, failure: failure)
         if let failure, failure.description != before {

@@ -32,6 +32,8 @@ public struct PlayHistory: Sendable {
     /// Why the last write failed; nil once one succeeds.
     public private(set) var lastError: String?
     public static let keptInMemory = 1000
+    /// What a failed write could not do, as its error says.
+    public static let task = "write the play history"
 
     /// Reads the newest records of the files at `path` (and its `.1`).
     public init(path: String, fileLimit: Int = 1 << 20) {
@@ -84,7 +86,7 @@ public struct PlayHistory: Sendable {
     }
 
     /// A write of `count` lines ended, with `failure` or without.
-    public mutating func written(_ count: Int, failure: PlayHistoryError?) {
+    public mutating func written(_ count: Int, failure: StateStoreError?) {
         writing -= count
         if failure != nil { lost += count }
         lastError = failure?.description
@@ -92,40 +94,22 @@ public struct PlayHistory: Sendable {
 
     /// Appends `lines` to the file at `path`, rotating it first when they would take it past `fileLimit`. On any
     /// thread: it takes no history, only where its file is.
-    public static func write(_ lines: Data, to path: String, fileLimit: Int) throws(PlayHistoryError) {
+    public static func write(_ lines: Data, to path: String, fileLimit: Int) throws(StateStoreError) {
         let directory = (path as NSString).deletingLastPathComponent
         try? FileManager.default.createDirectory(
             atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         var status = stat()
         if stat(path, &status) == 0, Int(status.st_size) + lines.count > fileLimit {
-            guard rename(path, path + ".1") == 0 else { throw .posix(path, "rotate") }
+            guard rename(path, path + ".1") == 0 else { throw .posix(path, "rotate", task: Self.task) }
         }
         let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw .posix(path, "open") }
+        guard fd >= 0 else { throw .posix(path, "open", task: Self.task) }
         defer { close(fd) }
         let wrote = lines.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
         guard wrote == lines.count else {
-            throw wrote < 0 ? .posix(path, "write") : PlayHistoryError(path: path, operation: "write", reason: "short")
+            throw wrote < 0
+                ? .posix(path, "write", task: Self.task)
+                : StateStoreError(path: path, operation: "write", reason: "short", task: Self.task)
         }
     }
-}
-
-/// A write of the proof-of-play log failed: which step, on which file, why.
-public struct PlayHistoryError: Error, Equatable, Sendable, CustomStringConvertible {
-    public var path: String
-    /// The step that failed: rotate, open, write, or starting the thread that writes.
-    public var operation: String
-    public var reason: String
-
-    public init(path: String, operation: String, reason: String) {
-        self.path = path
-        self.operation = operation
-        self.reason = reason
-    }
-
-    static func posix(_ path: String, _ operation: String) -> PlayHistoryError {
-        PlayHistoryError(path: path, operation: operation, reason: String(cString: strerror(errno)))
-    }
-
-    public var description: String { "cannot write the play history: \(operation) \(path): \(reason)" }
 }

@@ -229,20 +229,23 @@ public struct StateStore: Sendable {
 
 /// Saving the state failed: the caller logs it and keeps running (the old file, if any, is intact).
 public struct StateStoreError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// What could not be done, for the message: "save state", "write the play history".
+    public var task: String
     public var path: String
-    /// The step that failed: mkdir, open, write, fsync, rename, encode.
+    /// The step that failed: mkdir, open, write, fsync, rename, rotate, encode.
     public var operation: String
     public var reason: String
 
-    public init(path: String, operation: String, reason: String) {
+    public init(path: String, operation: String, reason: String, task: String = "save state") {
+        self.task = task
         self.path = path
         self.operation = operation
         self.reason = reason
     }
 
-    static func posix(_ path: String, _ operation: String) -> StateStoreError {
-        StateStoreError(path: path, operation: operation, reason: String(cString: strerror(errno)))
+    static func posix(_ path: String, _ operation: String, task: String = "save state") -> StateStoreError {
+        StateStoreError(path: path, operation: operation, reason: String(cString: strerror(errno)), task: task)
     }
 
-    public var description: String { "cannot save state: \(operation) \(path): \(reason)" }
+    public var description: String { "cannot \(task): \(operation) \(path): \(reason)" }
 }

@@ -43,12 +43,7 @@ import Testing
         try Self.hangTheNextWrite(disk, app)
 
         // Requests are answered and messages shown while the write hangs.
-        for index in 0..<5 {
-            let started = Date()
-            let sent = try app.command(["send", "while the disk hangs \(index)"])
-            #expect(sent.status == 0, "\(sent.output)")
-            #expect(Date().timeIntervalSince(started) < 2, "a reply held up by the hung write")
-        }
+        try Self.sendWhileTheDiskHangs(5, app)
         try app.waitForLog("latency: message #6 on HEADLESS-2 committed")
         let unsaved = try app.waitForStatus("the state unsaved") { status in
             (status["state"] as? [String: Any])?["unsaved"] as? Bool == true
@@ -91,6 +86,16 @@ import Testing
         try waitUntil(timeout: 10, "the first record's write stuck in its open") { disk.stalledOpens == 1 }
     }
 
+    /// Sends `count` messages, each answered within 2 s.
+    private static func sendWhileTheDiskHangs(_ count: Int, _ app: MultiscreenProcess) throws {
+        for index in 0..<count {
+            let started = Date()
+            let sent = try app.command(["send", "while the disk hangs \(index)"])
+            #expect(sent.status == 0, "\(sent.output)")
+            #expect(Date().timeIntervalSince(started) < 2, "a reply held up by the hung write")
+        }
+    }
+
     /// The threads of `app` called `name`.
     private static func threads(_ app: MultiscreenProcess, named name: String) -> Int {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(app.process.pid)/task")) ?? []
@@ -107,12 +112,7 @@ import Testing
         try Self.hangThePlayHistory(disk, app)
 
         // Turns go on, are recorded and can be read back, and requests are answered while the write hangs.
-        for index in 0..<3 {
-            let started = Date()
-            let sent = try app.command(["send", "while the disk hangs \(index)"])
-            #expect(sent.status == 0, "\(sent.output)")
-            #expect(Date().timeIntervalSince(started) < 2, "a reply held up by the hung write")
-        }
+        try Self.sendWhileTheDiskHangs(3, app)
         try app.waitForLog("latency: message #3 on HEADLESS-2 committed")
         var records: [[String: Any]] = []
         try waitUntil(timeout: 15, "four turns recorded while the write hangs") {

@@ -603,7 +603,8 @@ private func errorCode(_ outcome: Outcome) -> MessageError.Code? {
         _ = play(3)
         #expect(product.playHistory.unwrittenCount == 3, "two in the write under way, one waiting")
 
-        let failure = PlayHistoryError(path: directory + "/play-history.jsonl", operation: "open", reason: "Stale")
+        let failure = StateStoreError(
+            path: directory + "/play-history.jsonl", operation: "open", reason: "Stale", task: PlayHistory.task)
         product.playLinesWritten(first.count, failure: failure)
         let secondTaken = product.playLinesToWrite()
         let second = try #require(secondTaken)
