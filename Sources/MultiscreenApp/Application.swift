@@ -57,9 +57,10 @@ public final class Application {
     var product: ProductController
     /// The product's timers: the state write, messages' ttl, playlists.
     let deadlines: ProductDeadlines
-    /// Write the state file and the proof-of-play log on threads of their own.
+    /// Write the state file and the proof-of-play log on threads of their own (from `fileWrites`).
     private let stateWriter: FileWriter
     private let playWriter: FileWriter
+    private let fileWrites = FileThreads()
     private let service: ServiceManager
     private var stopRequested = false
     var messagesApplied = 0
@@ -89,10 +90,11 @@ public final class Application {
         deadlines = try ProductDeadlines(loop: loop)
         stateWriter = try FileWriter(
             path: product.store.path, task: "save state", threadName: "ms-state",
-            whileHung: "the state stays unsaved until it does", loop: loop, logger: logger)
+            whileHung: "the state stays unsaved until it does", threads: fileWrites, loop: loop, logger: logger)
         playWriter = try FileWriter(
             path: product.playHistory.path, task: PlayHistory.task, threadName: "ms-history",
-            whileHung: "the newest plays wait in memory until it does", loop: loop, logger: logger)
+            whileHung: "the newest plays wait in memory until it does", threads: fileWrites, loop: loop,
+            logger: logger)
         service = try ServiceManager(loop: loop, logger: logger)
         startup?.mark("connect")
         graphics = try Graphics(display: display, loop: loop, fonts: fonts, logger: logger)
@@ -319,26 +321,33 @@ public final class Application {
     /// file's write hangs (a hung disk: another would hang too). The exit waits for them all to one deadline.
     private func finishWrites() {
         let hangsAfter = FileWriter.hangsAfter
-        let deadline = MonotonicClock.nanoseconds() &+ UInt64(hangsAfter * 1e9)
-        stateWriter.finishing(hangsAt: deadline) { [store = product.store] in
+        stateWriter.finishing { [unowned self, store = product.store] in
             product.stateToWrite().map { state, change in
                 (change, { () throws(StateStoreError) in try store.save(state) })
             }
         }
         let (path, limit) = (product.playHistory.path, product.playHistory.fileLimit)
-        playWriter.finishing(hangsAt: deadline) {
+        playWriter.finishing { [unowned self] in
             product.playLinesToWrite().map { lines, count in
                 (count, { () throws(StateStoreError) in try PlayHistory.write(lines, to: path, fileLimit: limit) })
             }
         }
-        if !stateWriter.finish(by: deadline), product.hasUnsavedState {
+        let ended = FileWriter.finish(
+            [stateWriter, playWriter], sharing: fileWrites,
+            by: MonotonicClock.nanoseconds() &+ UInt64(hangsAfter * 1e9))
+        if product.hasUnsavedState {
             logger.error(
-                "the state file's write has not returned for \(hangsAfter) s: the changes since the last write that returned are not saved"
+                ended[0]
+                    ? "the state file could not be written at exit: the changes since the last write are not saved"
+                    : "the state file's write has not returned for \(hangsAfter) s: the changes since the last write that returned are not saved"
             )
         }
-        if !playWriter.finish(by: deadline), product.playHistory.unwrittenCount > 0 {
+        let unwritten = product.playHistory.unwrittenCount
+        if unwritten > 0 {
             logger.error(
-                "the play history's write has not returned for \(hangsAfter) s: the last \(product.playHistory.unwrittenCount) record(s) are not written"
+                ended[1]
+                    ? "the play history could not be written at exit: the last \(unwritten) record(s) are not written"
+                    : "the play history's write has not returned for \(hangsAfter) s: the last \(unwritten) record(s) are not written"
             )
         }
     }

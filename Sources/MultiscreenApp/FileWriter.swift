@@ -14,20 +14,24 @@ import Wayland
 /// count the caller gives meaning to (the changes a state write includes, the lines a log write holds), and how the
 /// write went comes back to the display thread through an eventfd watched on its loop, as ``onWritten``. A write
 /// still under way after ``hangsAfter`` counts as hung and is logged once: ``isReady`` stays false, so no other
-/// write piles up behind it. Made with the application; at exit ``finishing(hangsAt:last:)`` waits for the write under
-/// way until it counts as hung and starts the last one, and ``finish(by:)`` waits for that, both to one deadline: the
-/// exit is held up by a hung disk for ``hangsAfter`` at most, whatever the number of writers.
+/// write piles up behind it. Made with the application, on threads it shares with the other writers; at exit
+/// ``finishing(last:)`` says what each writes last, and ``finish(_:sharing:by:)`` starts each writer's last write as
+/// soon as its write under way has ended and waits for them all to one deadline: the exit is held up by a hung disk
+/// for ``hangsAfter`` at most, whatever the number of writers.
 final class FileWriter {
     /// How long a write may take before it counts as hung (and is logged as such).
     static var hangsAfter: Double { 10 }
 
     /// A write ended: the count it was given, and its failure if it failed. On the display thread.
     var onWritten: (_ count: Int, _ failure: StateStoreError?) -> Void = { _, _ in }
-    /// A write may start: none is under way (or hung), and ``finishing(hangsAt:last:)`` has not begun.
+    /// A write may start: none is under way (or hung), and ``finishing(last:)`` has not begun.
     var isReady: Bool { writeHangsAt == nil && !isFinished }
     /// When the write under way counts as hung (``MonotonicClock`` ns); nil while none is.
     private var writeHangsAt: UInt64?
     private var isFinished = false
+    /// The last write's count and work, asked once no write is under way; nil once asked.
+    private var last: (() -> LastWrite?)?
+    typealias LastWrite = (count: Int, work: @Sendable () throws(StateStoreError) -> Void)
 
     /// The file written, as logged.
     let path: String
@@ -38,7 +42,8 @@ final class FileWriter {
     /// What a hung write means to the user, for the log: "the state stays unsaved until it does".
     private let whileHung: String
     private let loop: EventLoop
-    private let threads = FileThreads()
+    /// Shared with the other writers, so that the exit can wait for all of them at once.
+    private let threads: FileThreads
     /// Fires ``hangsAfter`` into a write, to say it hangs (a hung write sends no news).
     private let hangTimer: OneShotTimer
     /// The writes that ended, handed from their threads to the display thread. Its eventfd closes with it: a hung
@@ -46,8 +51,12 @@ final class FileWriter {
     private let ended: Mailbox<EndedWrite>
     private let logger: Logger
 
-    init(path: String, task: String, threadName: String, whileHung: String, loop: EventLoop, logger: Logger) throws {
+    init(
+        path: String, task: String, threadName: String, whileHung: String, threads: FileThreads, loop: EventLoop,
+        logger: Logger
+    ) throws {
         self.path = path
+        self.threads = threads
         self.task = task
         self.threadName = threadName
         self.whileHung = whileHung
@@ -108,30 +117,40 @@ final class FileWriter {
         }
     }
 
-    /// At exit, first: no write starts from now on but the last. Waits for the write under way until it counts as
-    /// hung (a slow card's write is not thrown away) and takes its result; then, unless it hangs (another write would
-    /// hang too), starts the last write, of what it did not include, to count as hung at `deadline`.
-    /// - Parameter last: the count and work of the last write, asked once the write under way has ended; nil when
-    ///   there is nothing left to write.
-    func finishing(
-        hangsAt deadline: UInt64, last: () -> (count: Int, work: @Sendable () throws(StateStoreError) -> Void)?
-    ) {
+    /// At exit: no write starts from now on but the last, whose count and work `last` gives (nil: nothing is left
+    /// to write) once the write under way has ended, so that it writes only what that one did not include.
+    func finishing(last: @escaping () -> LastWrite?) {
         isFinished = true
-        if let hangsAt = writeHangsAt { threads.wait { unfinished, _ in unfinished.isEmpty ? nil : hangsAt } }
-        // Joins the finished thread first: its result is posted by then.
-        takeResults()
-        guard writeHangsAt == nil, let (count, work) = last() else { return }
-        start(count, hangsAt: deadline, work: work)
+        self.last = last
     }
 
-    /// At exit, then: waits for the last write until `deadline`, takes its result, and takes the eventfd off the loop.
-    /// - Returns: false when a write still hangs.
-    func finish(by deadline: UInt64) -> Bool {
-        if writeHangsAt != nil { threads.wait { unfinished, _ in unfinished.isEmpty ? nil : deadline } }
-        takeResults()
-        hangTimer.disarm()
-        loop.unwatch(ended.wakeDescriptor)
-        return writeHangsAt == nil
+    /// At exit, for `writers` sharing `threads`: each writer's last write starts as soon as its write under way has
+    /// ended (a slow card's write is not thrown away; a hung one gets no second write behind it), and every write
+    /// is waited for until `deadline`. Then their eventfds leave the loop.
+    /// - Returns: for each writer, whether everything it had to write was handed to a write that ended (failed
+    ///   writes included); false when a write still hangs at `deadline`.
+    static func finish(_ writers: [FileWriter], sharing threads: FileThreads, by deadline: UInt64) -> [Bool] {
+        while true {
+            for writer in writers {
+                // Joins the finished threads first: their results are posted by then.
+                writer.takeResults()
+                if writer.writeHangsAt == nil, let last = writer.last {
+                    writer.last = nil
+                    if let (count, work) = last() { writer.start(count, hangsAt: deadline, work: work) }
+                }
+            }
+            let writing = writers.filter { $0.writeHangsAt != nil }
+            guard !writing.isEmpty, MonotonicClock.nanoseconds() < deadline else { break }
+            // Until one of them ends (its file has no piece under way any more), or the deadline.
+            threads.wait { unfinished, _ in
+                writing.contains { writer in !unfinished.contains { $0.path == writer.path } } ? nil : deadline
+            }
+        }
+        for writer in writers {
+            writer.hangTimer.disarm()
+            writer.loop.unwatch(writer.ended.wakeDescriptor)
+        }
+        return writers.map { $0.writeHangsAt == nil && $0.last == nil }
     }
 }
 

@@ -31,17 +31,17 @@ public final class TextRasterizer {
 
     private let fontMap: UnsafeMutablePointer<PangoFontMap>
     private let context: OpaquePointer
-    /// The memory texts are drawn into, kept from one text to the next up to ``scratchKeptBytes``. A fresh buffer
-    /// per text is fresh pages: above glibc's mmap threshold (128 KiB, a message's line at a wall's size) each
-    /// allocation is a new mapping whose every page faults in and is zeroed by the kernel, which cost a software
-    /// renderer more than drawing the glyphs did.
+    /// The memory texts are drawn into, ``scratchKeptBytes`` kept from one text to the next. A fresh buffer per text
+    /// is fresh pages: above glibc's mmap threshold (128 KiB, a message's line at a wall's size) each allocation is a
+    /// new mapping whose every page faults in and is zeroed by the kernel, which cost a software renderer more than
+    /// drawing the glyphs did. Allocated whole at the first text, far above that threshold, so that it is a mapping
+    /// of its own, never in the heap; only the pages texts have used are resident.
     private var scratch = UnsafeMutableRawBufferPointer(start: nil, count: 0)
-    /// The most scratch memory kept between texts: a 1920 × 540 bitmap. A larger text gets memory of its own, freed
-    /// after it.
+    /// The scratch memory kept between texts: a 1920 × 540 bitmap. A larger text gets memory of its own, freed after
+    /// it.
     static let scratchKeptBytes = 4 << 20
-    /// The least: above the mmap threshold, so that the scratch memory is a mapping of its own and never leaves a
-    /// hole in the heap when it grows.
-    static let scratchLeastBytes = 256 << 10
+    /// A raster is lent (``withRaster(_:style:box:maxTextureSize:_:)``): its memory may not be drawn into again.
+    private var isLending = false
 
     /// Creates the font map (fontconfig's configuration is loaded here, ~50 ms the first time) and checks that
     /// `family` resolves to a font.
@@ -132,7 +132,8 @@ public final class TextRasterizer {
     }
 
     /// Lays out and draws `text` as ``render(_:style:box:maxTextureSize:)`` does, into memory the rasterizer keeps
-    /// from one text to the next, and lends it to `body`: nil for empty text (or text drawing nothing).
+    /// from one text to the next, and lends it to `body`: nil for empty text (or text drawing nothing). The raster
+    /// must not outlive `body`, and `body` may not draw another text with this rasterizer.
     public func withRaster<Result>(
         _ text: String, style: TextStyle, box: TextBox = TextBox(), maxTextureSize: Int = 4096,
         _ body: (TextRaster?) -> Result
@@ -143,6 +144,9 @@ public final class TextRasterizer {
         defer { g_object_unref(UnsafeMutableRawPointer(layout.pointer)) }
         let frame = layout.frame
         guard frame.width > 0, frame.height > 0 else { return body(nil) }
+        precondition(!isLending, "a text drawn while another is lent")
+        isLending = true
+        defer { isLending = false }
         let memory = pixelMemory(bytes: frame.width * frame.height * 4)
         defer { if memory.baseAddress != scratch.baseAddress { memory.deallocate() } }
         let pixels = UnsafeMutableRawBufferPointer(rebasing: memory[0..<frame.width * frame.height * 4])
@@ -171,15 +175,15 @@ public final class TextRasterizer {
                 lineCount: layout.lineCount, isEllipsized: layout.isEllipsized, pixels: UnsafeRawBufferPointer(pixels)))
     }
 
-    /// At least `bytes` of memory for a bitmap: the kept scratch memory (grown when it is too small and the text
-    /// within ``scratchKeptBytes``), else memory of the text's own, which the caller frees.
+    /// At least `bytes` of memory for a bitmap: the kept scratch memory (allocated at the first text), else, for a
+    /// text larger than ``scratchKeptBytes``, memory of its own, which the caller frees.
     private func pixelMemory(bytes: Int) -> UnsafeMutableRawBufferPointer {
-        if bytes <= scratch.count { return scratch }
         guard bytes <= Self.scratchKeptBytes else {
             return UnsafeMutableRawBufferPointer.allocate(byteCount: bytes, alignment: 16)
         }
-        scratch.deallocate()
-        scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes, Self.scratchLeastBytes), alignment: 16)
+        if scratch.baseAddress == nil {
+            scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.scratchKeptBytes, alignment: 16)
+        }
         return scratch
     }
 
