@@ -147,8 +147,8 @@ public final class Application {
             stop: { [unowned self] in stopRequested = true })
         deadlines.save = { [unowned self] in
             // One write at a time: the one under way says when it ends whether the state needs another.
-            guard stateWriter.isReady, let (state, change) = product.stateToWrite() else { return }
-            stateWriter.write(change) { [store = product.store] () throws(StateStoreError) in try store.save(state) }
+            guard stateWriter.isReady, let (change, work) = nextStateWrite() else { return }
+            stateWriter.write(change, work: work)
         }
         stateWriter.onWritten = { [unowned self] change, failure in
             product.stateWritten(change, failure: failure)
@@ -308,10 +308,22 @@ public final class Application {
     /// Hands the lines waiting for the proof-of-play log to a write, unless one is under way: when it ends, it hands
     /// over what came meanwhile.
     private func writePlayLines() {
-        guard playWriter.isReady, let (lines, count) = product.playLinesToWrite() else { return }
+        guard playWriter.isReady, let (count, work) = nextPlayLinesWrite() else { return }
+        playWriter.write(count, work: work)
+    }
+
+    /// The state file's next write: the changes it includes, and the work; nil when nothing changed since the last.
+    private func nextStateWrite() -> FileWriter.Write? {
+        product.stateToWrite().map { [store = product.store] state, change in
+            (change, { () throws(StateStoreError) in try store.save(state) })
+        }
+    }
+
+    /// The proof-of-play log's next write: the lines waiting, handed over; nil when none waits.
+    private func nextPlayLinesWrite() -> FileWriter.Write? {
         let (path, limit) = (product.playHistory.path, product.playHistory.fileLimit)
-        playWriter.write(count) { () throws(StateStoreError) in
-            try PlayHistory.write(lines, to: path, fileLimit: limit)
+        return product.playLinesToWrite().map { lines, count in
+            (count, { () throws(StateStoreError) in try PlayHistory.write(lines, to: path, fileLimit: limit) })
         }
     }
 
@@ -321,17 +333,9 @@ public final class Application {
     /// file's write hangs (a hung disk: another would hang too). The exit waits for them all to one deadline.
     private func finishWrites() {
         let hangsAfter = FileWriter.hangsAfter
-        stateWriter.finishing { [unowned self, store = product.store] in
-            product.stateToWrite().map { state, change in
-                (change, { () throws(StateStoreError) in try store.save(state) })
-            }
-        }
-        let (path, limit) = (product.playHistory.path, product.playHistory.fileLimit)
-        playWriter.finishing { [unowned self] in
-            product.playLinesToWrite().map { lines, count in
-                (count, { () throws(StateStoreError) in try PlayHistory.write(lines, to: path, fileLimit: limit) })
-            }
-        }
+        stateWriter.finishing { [unowned self] in nextStateWrite() }
+        playWriter.finishing { [unowned self] in nextPlayLinesWrite() }
+        let lostBefore = product.playHistory.lost
         let ended = FileWriter.finish(
             [stateWriter, playWriter], sharing: fileWrites,
             by: MonotonicClock.nanoseconds() &+ UInt64(hangsAfter * 1e9))
@@ -339,15 +343,16 @@ public final class Application {
             logger.error(
                 ended[0]
                     ? "the state file could not be written at exit: the changes since the last write are not saved"
-                    : "the state file's write has not returned for \(hangsAfter) s: the changes since the last write that returned are not saved"
+                    : "the state file's write has not returned within the exit's \(hangsAfter) s: the changes since the last write that returned are not saved"
             )
         }
-        let unwritten = product.playHistory.unwrittenCount
-        if unwritten > 0 {
+        // A failed write counts its records as lost; one still under way leaves them unwritten.
+        let notWritten = product.playHistory.unwrittenCount + product.playHistory.lost - lostBefore
+        if notWritten > 0 {
             logger.error(
                 ended[1]
-                    ? "the play history could not be written at exit: the last \(unwritten) record(s) are not written"
-                    : "the play history's write has not returned for \(hangsAfter) s: the last \(unwritten) record(s) are not written"
+                    ? "the play history could not be written at exit: the last \(notWritten) record(s) are not written"
+                    : "the play history's write has not returned within the exit's \(hangsAfter) s: the last \(notWritten) record(s) are not written"
             )
         }
     }

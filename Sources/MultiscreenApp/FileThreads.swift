@@ -84,8 +84,9 @@ final class FileThreads: Sendable {
     }
 
     /// Joins the threads of the pieces that finished. - Returns: the files of the pieces that hang and were not handed
-    /// out yet (each is handed out once).
-    func reap() -> [String] {
+    /// out yet (each is handed out once); only those of the file at `path` when one is given, for an owner that
+    /// shares these threads with others, each reporting its own.
+    func reap(hungOf path: String? = nil) -> [String] {
         let (finished, hung) = pieces.withLock { pieces -> ([LoopThread], [String]) in
             let now = MonotonicClock.nanoseconds()
             var finished: [LoopThread] = []
@@ -94,7 +95,7 @@ final class FileThreads: Sendable {
                 if piece.finished {
                     finished.append(piece.thread)
                     pieces.byID[id] = nil
-                } else if !piece.reported, piece.hangs(at: now) {
+                } else if !piece.reported, piece.hangs(at: now), path == nil || piece.path == path {
                     pieces.byID[id]?.reported = true
                     hung.append(piece.path)
                 }

@@ -20,7 +20,7 @@ import Wayland
 /// for ``hangsAfter`` at most, whatever the number of writers.
 final class FileWriter {
     /// How long a write may take before it counts as hung (and is logged as such).
-    static var hangsAfter: Double { 10 }
+    static let hangsAfter = 10.0
 
     /// A write ended: the count it was given, and its failure if it failed. On the display thread.
     var onWritten: (_ count: Int, _ failure: StateStoreError?) -> Void = { _, _ in }
@@ -28,10 +28,13 @@ final class FileWriter {
     var isReady: Bool { writeHangsAt == nil && !isFinished }
     /// When the write under way counts as hung (``MonotonicClock`` ns); nil while none is.
     private var writeHangsAt: UInt64?
+    /// When the write under way (or the last one) began (``MonotonicClock`` ns).
+    private var writeStartedAt: UInt64 = 0
     private var isFinished = false
-    /// The last write's count and work, asked once no write is under way; nil once asked.
-    private var last: (() -> LastWrite?)?
-    typealias LastWrite = (count: Int, work: @Sendable () throws(StateStoreError) -> Void)
+    /// The last write's, asked once no write is under way; nil once asked.
+    private var last: (() -> Write?)?
+    /// A write as its owner hands it over: the count ``onWritten`` gets back, and the work done on the thread.
+    typealias Write = (count: Int, work: @Sendable () throws(StateStoreError) -> Void)
 
     /// The file written, as logged.
     let path: String
@@ -75,6 +78,7 @@ final class FileWriter {
     }
 
     private func start(_ count: Int, hangsAt: UInt64, work: @escaping @Sendable () throws(StateStoreError) -> Void) {
+        writeStartedAt = MonotonicClock.nanoseconds()
         writeHangsAt = hangsAt
         hangTimer.arm(atMonotonic: hangsAt)
         let (ended, outcome) = (ended, WriteOutcome())
@@ -106,8 +110,11 @@ final class FileWriter {
     /// The writes that ended, on the display thread: each to ``onWritten``; finished threads joined, a hung write
     /// logged once, and a hung one that returned logged too.
     private func takeResults() {
-        for path in threads.reap() {
-            logger.error("the write of \(path.logSafe) has not returned for \(Self.hangsAfter) s: \(whileHung)")
+        for path in threads.reap(hungOf: path) {
+            // The time it was given: hangsAfter, or what was left of the exit's deadline for a last write.
+            let given = Double((writeHangsAt ?? writeStartedAt) &- writeStartedAt) / 1e9
+            logger.error(
+                "the write of \(path.logSafe) has not returned for \((given * 10).rounded() / 10) s: \(whileHung)")
         }
         for result in ended.take().items {
             if result.afterHanging { logger.notice("the hung write of \(path.logSafe) returned") }
@@ -119,7 +126,7 @@ final class FileWriter {
 
     /// At exit: no write starts from now on but the last, whose count and work `last` gives (nil: nothing is left
     /// to write) once the write under way has ended, so that it writes only what that one did not include.
-    func finishing(last: @escaping () -> LastWrite?) {
+    func finishing(last: @escaping () -> Write?) {
         isFinished = true
         self.last = last
     }

@@ -159,7 +159,7 @@ import Testing
 
         let asked = Date()
         app.process.signal(SIGTERM)
-        try app.waitForLog("the play history's write has not returned for 10.0 s: the last ", timeout: 15)
+        try app.waitForLog("the play history's write has not returned within the exit's 10.0 s: the last ", timeout: 15)
         try app.waitForLog("shut down")
         #expect(Date().timeIntervalSince(asked) < 12)
         #expect(app.log.contains("record(s) are not written"), "\(app.log)")
@@ -168,8 +168,8 @@ import Testing
         #expect(try app.process.waitForExit(timeout: 10) == 0)
     }
 
-    /// Asked to stop while the write hangs: the exit waits for it until it counts as hung (10 s after it began), says
-    /// the last changes are not saved, and is not held up further by writing again.
+    /// Asked to stop while the write hangs: the exit waits for it until 10 s after the exit began, says the last
+    /// changes are not saved, and is not held up further by writing again.
     @Test func aHungStateWriteDoesNotHoldTheExitUp() throws {
         let (disk, sway, app) = try Self.kiosk(outputs: 1)
         defer { disk.unmount() }
@@ -181,7 +181,7 @@ import Testing
         let asked = Date()
         app.process.signal(SIGTERM)
         try app.waitForLog(
-            "the state file's write has not returned for 10.0 s: the changes since the last write that returned are not saved",
+            "the state file's write has not returned within the exit's 10.0 s: the changes since the last write that returned are not saved",
             timeout: 15)
         try app.waitForLog("shut down")
         #expect(Date().timeIntervalSince(asked) < 12)
