@@ -5,11 +5,11 @@ import Glibc
 /// `play-history.jsonl` beside the state file, and the newest ones in memory for `playlist.history`.
 ///
 /// Recording is separate from writing: ``append(_:)`` keeps a record and queues its line, and the owner writes the
-/// queued lines (``takeUnwritten()``, ``write(_:to:fileLimit:)`` on a thread of its own, then ``written(_:failure:)``), so that a
-/// hung disk holds up only that thread. While a write hangs, at most ``keptInMemory`` more lines wait behind it; older
-/// ones are counted as lost, as are the lines of a write that failed (disk full, read-only; a short write counts its
-/// whole batch, and leaves a cut line that reading skips): a record is proof for an operator, not a transaction, and
-/// is not written twice.
+/// queued lines (``takeUnwritten()``, ``write(_:to:fileLimit:)`` on a thread of its own, then
+/// ``written(_:failure:)``), so that a hung disk holds up only that thread. While a write hangs, at most
+/// ``keptInMemory`` more lines wait behind it; older ones are counted as lost, as are the lines of a write that failed
+/// (disk full, read-only; a short write counts its whole batch, and leaves a cut line that reading skips): a record is
+/// proof for an operator, not a transaction, and is not written twice.
 ///
 /// Bounded on disk: when the file would pass ``fileLimit`` it becomes `play-history.jsonl.1` (replacing the one
 /// before) and a new file begins, so at most twice the limit is kept, the oldest records going first. Lines are
