@@ -31,7 +31,7 @@ extension ProductController {
     }
 
     /// `playlist.history`: the newest records, oldest first.
-    func playlistHistory(screen: String?, limit: Int) -> Outcome {
+    mutating func playlistHistory(screen: String?, limit: Int) -> Outcome {
         let records = playHistory.newest(limit, screen: screen)
         return Outcome(
             reply: .result(method: .playlistHistory, result: ["records": .array(records.map(Self.json))]))

@@ -40,8 +40,8 @@ import Testing
         try handle.seekToEnd()
         try handle.write(contentsOf: Data(#"{"screen":"HDMI-A-2","sou"#.utf8))
         try handle.close()
-        let restarted = PlayHistory(path: path)
-        #expect(restarted.recent == history.recent)
+        var restarted = PlayHistory(path: path)
+        #expect(restarted.newest(PlayHistory.keptInMemory) == history.newest(PlayHistory.keptInMemory))
         #expect(history.lost == 0 && history.lastError == nil)
     }
 
@@ -58,11 +58,47 @@ import Testing
         let previous = try #require(FileManager.default.attributesOfItem(atPath: path + ".1")[.size] as? Int)
         #expect(current <= 1000 && previous <= 1000)
         #expect(!FileManager.default.fileExists(atPath: path + ".2"))
-        let restarted = PlayHistory(path: path, fileLimit: 1000)
-        #expect(restarted.recent.last == Self.record(40))
-        #expect(restarted.recent.count < 40 && restarted.recent.count >= 10, "\(restarted.recent.count)")
+        var restarted = PlayHistory(path: path, fileLimit: 1000)
+        let records = restarted.newest(PlayHistory.keptInMemory)
+        #expect(records.last == Self.record(40))
+        #expect(records.count < 40 && records.count >= 10, "\(records.count)")
         // In order: the rotated file's lines, then the current one's.
-        #expect(restarted.recent.map(\.start) == restarted.recent.map(\.start).sorted())
+        #expect(records.map(\.start) == records.map(\.start).sorted())
+    }
+
+    /// A history past what is kept: the start reads only the newest lines (from both files), a request gets them
+    /// in order with the records since, and new records push the oldest read ones out.
+    @Test func aLongHistoryKeepsItsNewestLinesInOrder() throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/play-history.jsonl"
+        let kept = PlayHistory.keptInMemory
+        func lines(_ numbers: ClosedRange<Int>) throws -> Data {
+            let encoder = JSONEncoder()
+            return try numbers.reduce(into: Data()) { data, number in
+                data.append(try encoder.encode(Self.record(number)))
+                data.append(UInt8(ascii: "\n"))
+            }
+        }
+        // The rotated file ends where the current one begins; the current one holds fewer than are kept, and ends
+        // with a line a crash cut short.
+        try lines(1...kept).write(to: URL(fileURLWithPath: path + ".1"))
+        var current = try lines((kept + 1)...(kept + 300))
+        current.append(Data(#"{"screen":"HDMI-A-2","sou"#.utf8))
+        try current.write(to: URL(fileURLWithPath: path))
+        var history = PlayHistory(path: path)
+        history.append(Self.record(kept + 301))
+        history.append(Self.record(kept + 302))
+        #expect(history.newest(2).map(\.start) == [Self.record(kept + 301).start, Self.record(kept + 302).start])
+        let all = history.newest(kept)
+        // The cut line took a place among the kept lines and was skipped: the newest kept - 1 records remain.
+        #expect(all.count == kept - 1, "\(all.count)")
+        #expect(all.map(\.start) == (304...(kept + 302)).map { Self.record($0).start })
+        history.append(Self.record(kept + 303))
+        history.append(Self.record(kept + 304))
+        let after = history.newest(kept)
+        #expect(after.count == kept && after.first == Self.record(305), "the oldest record gives way to the newest")
+        #expect(after.last == Self.record(kept + 304))
     }
 
     @Test func aFileThatCannotBeWrittenIsCounted() {
@@ -72,7 +108,7 @@ import Testing
         history.writeUnwritten()
         #expect(history.lost == 2)
         #expect(history.lastError?.hasPrefix("cannot write the play history: open /proc/") == true, "\(history)")
-        #expect(history.recent.count == 2)
+        #expect(history.newest(10).count == 2)
     }
 
     /// While a write hangs, the lines recorded meanwhile wait; past the bound the oldest are lost, and counted.
