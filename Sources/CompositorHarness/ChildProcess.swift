@@ -239,6 +239,10 @@ public final class ChildProcess: Sendable {
         return count
     }
 
+    /// The whole of `/proc/PID/maps` (every mapping, with the path of each mapped file), empty when gone. Read to its
+    /// end: Foundation's `String(contentsOfFile:)` stops after the first 4 KiB of a `/proc` file, which reports size 0.
+    public var memoryMaps: String { ProcessTable.readFile("/proc/\(pid)/maps") ?? "" }
+
     /// The resident set size in bytes (`VmRSS` in `/proc/PID/status`), 0 when gone.
     public var residentSetBytes: Int {
         guard let status = ProcessTable.readFile("/proc/\(pid)/status") else { return 0 }

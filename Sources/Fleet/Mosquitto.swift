@@ -1,4 +1,5 @@
 import CMosquitto
+import COnDemandLibraries
 import Synchronization
 import SystemCalls
 
@@ -10,13 +11,17 @@ import SystemCalls
 public struct MosquittoError: Error, Equatable, CustomStringConvertible {
     public var operation: String
     public var code: Int32
+    /// What went wrong when the library itself is not there to say (it could not be loaded).
+    public var reason: String?
 
-    public init(_ operation: String, code: Int32) {
+    public init(_ operation: String, code: Int32, reason: String? = nil) {
         self.operation = operation
         self.code = code
+        self.reason = reason
     }
 
     public var description: String {
+        if let reason { return "\(operation): \(reason)" }
         // MOSQ_ERR_ERRNO: the library says "see errno"; errno is still the one the failing call set.
         if code == Int32(MOSQ_ERR_ERRNO.rawValue) {
             return "\(operation): \(String(cString: strerror(errno)))"
@@ -51,16 +56,20 @@ public final class Mosquitto {
     /// A SUBACK arrived (its message id).
     public var onSubscribe: ((Int32) -> Void)?
 
-    private static let libraryInitialised: Bool = {
+    /// Nil once libmosquitto is loaded (it is not linked, see COnDemandLibraries) and initialised; why not otherwise.
+    private static let loadFailure: String? = {
+        if let failure = multiscreen_open_library(on_demand_mosquitto) { return String(cString: failure) }
         mosquitto_lib_init()
-        return true
+        return nil
     }()
 
     /// - Parameters:
     ///   - clientID: the MQTT client id (the broker keeps a persistent session under it).
     ///   - cleanSession: false keeps subscriptions and queued QoS 1 messages across disconnects.
     public init(clientID: String, cleanSession: Bool) throws(MosquittoError) {
-        _ = Self.libraryInitialised
+        if let failure = Self.loadFailure {
+            throw MosquittoError("load libmosquitto", code: Int32(MOSQ_ERR_NOT_SUPPORTED.rawValue), reason: failure)
+        }
         guard let handle = mosquitto_new(clientID, cleanSession, nil) else {
             throw MosquittoError("mosquitto_new", code: Int32(MOSQ_ERR_ERRNO.rawValue))
         }

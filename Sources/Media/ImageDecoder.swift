@@ -1,4 +1,5 @@
 import CGdkPixbuf
+import COnDemandLibraries
 import Glibc
 import SystemCalls
 
@@ -34,6 +35,7 @@ public enum ImageDecoder {
     ) throws(MediaError) -> DecodedImage {
         let (descriptor, size) = try MediaFile.open(path)
         defer { close(descriptor) }
+        if let failure = loadFailure { throw .unsupported(path: path, reason: failure) }
         var width: Int32 = 0
         var height: Int32 = 0
         // Reads the header only: the loader is told to stop at the size (no pixel memory).
@@ -82,6 +84,11 @@ public enum ImageDecoder {
     /// overflows the box (an orientation only the loader knew, as in a TIFF's own tag).
     /// - Parameter quarterTurned: The container's orientation turns the picture a quarter: the stored image is fitted
     ///   to the box turned the same way.
+    /// Nil once GdkPixbuf is loaded (at the first decode: it is not linked, see COnDemandLibraries); why not otherwise.
+    private static let loadFailure: String? = multiscreen_open_library(on_demand_gdk_pixbuf).map {
+        "cannot load GdkPixbuf: \(String(cString: $0))"
+    }
+
     private static func decodeStill(
         path: String, size: (width: Int, height: Int), quarterTurned: Bool, isVector: Bool,
         box: (width: Int, height: Int), background: UInt32

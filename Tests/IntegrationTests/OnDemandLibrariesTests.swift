@@ -1,0 +1,66 @@
+import CompositorHarness
+import Foundation
+import Outputs
+import Testing
+
+/// GStreamer, GdkPixbuf and libmosquitto are not linked: each is loaded when its content or link is first used, so a
+/// kiosk that shows no video, no image and has no fleet link never loads them (issue 28: nothing the configuration
+/// does not use is loaded before the first frames). The trampolines that stand for their functions keep the
+/// libraries' names, hidden: no library binds its own calls to them.
+@Suite(.serialized) struct OnDemandLibrariesTests {
+    static let libraries = ["libgstreamer-1.0.so", "libgdk_pixbuf-2.0.so", "libmosquitto.so"]
+
+    /// Which of ``libraries`` are mapped into the process.
+    static func loaded(_ app: MultiscreenProcess) -> Set<String> {
+        let maps = app.process.memoryMaps
+        return Set(libraries.filter { maps.contains($0) })
+    }
+
+    @Test func theLibrariesAreNotLinkedAndTheTrampolinesNotExported() throws {
+        let readelf = try ChildProcess("/usr/bin/readelf", ["--dynamic", MultiscreenProcess.binary])
+        #expect(try readelf.waitForExit(timeout: 60) == 0)
+        let needed = readelf.standardOutput.split(separator: "\n").filter { $0.contains("(NEEDED)") }
+        #expect(!needed.isEmpty, "\(readelf.standardOutput.prefix(500))")
+        for library in Self.libraries {
+            #expect(!needed.contains { $0.contains(library) }, "\(library) is linked: \(needed)")
+        }
+        let nm = try ChildProcess("/usr/bin/nm", ["--dynamic", "--defined-only", MultiscreenProcess.binary])
+        #expect(try nm.waitForExit(timeout: 60) == 0)
+        let exported = nm.standardOutput.split(separator: "\n").compactMap { $0.split(separator: " ").last }
+        let trampolines = exported.filter { name in
+            ["gst_", "gdk_pixbuf_", "mosquitto_"].contains { name.hasPrefix($0) }
+        }
+        #expect(trampolines.isEmpty, "exported under a library's name: \(trampolines.prefix(5))")
+    }
+
+    @Test func eachLibraryIsLoadedAtItsFirstUse() throws {
+        let directory = try MediaFixtures.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let image = directory + "/red.jpg"
+        try MediaFixtures.convert(["-size", "64x48", "xc:red", image])
+        let video = try MediaVideoTests.makeVideo(in: directory, seconds: 1)
+        let sway = try HeadlessSway(outputs: 2, width: 320, height: 240)
+        let app = try MultiscreenProcess(environment: sway.environment)
+        try app.waitForScreens(2)
+        #expect(Self.loaded(app).isEmpty, "loaded before any use")
+
+        #expect(try app.command(["media", "show", "--screen", "HEADLESS-2", image]).status == 0)
+        try waitUntil(timeout: 15, "GdkPixbuf loaded for the image") {
+            Self.loaded(app).contains("libgdk_pixbuf-2.0.so")
+        }
+        try sway.waitForScreenshot("HEADLESS-2", "the red image") {
+            $0.fraction(of: RGBColor(hex: 0xFF_00_00), tolerance: 8) > 0.5
+        }
+        #expect(!Self.loaded(app).contains("libgstreamer-1.0.so"), "an image needs no GStreamer")
+
+        #expect(try app.command(["media", "show", "--screen", "HEADLESS-2", "--loop", video]).status == 0)
+        try waitUntil(timeout: 15, "GStreamer loaded for the video") {
+            Self.loaded(app).contains("libgstreamer-1.0.so")
+        }
+        try sway.waitForScreenshot("HEADLESS-2", "the video") {
+            $0.fraction(of: RGBColor(hex: 0xFF_00_00), tolerance: 8) < 0.5
+        }
+        #expect(!Self.loaded(app).contains("libmosquitto.so"), "no fleet link configured")
+        #expect(app.process.isRunning)
+    }
+}
