@@ -1,4 +1,9 @@
 // The pointers the trampolines of on_demand_trampolines.S jump through, and the open that sets them.
+//
+// Threads: a library's pointers are written once, under `lock`, before its open returns NULL. A thread calls a
+// library's functions only after an open of that library returned NULL to it (or after something that did handed it
+// work: a thread it started, a queue it posted to), so the mutex orders the writes before every jump through them.
+// The trampolines read the pointers without a lock.
 #include "COnDemandLibraries.h"
 
 #include <dlfcn.h>
@@ -68,8 +73,8 @@ static const char *open_locked(on_demand_library library) {
             return failure;
         }
     }
-    // All or nothing: the pointers are set only once every function is found. The libraries stay loaded either way
-    // (their constructors have run), and a later open finds them again.
+    // All or nothing: the pointers are set only once every function is found. The libraries stay loaded either way:
+    // their constructors have run, and unloading them is not safe.
     void *found[on_demand_function_count] = {NULL};
 #define LOOK_UP(function_library, name)                                                                                \
     if (function_library == library && !(found[on_demand_index_##name] = find(handles, #name))) {                    \

@@ -79,16 +79,16 @@ public enum ImageDecoder {
             background: background)
     }
 
-    /// A still image: decoded at a scale chosen before decoding (for JPEG, libjpeg's DCT scaling: the full size never
-    /// exists), then its EXIF orientation applied, then scaled once more only when the loader's result still
-    /// overflows the box (an orientation only the loader knew, as in a TIFF's own tag).
-    /// - Parameter quarterTurned: The container's orientation turns the picture a quarter: the stored image is fitted
-    ///   to the box turned the same way.
     /// Nil once GdkPixbuf is loaded (at the first decode: it is not linked, see COnDemandLibraries); why not otherwise.
     private static let loadFailure: String? = multiscreen_open_library(on_demand_gdk_pixbuf).map {
         "cannot load GdkPixbuf: \(String(cString: $0))"
     }
 
+    /// A still image: decoded at a scale chosen before decoding (for JPEG, libjpeg's DCT scaling: the full size never
+    /// exists), then its EXIF orientation applied, then scaled once more only when the loader's result still
+    /// overflows the box (an orientation only the loader knew, as in a TIFF's own tag).
+    /// - Parameter quarterTurned: The container's orientation turns the picture a quarter: the stored image is fitted
+    ///   to the box turned the same way.
     private static func decodeStill(
         path: String, size: (width: Int, height: Int), quarterTurned: Bool, isVector: Bool,
         box: (width: Int, height: Int), background: UInt32

@@ -14,8 +14,8 @@ import Glibc
 /// Bounded on disk: when the file would pass ``fileLimit`` it becomes `play-history.jsonl.1` (replacing the one
 /// before) and a new file begins, so at most twice the limit is kept, the oldest records going first. Lines are
 /// appended in one `write` on a file opened with `O_APPEND`: a crash leaves whole lines, at worst a last one cut short,
-/// which reading skips. Nothing is fsynced: a kiosk that loses power loses at most the lines the kernel had not
-/// written yet.
+/// which reading skips and the next write puts a line break after. Nothing is fsynced: a kiosk that loses power loses
+/// at most the lines the kernel had not written yet.
 public struct PlayHistory: Sendable {
     public let path: String
     /// The most bytes one file holds before it is rotated.
@@ -39,9 +39,10 @@ public struct PlayHistory: Sendable {
     /// What a failed write could not do, as its error says.
     public static let task = "write the play history"
 
-    /// Reads the newest ``keptInMemory`` lines of the files at `path` (and its `.1`), found from the end: a history
-    /// at its limit (two files of ``fileLimit``, about 10 000 records at the default) made every start a tenth of a
-    /// second longer when each of its lines was decoded. They are decoded at the first request that reaches them.
+    /// Reads the files at `path` (and its `.1` when `path` holds fewer lines than are kept) and keeps their last
+    /// ``keptInMemory`` lines, found from the end, undecoded: decoding every line of a history at its limit (two files
+    /// of ``fileLimit``, about 10 000 records at the default) takes a tenth of a second. They are decoded on the
+    /// display thread at the first request that reaches past the records made since (about 10 ms, once).
     public init(path: String, fileLimit: Int = 1 << 20) {
         self.path = path
         self.fileLimit = fileLimit
@@ -137,9 +138,18 @@ public struct PlayHistory: Sendable {
         if stat(path, &status) == 0, Int(status.st_size) + lines.count > fileLimit {
             guard rename(path, path + ".1") == 0 else { throw .posix(path, "rotate", task: Self.task) }
         }
-        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+        let fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw .posix(path, "open", task: Self.task) }
         defer { close(fd) }
+        // A file whose last line a crash cut short gets a line break first, so that the cut line stays alone and
+        // the first line written now is read back.
+        var lines = lines
+        var last: UInt8 = 0
+        if fstat(fd, &status) == 0, status.st_size > 0, pread(fd, &last, 1, status.st_size - 1) == 1,
+            last != UInt8(ascii: "\n")
+        {
+            lines.insert(UInt8(ascii: "\n"), at: lines.startIndex)
+        }
         let wrote = lines.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
         guard wrote == lines.count else {
             throw wrote < 0

@@ -57,10 +57,24 @@ import Testing
         try waitUntil(timeout: 15, "GStreamer loaded for the video") {
             Self.loaded(app).contains("libgstreamer-1.0.so")
         }
-        try sway.waitForScreenshot("HEADLESS-2", "the video") {
+        // Playing: the picture replaced the image, then moves on.
+        let first = try sway.waitForScreenshot("HEADLESS-2", "the video") {
             $0.fraction(of: RGBColor(hex: 0xFF_00_00), tolerance: 8) < 0.5
         }
+        try sway.waitForScreenshot("HEADLESS-2", "a later frame of the video") {
+            $0.fraction(differingFrom: first) > 0.01
+        }
+        let media = try MediaVideoTests.media(app, "HEADLESS-2")
+        #expect(media["state"] as? String == "playing", "\(media)")
         #expect(!Self.loaded(app).contains("libmosquitto.so"), "no fleet link configured")
         #expect(app.process.isRunning)
+    }
+
+    @Test func theFleetLinkLoadsLibmosquitto() throws {
+        let broker = try MosquittoBroker()
+        let sway = try HeadlessSway(outputs: 1, width: 320, height: 180)
+        let app = try MultiscreenProcess(environment: sway.environment, arguments: ["run", "--fleet", broker.url])
+        try app.waitForLog("fleet link connected")
+        #expect(Self.loaded(app) == ["libmosquitto.so"], "only the fleet link's library")
     }
 }

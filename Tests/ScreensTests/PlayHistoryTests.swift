@@ -42,6 +42,11 @@ import Testing
         try handle.close()
         var restarted = PlayHistory(path: path)
         #expect(restarted.newest(PlayHistory.keptInMemory) == history.newest(PlayHistory.keptInMemory))
+        // The next write starts on a line of its own: the cut line does not swallow the first record after it.
+        restarted.append(Self.record(6))
+        restarted.writeUnwritten()
+        var again = PlayHistory(path: path)
+        #expect(again.newest(PlayHistory.keptInMemory).map(\.source) == (1...6).map { "/srv/\($0).png" })
         #expect(history.lost == 0 && history.lastError == nil)
     }
 
