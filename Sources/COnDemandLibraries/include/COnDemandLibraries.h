@@ -1,7 +1,7 @@
 #pragma once
 
 // GStreamer, GdkPixbuf and libmosquitto, opened at their first use rather than linked: a kiosk that shows no video,
-// no image and has no fleet link never loads them, and every start is spared loading and relocating them (about 20
+// no image and has no fleet link never loads them, and every start is spared loading and relocating them (17
 // libraries with their dependencies) before its first frame. Web pages' WPE WebKit is opened the same way, by
 // CWebEngine.
 //
