@@ -14,9 +14,12 @@
 
 #include "on_demand_functions.h"
 
+// The most shared objects one library is made of, and the NULL after them.
+enum { most_objects = 5 };
+
 // The libraries by the ABI version (soname) Multiscreen's headers describe; a function is looked up in each of its
 // library's, in order.
-static const char *const library_names[on_demand_library_count][6] = {
+static const char *const library_names[on_demand_library_count][most_objects + 1] = {
     [on_demand_gstreamer] = {"libgstreamer-1.0.so.0", "libgstbase-1.0.so.0", "libgstapp-1.0.so.0",
                              "libgstvideo-1.0.so.0", "libgstpbutils-1.0.so.0", NULL},
     [on_demand_gdk_pixbuf] = {"libgdk_pixbuf-2.0.so.0", NULL},
@@ -62,7 +65,7 @@ static void *find(void *const *handles, const char *name) {
 
 static const char *open_locked(on_demand_library library) {
     char *failure = failures[library];
-    void *handles[6] = {NULL};
+    void *handles[most_objects + 1] = {NULL};
     for (int index = 0; library_names[library][index]; index++) {
         // RTLD_NOW: a library whose own dependencies cannot be bound fails here, with its name, not in a call later.
         // RTLD_LOCAL: its symbols stay out of the global scope, where libraries loaded later would bind to them.

@@ -28,8 +28,9 @@ final class FileWriter {
     var isReady: Bool { writeHangsAt == nil && !isFinished }
     /// When the write under way counts as hung (``MonotonicClock`` ns); nil while none is.
     private var writeHangsAt: UInt64?
-    /// When the write under way (or the last one) began (``MonotonicClock`` ns).
-    private var writeStartedAt: UInt64 = 0
+    /// How long the write under way (or the last one) was given before it counts as hung, in seconds: ``hangsAfter``,
+    /// or what was left of the exit's deadline for a last write. As its hang is logged.
+    private var writeGiven = 0.0
     private var isFinished = false
     /// The last write's, asked once no write is under way; nil once asked.
     private var last: (() -> Write?)?
@@ -78,7 +79,8 @@ final class FileWriter {
     }
 
     private func start(_ count: Int, hangsAt: UInt64, work: @escaping @Sendable () throws(StateStoreError) -> Void) {
-        writeStartedAt = MonotonicClock.nanoseconds()
+        let now = MonotonicClock.nanoseconds()
+        writeGiven = hangsAt > now ? Double(hangsAt - now) / 1e9 : 0
         writeHangsAt = hangsAt
         hangTimer.arm(atMonotonic: hangsAt)
         let (ended, outcome) = (ended, WriteOutcome())
@@ -111,10 +113,8 @@ final class FileWriter {
     /// logged once, and a hung one that returned logged too.
     private func takeResults() {
         for path in threads.reap(hungOf: path) {
-            // The time it was given: hangsAfter, or what was left of the exit's deadline for a last write.
-            let given = Double((writeHangsAt ?? writeStartedAt) &- writeStartedAt) / 1e9
             logger.error(
-                "the write of \(path.logSafe) has not returned for \((given * 10).rounded() / 10) s: \(whileHung)")
+                "the write of \(path.logSafe) has not returned for \((writeGiven * 10).rounded() / 10) s: \(whileHung)")
         }
         for result in ended.take().items {
             if result.afterHanging { logger.notice("the hung write of \(path.logSafe) returned") }
