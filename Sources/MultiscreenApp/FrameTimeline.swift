@@ -92,6 +92,12 @@ final class FrameTimeline {
         if unshownSince != nil { unshownSince = MonotonicClock.nanoseconds() }
     }
 
+    /// The compositor took longer than ``unresponsiveAfter`` to answer a sync: it was not running (stopped, or
+    /// stalled as a whole), and the time it lost is not this screen's staleness, which starts again now.
+    func compositorResumed() {
+        if unshownSince != nil { unshownSince = MonotonicClock.nanoseconds() }
+    }
+
     /// Drawn inside the spanning window instead of a window of its own (which answers for its showing).
     func drawnElsewhere() {
         scheduler.drawnElsewhere()
@@ -217,10 +223,7 @@ final class FrameTimeline {
             compositorSync = nil
             scheduler.compositorCaughtUp()
             if !scheduler.awaitsFrameCallback { frameReadyAt = MonotonicClock.nanoseconds() }
-            // A compositor that took this long to process a sync was not running (stopped, or stalled as a whole):
-            // the time it lost is not this screen's staleness, which starts again now.
-            let now = MonotonicClock.nanoseconds()
-            if unshownSince != nil && now &- sentAt > Self.unresponsiveAfter { unshownSince = now }
+            if MonotonicClock.nanoseconds() &- sentAt > Self.unresponsiveAfter { compositorResumed() }
         }
         if compositorSync != nil { scheduler.awaitCompositor() }
     }

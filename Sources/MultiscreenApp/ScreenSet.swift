@@ -36,6 +36,8 @@ final class ScreenSet {
     var onHealthChange: (Screen) -> Void = { _ in }
     /// Fires when a screen would become stale unless the compositor shows it before (``checkHealth()``).
     private let healthTimer: OneShotTimer
+    /// Asks whether the compositor runs before a screen it took the last frame of is judged.
+    private let probe = CompositorProbe()
 
     /// Photodiode mode: the patch every screen draws (nil: none).
     let flash: FlashPatch?
@@ -211,53 +213,73 @@ final class ScreenSet {
 
     // MARK: - Health
 
-    /// Arms ``healthTimer`` for when the next screen's content will have waited ``staleAfter`` unless the compositor
-    /// shows it before, whatever the compositor does (a stopped compositor answers nothing, and only this timer
-    /// notices); disarms it when every screen is shown or already judged, so an idle Multiscreen sleeps without a
-    /// wakeup pending.
+    /// Arms ``healthTimer`` for when the next screen is due to be judged (``judgement(of:now:)``), whatever the
+    /// compositor does (a stopped compositor answers nothing, and only this timer notices); disarms it when no screen
+    /// waits, so an idle Multiscreen sleeps without a wakeup pending.
     private func scheduleHealthCheck() {
-        guard
-            let next = screens.values.filter({
-                $0.isOpen && $0.power == .on && ($0.health == .ok || $0.health == .recovering)
-            })
-            .compactMap(\.timeline.unshownSince).min()
-        else {
+        let now = MonotonicClock.nanoseconds()
+        guard let due = ordered.compactMap({ judgement(of: $0, now: now)?.due }).min() else {
             healthTimer.disarm()
             return
         }
-        let due = next &+ UInt64(Self.staleAfter * 1e9)
-        let now = MonotonicClock.nanoseconds()
         healthTimer.arm(for: due, after: due > now ? Double(due - now) / 1e9 : 0)
     }
 
-    /// Judges every screen whose content has waited unshown past ``staleAfter`` (``ScreenHealth`` says how).
+    /// When a screen is due to be judged and, that time come, what it is judged to be (nil: nothing to judge, or ask
+    /// the compositor first). Content that waited unshown for ``staleAfter``:
+    /// - behind a commit the compositor has not taken: it answers nobody (stopped or hung), and a new window would
+    ///   wait like the old one: `stale`;
+    /// - behind a frame callback, the compositor having taken the commit: ``CompositorProbe`` asks whether it runs;
+    ///   if it does not answer, `stale` as well; if it does, the window is recreated (`recovering`), or, recreated
+    ///   already, given up on (`failed`).
+    private func judgement(of screen: Screen, now: UInt64) -> (due: UInt64, health: ScreenHealth?)? {
+        guard screen.isOpen, screen.power == .on, screen.health == .ok || screen.health == .recovering,
+            let since = screen.timeline.unshownSince
+        else { return nil }
+        let overdue = since &+ UInt64(Self.staleAfter * 1e9)
+        guard now >= overdue else { return (overdue, nil) }
+        if screen.timeline.awaitsCompositor { return (overdue, .stale) }
+        switch probe.verdict(overdueSince: overdue, now: now) {
+        case .ask: return (now, nil)
+        case .waitUntil(let due): return (due, nil)
+        case .notAnswering: return (now, .stale)
+        case .running: return (now, screen.health == .ok ? .recovering : .failed)
+        }
+    }
+
+    /// Judges every screen whose time has come (``judgement(of:now:)``), asking the compositor first where that is
+    /// what decides.
     private func checkHealth() {
         let now = MonotonicClock.nanoseconds()
-        for screen in ordered where screen.isOpen && screen.power == .on {
-            guard let since = screen.timeline.unshownSince, now &- since >= UInt64(Self.staleAfter * 1e9) else {
+        for screen in ordered {
+            guard let (due, judged) = judgement(of: screen, now: now), due <= now else { continue }
+            guard let health = judged else {
+                probe.ask(globals: globals, now: now) { [unowned self] late in
+                    // A compositor that was not running lost that time for every screen.
+                    if late { for screen in ordered { screen.timeline.compositorResumed() } }
+                    scheduleHealthCheck()
+                }
                 continue
             }
-            switch screen.health {
-            case .ok where screen.timeline.awaitsCompositor, .recovering where screen.timeline.awaitsCompositor:
+            switch health {
+            case .stale:
                 logger.warning(
                     "\(screen.output.displayName): nothing shown for \(Self.staleAfter) s although content waits: the compositor does not answer (stopped or hung); stale until it does"
                 )
-                screen.health = .stale
-            case .ok:
+            case .recovering:
                 logger.warning(
-                    "\(screen.output.displayName): nothing shown for \(Self.staleAfter) s although content waits: the compositor stopped presenting it; recreating its window"
+                    "\(screen.output.displayName): nothing shown for \(Self.staleAfter) s although content waits and the compositor answers: it stopped presenting it; recreating its window"
                 )
-                screen.health = .recovering
                 screen.tearDown(context: context)
                 open(screen)
-            case .recovering:
+            case .failed:
                 logger.error(
                     "\(screen.output.displayName): still nothing shown after its window was recreated; waiting for the compositor"
                 )
-                screen.health = .failed
-            case .stale, .failed:
+            case .ok:
                 continue
             }
+            screen.health = health
             onHealthChange(screen)
         }
         scheduleHealthCheck()
@@ -265,6 +287,7 @@ final class ScreenSet {
 
     /// Destroys every window (reverse order of the outputs); the screens are forgotten.
     func tearDownAll() {
+        probe.cancel()
         for screen in ordered.reversed() { screen.tearDown(context: context) }
         screens.removeAll()
     }
