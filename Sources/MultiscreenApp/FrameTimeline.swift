@@ -136,10 +136,6 @@ final class FrameTimeline {
     /// A message arrived that this screen's next frame shows.
     var waitsToShowMessage: Bool { pendingMessage != nil }
 
-    /// The compositor has not yet processed this screen's last commit: it is not answering at all just now, which
-    /// recreating the window would not help.
-    var awaitsCompositor: Bool { scheduler.awaitsCompositor }
-
     /// Whether a frame may be drawn now: the compositor caught up, and the pacing says so unless a configure waits
     /// for its commit (answered at once, whatever the pacing).
     func mayDraw(answeringConfigure: Bool) -> Bool {

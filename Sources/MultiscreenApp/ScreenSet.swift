@@ -226,24 +226,23 @@ final class ScreenSet {
     }
 
     /// When a screen is due to be judged and, that time come, what it is judged to be (nil: nothing to judge, or ask
-    /// the compositor first). Content that waited unshown for ``staleAfter``:
-    /// - behind a commit the compositor has not taken: it answers nobody (stopped or hung), and a new window would
-    ///   wait like the old one: `stale`;
-    /// - behind a frame callback, the compositor having taken the commit: ``CompositorProbe`` asks whether it runs;
-    ///   if it does not answer, `stale` as well; if it does, the window is recreated (`recovering`), or, recreated
-    ///   already, given up on (`failed`).
+    /// the compositor first). Content that waits unshown is asked about (``CompositorProbe``) once it has waited
+    /// ``staleAfter`` less ``FrameTimeline/unresponsiveAfter``, so that at ``staleAfter`` the answer is known: none,
+    /// and the screen is `stale` (the compositor is stopped or hung, and a new window would wait like the old one);
+    /// one in time, and the window is recreated (`recovering`) or, recreated already, given up on (`failed`). A stale
+    /// screen stays under judgement: a compositor that answers again but still shows nothing of it gets it recreated.
     private func judgement(of screen: Screen, now: UInt64) -> (due: UInt64, health: ScreenHealth?)? {
-        guard screen.isOpen, screen.power == .on, screen.health == .ok || screen.health == .recovering,
-            let since = screen.timeline.unshownSince
+        guard screen.isOpen, screen.power == .on, screen.health != .failed, let since = screen.timeline.unshownSince
         else { return nil }
-        let overdue = since &+ UInt64(Self.staleAfter * 1e9)
-        guard now >= overdue else { return (overdue, nil) }
-        if screen.timeline.awaitsCompositor { return (overdue, .stale) }
-        switch probe.verdict(overdueSince: overdue, now: now) {
+        let askFrom = since &+ UInt64(Self.staleAfter * 1e9) &- FrameTimeline.unresponsiveAfter
+        let judgeFrom = since &+ UInt64(Self.staleAfter * 1e9)
+        guard now >= askFrom else { return (askFrom, nil) }
+        switch probe.verdict(askFrom: askFrom, judgeFrom: judgeFrom, now: now) {
         case .ask: return (now, nil)
         case .waitUntil(let due): return (due, nil)
-        case .notAnswering: return (now, .stale)
-        case .running: return (now, screen.health == .ok ? .recovering : .failed)
+        // Judged once; the probe's answer, whenever it comes, re-arms the check.
+        case .notAnswering: return screen.health == .stale ? nil : (now, .stale)
+        case .running: return (now, screen.health == .recovering ? .failed : .recovering)
         }
     }
 
@@ -264,7 +263,7 @@ final class ScreenSet {
             switch health {
             case .stale:
                 logger.warning(
-                    "\(screen.output.displayName): nothing shown for \(Self.staleAfter) s although content waits: the compositor does not answer (stopped or hung); stale until it does"
+                    "\(screen.output.displayName): nothing shown for \(Self.staleAfter) s although content waits: the compositor does not answer (stopped or hung); stale until it shows a frame"
                 )
             case .recovering:
                 logger.warning(

@@ -67,7 +67,10 @@ import Testing
                     rssPeak = max(rssPeak, app.process.residentSetBytes)
                 }
             } catch {
-                failure = "message \(number), \(Date().timeIntervalSince(stopped)) s after the stop: \(error)"
+                let when =
+                    stopped == .distantFuture
+                    ? "before the stop" : "\(Date().timeIntervalSince(stopped)) s after the stop"
+                failure = "message \(number), \(when): \(error)"
                 break
             }
         }
