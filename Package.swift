@@ -14,7 +14,7 @@ func systemLibrary(_ name: String, _ pkgConfig: String) -> Target {
 let aptPackage = [
     "wayland-client": "libwayland-dev", "wayland-egl": "libwayland-dev", "egl": "libegl-dev",
     "glesv2": "libgles-dev", "xkbcommon": "libxkbcommon-dev", "pangocairo": "libpango1.0-dev",
-    "libpng": "libpng-dev", "libsystemd": "libsystemd-dev", "libqrencode": "libqrencode-dev",
+    "libpng": "libpng-dev", "libqrencode": "libqrencode-dev",
 ]
 
 /// The header search paths and definitions (`pkg-config --cflags`) of C libraries whose headers a target compiles
@@ -91,8 +91,9 @@ let package = Package(
         systemLibrary("CXKBCommon", "xkbcommon"),
         systemLibrary("CPangoCairo", "pangocairo"),
         systemLibrary("CPNG", "libpng"),
-        // sd_notify: readiness, watchdog and stopping for a systemd service (no-ops without one).
-        systemLibrary("CSystemd", "libsystemd"),
+        // sd_notify: readiness, watchdog and stopping for a systemd service, opened on first use (COnDemandLibraries)
+        // and only under a service manager; its header is in /usr/include.
+        .systemLibrary(name: "CSystemd"),
         // The fleet link's MQTT client, opened on first use (COnDemandLibraries); its header is in /usr/include.
         .systemLibrary(name: "CMosquitto"),
         // QR codes for the phone remote's access link.
@@ -104,8 +105,9 @@ let package = Package(
             linkerSettings: [.linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0")]),
         // Images on screens: GdkPixbuf's loaders (PNG, JPEG, GIF, SVG through librsvg, WebP).
         .systemLibrary(name: "CGdkPixbuf"),
-        // GStreamer, GdkPixbuf and libmosquitto opened at their first use, not linked (include/COnDemandLibraries.h):
-        // their headers come from the three system library targets, their functions from trampolines here.
+        // GStreamer, GdkPixbuf, libmosquitto and libsystemd opened at their first use, not linked
+        // (include/COnDemandLibraries.h): their headers come from their system library targets, their functions from
+        // trampolines here.
         .target(name: "COnDemandLibraries"),
         // Video on screens: GStreamer's core, appsink, video frames and missing-plugin descriptions (pbutils).
         .systemLibrary(name: "CGStreamer"),
@@ -227,8 +229,7 @@ let package = Package(
             name: "MultiscreenApp",
             dependencies: [
                 "Wayland", "Rendering", "TextRendering", "Product", "Screens", "Outputs", "FrameTiming", "Messaging",
-                "CLinux",
-                "CSystemd", "SystemCalls", "WebContent", "Media", "Assets", logging,
+                "CLinux", "CSystemd", "COnDemandLibraries", "SystemCalls", "WebContent", "Media", "Assets", logging,
             ],
             swiftSettings: importsOnDemandLibraries),
         // Private compositors (headless sway, nested sway, weston, cage) and screenshots, for tests and `demo`.

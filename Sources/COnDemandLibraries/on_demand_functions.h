@@ -122,4 +122,6 @@
     F(on_demand_mosquitto, mosquitto_user_data_set) \
     F(on_demand_mosquitto, mosquitto_username_pw_set) \
     F(on_demand_mosquitto, mosquitto_want_write) \
-    F(on_demand_mosquitto, mosquitto_will_set)
+    F(on_demand_mosquitto, mosquitto_will_set) \
+    F(on_demand_systemd, sd_notify) \
+    F(on_demand_systemd, sd_watchdog_enabled)

@@ -24,6 +24,7 @@ static const char *const library_names[on_demand_library_count][most_objects + 1
                              "libgstvideo-1.0.so.0", "libgstpbutils-1.0.so.0", NULL},
     [on_demand_gdk_pixbuf] = {"libgdk_pixbuf-2.0.so.0", NULL},
     [on_demand_mosquitto] = {"libmosquitto.so.1", NULL},
+    [on_demand_systemd] = {"libsystemd.so.0", NULL},
 };
 
 /// Ends the process: a function of a library called before the library was opened is a bug in the caller.

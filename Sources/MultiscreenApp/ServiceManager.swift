@@ -1,13 +1,18 @@
+import COnDemandLibraries
 import CSystemd
+import Glibc
 import Logging
 import Wayland
 
 /// Tells systemd how the service is doing, when Multiscreen runs as a `Type=notify` unit (`contrib/systemd/`):
 /// `READY=1` once the screens are being opened, `WATCHDOG=1` from the display thread's own loop while
 /// `WatchdogSec=` is set (so a display thread that hangs is restarted), `STOPPING=1` at shutdown. Without a service
-/// manager (`$NOTIFY_SOCKET` unset) every call is a no-op and no timer exists: an idle Multiscreen still makes
-/// no wakeups. With a watchdog, the pings are its only wakeups, at half the interval systemd asks for.
+/// manager (`$NOTIFY_SOCKET` unset) every call is a no-op, libsystemd is never loaded (it is opened on demand, see
+/// COnDemandLibraries) and no timer exists: an idle Multiscreen still makes no wakeups. With a watchdog, the pings
+/// are its only wakeups, at half the interval systemd asks for.
 final class ServiceManager {
+    /// Whether there is a service manager to tell, and libsystemd loaded to tell it.
+    private let notifies: Bool
     /// Fires when the next watchdog ping is due (on the display thread's loop); nil without a watchdog.
     private let watchdogTimer: OneShotTimer?
     private let interval: Double
@@ -15,8 +20,9 @@ final class ServiceManager {
 
     init(loop: EventLoop, logger: Logger) throws {
         self.logger = logger
+        notifies = Self.openLibrary(logger: logger)
         var microseconds: UInt64 = 0
-        if sd_watchdog_enabled(0, &microseconds) > 0, microseconds > 0 {
+        if notifies, sd_watchdog_enabled(0, &microseconds) > 0, microseconds > 0 {
             interval = Double(microseconds) / 2e6
             watchdogTimer = try OneShotTimer(on: loop)
             logger.info("systemd watchdog: pinging every \(interval) s")
@@ -42,7 +48,21 @@ final class ServiceManager {
 
     func stopping() { notify("STOPPING=1") }
 
+    /// Loads libsystemd when a service manager waits for news (`$NOTIFY_SOCKET`, which is also where the watchdog's
+    /// pings go). - Returns: whether it is loaded.
+    private static func openLibrary(logger: Logger) -> Bool {
+        guard getenv("NOTIFY_SOCKET") != nil else { return false }
+        if let failure = multiscreen_open_library(on_demand_systemd) {
+            logger.error(
+                "a service manager waits for news (NOTIFY_SOCKET) but libsystemd cannot be loaded: \(String(cString: failure)); readiness and the watchdog are not reported"
+            )
+            return false
+        }
+        return true
+    }
+
     private func notify(_ state: String) {
+        guard notifies else { return }
         let result = sd_notify(0, state)
         if result < 0 { logger.warning("sd_notify \(state) failed: error \(-result)") }
     }

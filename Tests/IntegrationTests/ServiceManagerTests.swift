@@ -45,6 +45,8 @@ import Testing
         let app = try MultiscreenProcess(
             environment: sway.environment.merging(["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "300000"]) { $1 })
         #expect(notify.receive(timeout: 10) == "READY=1")
+        // Opened on demand, for a service manager only (OnDemandLibrariesTests: not loaded without one).
+        #expect(app.process.memoryMaps.contains("libsystemd.so"), "libsystemd loaded under a service manager")
         // Pings at half the watchdog interval, from the display thread's loop.
         var pings = 0
         let started = Date()

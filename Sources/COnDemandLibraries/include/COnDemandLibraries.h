@@ -1,9 +1,9 @@
 #pragma once
 
-// GStreamer, GdkPixbuf and libmosquitto, opened at their first use rather than linked: a kiosk that shows no video,
-// no image and has no fleet link never loads them, and every start is spared loading and relocating them (17
-// libraries with their dependencies) before its first frame. Web pages' WPE WebKit is opened the same way, by
-// CWebEngine.
+// GStreamer, GdkPixbuf, libmosquitto and libsystemd, opened at their first use rather than linked: a kiosk that shows
+// no video, no image, has no fleet link and runs under no service manager never loads them, and every start is spared
+// loading and relocating them (24 libraries with their dependencies) before its first frame. Web pages' WPE WebKit is
+// opened the same way, by CWebEngine.
 //
 // The Swift code calls these libraries' functions as declared by their own headers. Each call goes through a
 // trampoline of the same name (on_demand_trampolines.S), which jumps to the library's function once
@@ -13,6 +13,7 @@ typedef enum {
     on_demand_gstreamer,   // libgstreamer, its base, app, video and pbutils libraries
     on_demand_gdk_pixbuf,  // libgdk_pixbuf (its loaders are modules it opens itself)
     on_demand_mosquitto,   // libmosquitto
+    on_demand_systemd,     // libsystemd (sd_notify and the watchdog), only under a service manager
     on_demand_library_count
 } on_demand_library;
 
