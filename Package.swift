@@ -41,8 +41,7 @@ func pkgConfigHeaderFlags(_ packages: [String]) -> [String] {
     }
 }
 
-/// WPE WebKit's headers, for CWebEngine and the Swift code that imports it: WebKit is opened on first use, not linked
-/// (Sources/CWebEngine/include/web_engine_library.h says why).
+/// WPE WebKit's headers, for CWebEngine: WebKit is opened with the first page, not linked (Sources/COnDemandLibraries).
 let webEngineHeaders = pkgConfigHeaderFlags(["wpe-webkit-1.1", "wpebackend-fdo-1.0", "wayland-server"])
 /// GStreamer's and GdkPixbuf's headers, for CGStreamer and CGdkPixbuf: opened on first use too
 /// (Sources/COnDemandLibraries), so their system library targets name no pkg-config package, whose library flags
@@ -99,13 +98,11 @@ let package = Package(
         // QR codes for the phone remote's access link.
         systemLibrary("CQREncode", "libqrencode"),
         // Web pages on screens: WPE WebKit and the wpebackend-fdo view backend whose frames we composite, opened when
-        // the first page is shown (include/web_engine_library.h). GLib and GObject are linked: the rest use them too.
-        .target(
-            name: "CWebEngine", cSettings: [.unsafeFlags(webEngineHeaders)],
-            linkerSettings: [.linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0")]),
+        // the first page is shown (COnDemandLibraries).
+        .systemLibrary(name: "CWebEngine"),
         // Images on screens: GdkPixbuf's loaders (PNG, JPEG, GIF, SVG through librsvg, WebP).
         .systemLibrary(name: "CGdkPixbuf"),
-        // GStreamer, GdkPixbuf, libmosquitto and libsystemd opened at their first use, not linked
+        // WPE WebKit, GStreamer, GdkPixbuf, libmosquitto and libsystemd opened at their first use, not linked
         // (include/COnDemandLibraries.h): their headers come from their system library targets, their functions from
         // trampolines here.
         .target(name: "COnDemandLibraries"),
@@ -192,7 +189,7 @@ let package = Package(
         .target(
             name: "WebContent",
             dependencies: [
-                "CWebEngine", "Messaging", "TOMLPrecheck", "ConfigFile",
+                "CWebEngine", "COnDemandLibraries", "Messaging", "TOMLPrecheck", "ConfigFile",
                 .product(name: "TOMLKit", package: "TOMLKit"), logging,
             ],
             swiftSettings: importsOnDemandLibraries),

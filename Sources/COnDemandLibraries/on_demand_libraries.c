@@ -25,6 +25,7 @@ static const char *const library_names[on_demand_library_count][most_objects + 1
     [on_demand_gdk_pixbuf] = {"libgdk_pixbuf-2.0.so.0", NULL},
     [on_demand_mosquitto] = {"libmosquitto.so.1", NULL},
     [on_demand_systemd] = {"libsystemd.so.0", NULL},
+    [on_demand_web_engine] = {"libWPEWebKit-1.1.so.0", "libWPEBackend-fdo-1.0.so.1", NULL},
 };
 
 /// Ends the process: a function of a library called before the library was opened is a bug in the caller.
@@ -69,7 +70,8 @@ static const char *open_locked(on_demand_library library) {
     void *handles[most_objects + 1] = {NULL};
     for (int index = 0; library_names[library][index]; index++) {
         // RTLD_NOW: a library whose own dependencies cannot be bound fails here, with its name, not in a call later.
-        // RTLD_LOCAL: its symbols stay out of the global scope, where libraries loaded later would bind to them.
+        // RTLD_LOCAL: its symbols stay out of the global scope, where libraries loaded later would bind to them (and
+        // through which the loader walks for every symbol it binds later: Mesa's drivers, GStreamer's plugins).
         handles[index] = dlopen(library_names[library][index], RTLD_NOW | RTLD_LOCAL);
         if (!handles[index]) {
             const char *reason = dlerror();

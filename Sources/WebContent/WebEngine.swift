@@ -1,9 +1,10 @@
+internal import COnDemandLibraries
 internal import CWebEngine
 import Logging
 
 /// WPE WebKit in this process, opened and started with the first web view and kept until the process ends (WebKit
 /// cannot be shut down and started again in one process). Until then its libraries are not even loaded
-/// (`CWebEngine`'s `web_engine_library.h`).
+/// (`COnDemandLibraries`, `on_demand_web_engine`).
 ///
 /// **How frames travel.** wpebackend-fdo runs a small Wayland server inside this process; each web process draws
 /// into buffers of that server, and the server hands each finished frame to us. It can hand over an `EGLImage`
@@ -27,7 +28,7 @@ public final class WebEngine {
     ///     limit, and a kill threshold at the limit so a process over it is ended, seen as a crash and reloaded).
     public init(eglExtensions: String, memoryLimitMiB: Int? = nil, logger: Logger) throws(WebContentError) {
         self.logger = logger
-        if let failure = multiscreen_web_engine_open() {
+        if let failure = multiscreen_open_library(on_demand_web_engine) {
             throw WebContentError.engine("WPE WebKit could not be opened: \(String(cString: failure))")
         }
         mainContext = MainContextPoll()

@@ -3,13 +3,15 @@ import Foundation
 import Outputs
 import Testing
 
-/// GStreamer, GdkPixbuf, libmosquitto and libsystemd are not linked: each is loaded when its content, link or service
-/// manager is first used, so a kiosk that shows no video, no image, has no fleet link and no service manager never
-/// loads them (`ServiceManagerTests` sees libsystemd loaded under one) (issue 28: nothing the configuration
-/// does not use is loaded before the first frames). The trampolines that stand for their functions keep the
-/// libraries' names, hidden: no library binds its own calls to them.
+/// GStreamer, GdkPixbuf, libmosquitto, libsystemd and WPE WebKit are not linked: each is loaded when its content,
+/// link, service manager or page is first used, so a kiosk that uses none of them never loads them (issue 28: nothing
+/// the configuration does not use is loaded before the first frames). `ServiceManagerTests` sees libsystemd loaded
+/// under a service manager, `WebEngineLoadingTests` WPE WebKit with the first page. The trampolines that stand for
+/// their functions keep the libraries' names, hidden: no library binds its own calls to them.
 @Suite(.serialized) struct OnDemandLibrariesTests {
-    static let libraries = ["libgstreamer-1.0.so", "libgdk_pixbuf-2.0.so", "libmosquitto.so", "libsystemd.so"]
+    static let libraries = [
+        "libgstreamer-1.0.so", "libgdk_pixbuf-2.0.so", "libmosquitto.so", "libsystemd.so", "libWPEWebKit-1.1.so",
+    ]
 
     /// Which of ``libraries`` are mapped into the process.
     static func loaded(_ app: MultiscreenProcess) -> Set<String> {
@@ -29,7 +31,9 @@ import Testing
         #expect(try nm.waitForExit(timeout: 60) == 0)
         let exported = nm.standardOutput.split(separator: "\n").compactMap { $0.split(separator: " ").last }
         let trampolines = exported.filter { name in
-            ["gst_", "gdk_pixbuf_", "mosquitto_", "sd_"].contains { name.hasPrefix($0) }
+            ["gst_", "gdk_pixbuf_", "mosquitto_", "sd_", "webkit_", "wpe_", "jsc_", "wl_shm_buffer_"].contains {
+                name.hasPrefix($0)
+            }
         }
         #expect(trampolines.isEmpty, "exported under a library's name: \(trampolines.prefix(5))")
     }

@@ -3,7 +3,8 @@ import Foundation
 import Testing
 
 /// WPE WebKit is opened with the first page, not when Multiscreen starts: a kiosk that shows no page never loads it,
-/// and one whose WebKit cannot be opened keeps running and says why in the log and in `status`.
+/// and one whose WebKit cannot be opened keeps running and says why in the log and in `status`. (That it is not
+/// linked, and that its stand-ins are not exported, `OnDemandLibrariesTests` checks.)
 @Suite(.serialized) struct WebEngineLoadingTests {
     /// Whether WPE WebKit is mapped into the process.
     static func hasWebKit(_ app: MultiscreenProcess) -> Bool {
@@ -12,19 +13,6 @@ import Testing
 
     static func engine(_ app: MultiscreenProcess) throws -> [String: Any] {
         try #require(try app.statusResult()["web"] as? [String: Any])
-    }
-
-    /// The forwarders have symbols of their own (`multiscreen_webkit_…`), so no library binds its own calls to them,
-    /// even in a binary that offers its symbols to the libraries (the static Swift runtime links with -export-dynamic).
-    @Test func theForwardersDoNotTakeTheLibrariesNames() throws {
-        let nm = try ChildProcess("/usr/bin/nm", ["--defined-only", MultiscreenProcess.binary])
-        #expect(try nm.waitForExit(timeout: 60) == 0)
-        let defined = nm.standardOutput.split(separator: "\n").compactMap { $0.split(separator: " ").last }
-        let libraries = defined.filter { name in
-            ["webkit_", "wpe_", "jsc_", "wl_shm_buffer_"].contains { name.hasPrefix($0) }
-        }
-        #expect(libraries.isEmpty, "defined under a library's name: \(libraries.prefix(5))")
-        #expect(defined.contains("multiscreen_webkit_web_view_load_uri"))
     }
 
     @Test func webKitIsOpenedWithTheFirstPage() throws {

@@ -1,7 +1,7 @@
 #pragma once
 // WPE WebKit's UI-process API (GLib/GObject). g_signal_connect is a macro Swift cannot call, and its GCallback
 // is untyped: each signal gets a typed helper here, so a callback of the wrong shape does not compile.
-#include "web_engine_functions.h"
+#include <wpe/webkit.h>
 
 typedef void (*multiscreen_script_message_callback)(WebKitUserContentManager *, WebKitJavascriptResult *, gpointer);
 typedef void (*multiscreen_load_changed_callback)(WebKitWebView *, WebKitLoadEvent, gpointer);

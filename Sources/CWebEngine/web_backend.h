@@ -2,7 +2,9 @@
 // wpebackend-fdo: the view backend whose frames the embedder receives (here as wl_shm buffers, see
 // Sources/WebContent/WebEngine.swift for why) and libwpe's loader. The few wayland-server calls that read an
 // exported shm buffer are wrapped here, so Swift never sees wayland-server's types next to wayland-client's.
-#include "web_engine_functions.h"
+#include <wpe/fdo.h>
+#include <wpe/unstable/fdo-shm.h>
+#include <wayland-server-core.h>
 
 /// The pixels of an exported shm buffer, valid between multiscreen_shm_begin and multiscreen_shm_end.
 typedef struct {
