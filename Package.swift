@@ -41,7 +41,8 @@ func pkgConfigHeaderFlags(_ packages: [String]) -> [String] {
     }
 }
 
-/// WPE WebKit's headers, for CWebEngine: WebKit is opened with the first page, not linked (Sources/COnDemandLibraries).
+/// WPE WebKit's headers, for CWebEngine's module: WebKit is opened with the first page, not linked
+/// (Sources/COnDemandLibraries).
 let webEngineHeaders = pkgConfigHeaderFlags(["wpe-webkit-1.1", "wpebackend-fdo-1.0", "wayland-server"])
 /// GStreamer's and GdkPixbuf's headers, for CGStreamer and CGdkPixbuf: opened on first use too
 /// (Sources/COnDemandLibraries), so their system library targets name no pkg-config package, whose library flags

@@ -58,6 +58,10 @@ public final class ChildProcess: Sendable {
         let path = try Executables.resolve(executable)
         var logger = Logger(label: "CompositorHarness.\((path as NSString).lastPathComponent)")
         var variables = inheritEnvironment ? ProcessInfo.processInfo.environment : [:]
+        // A child is never the service a service manager supervises, even when this process is one: it must not
+        // report readiness or keep the watchdog in its place (a Multiscreen under test would, and would load
+        // libsystemd for it). Set explicitly, as the service tests do, they stay.
+        for name in ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"] { variables[name] = nil }
         variables.merge(environment) { _, new in new }
 
         ProcessRegistry.prepare()

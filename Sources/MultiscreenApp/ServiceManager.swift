@@ -1,5 +1,6 @@
 import COnDemandLibraries
 import CSystemd
+import Foundation
 import Glibc
 import Logging
 import Wayland
@@ -21,8 +22,7 @@ final class ServiceManager {
     init(loop: EventLoop, logger: Logger) throws {
         self.logger = logger
         notifies = Self.openLibrary(logger: logger)
-        var microseconds: UInt64 = 0
-        if notifies, sd_watchdog_enabled(0, &microseconds) > 0, microseconds > 0 {
+        if notifies, let microseconds = Self.watchdogMicroseconds() {
             interval = Double(microseconds) / 2e6
             watchdogTimer = try OneShotTimer(on: loop)
             logger.info("systemd watchdog: pinging every \(interval) s")
@@ -47,6 +47,21 @@ final class ServiceManager {
     }
 
     func stopping() { notify("STOPPING=1") }
+
+    /// The watchdog interval systemd asks this process to keep, if it asks: libsystemd's answer when the unit's main
+    /// process is Multiscreen itself; else `$WATCHDOG_USEC` when `$WATCHDOG_PID` is Multiscreen's parent. In the kiosk
+    /// unit cage is the main process and Multiscreen its client, and with `NotifyAccess=all` systemd takes the pings
+    /// from any process of the unit; libsystemd answers only for the process `$WATCHDOG_PID` names, and without the
+    /// parent's case cage's kiosk would be killed for silence every `WatchdogSec=`.
+    private static func watchdogMicroseconds() -> UInt64? {
+        var microseconds: UInt64 = 0
+        if sd_watchdog_enabled(0, &microseconds) > 0, microseconds > 0 { return microseconds }
+        let environment = ProcessInfo.processInfo.environment
+        guard let pid = environment["WATCHDOG_PID"].flatMap({ pid_t($0) }), pid == getppid(),
+            let asked = environment["WATCHDOG_USEC"].flatMap({ UInt64($0) }), asked > 0
+        else { return nil }
+        return asked
+    }
 
     /// Loads libsystemd when a service manager waits for news (`$NOTIFY_SOCKET`, which is also where the watchdog's
     /// pings go). - Returns: whether it is loaded.

@@ -66,4 +66,26 @@ import Testing
         #expect(stopping)
         #expect(try app.process.waitForExit(timeout: 5) == 0)
     }
+
+    /// The kiosk unit (contrib/systemd/multiscreen-kiosk.service): cage is the main process, so systemd's
+    /// `$WATCHDOG_PID` names Multiscreen's parent, and Multiscreen must ping all the same or the kiosk is killed for
+    /// silence every `WatchdogSec=`. Here the test process plays cage (it started Multiscreen); a `$WATCHDOG_PID` of
+    /// another process gets no pings, only the readiness.
+    @Test(arguments: [true, false])
+    func theWatchdogIsKeptWhenItsProcessIsTheParent(parent: Bool) throws {
+        let notify = try NotifySocket()
+        let sway = try HeadlessSway(outputs: 1, width: 320, height: 240)
+        let watchdogPID = parent ? getpid() : 1
+        let app = try MultiscreenProcess(
+            environment: sway.environment.merging([
+                "NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "300000", "WATCHDOG_PID": "\(watchdogPID)",
+            ]) { $1 })
+        #expect(notify.receive(timeout: 10) == "READY=1")
+        var pings = 0
+        while pings < 3, let message = notify.receive(timeout: 1) {
+            if message == "WATCHDOG=1" { pings += 1 }
+        }
+        #expect(pings == (parent ? 3 : 0), "pings with WATCHDOG_PID \(parent ? "the parent" : "another process")")
+        #expect(app.process.isRunning)
+    }
 }
