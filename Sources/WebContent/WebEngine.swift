@@ -32,14 +32,15 @@ public final class WebEngine {
             throw WebContentError.engine("WPE WebKit could not be opened: \(String(cString: failure))")
         }
         mainContext = MainContextPoll()
-        context = memoryLimitMiB.map { multiscreen_web_context_new(guint($0)) }
-        if let memoryLimitMiB { logger.info("web views: each web process limited to \(memoryLimitMiB) MiB") }
         guard wpe_loader_init("libWPEBackend-fdo-1.0.so.1") else {
             throw WebContentError.engine("wpe_loader_init could not load libWPEBackend-fdo-1.0.so.1")
         }
         guard wpe_fdo_initialize_shm() else {
             throw WebContentError.engine("wpe_fdo_initialize_shm failed")
         }
+        // Made once the engine can start: a context is never freed, and a failed start is tried again later.
+        context = memoryLimitMiB.map { multiscreen_web_context_new(guint($0)) }
+        if let memoryLimitMiB { logger.info("web views: each web process limited to \(memoryLimitMiB) MiB") }
         let canImport = eglExtensions.split(separator: " ").contains("EGL_WL_bind_wayland_display")
         logger.info(
             "web views: WPE WebKit \(webkit_get_major_version()).\(webkit_get_minor_version()).\(webkit_get_micro_version()), frames through wl_shm (EGL_WL_bind_wayland_display \(canImport ? "offered" : "not offered") by this EGL display)"
