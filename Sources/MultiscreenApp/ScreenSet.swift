@@ -36,7 +36,7 @@ final class ScreenSet {
     var onHealthChange: (Screen) -> Void = { _ in }
     /// Fires when a screen would become stale unless the compositor shows it before (``checkHealth()``).
     private let healthTimer: OneShotTimer
-    /// Asks whether the compositor runs before a screen it took the last frame of is judged.
+    /// Asks the compositor whether it runs, before a screen whose content waits unshown is judged.
     private let probe = CompositorProbe()
 
     /// Photodiode mode: the patch every screen draws (nil: none).

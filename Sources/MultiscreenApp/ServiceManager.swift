@@ -66,7 +66,7 @@ final class ServiceManager {
     /// Loads libsystemd when a service manager waits for news (`$NOTIFY_SOCKET`, which is also where the watchdog's
     /// pings go). - Returns: whether it is loaded.
     private static func openLibrary(logger: Logger) -> Bool {
-        guard getenv("NOTIFY_SOCKET") != nil else { return false }
+        guard ProcessInfo.processInfo.environment["NOTIFY_SOCKET"] != nil else { return false }
         if let failure = multiscreen_open_library(on_demand_systemd) {
             logger.error(
                 "a service manager waits for news (NOTIFY_SOCKET) but libsystemd cannot be loaded: \(String(cString: failure)); readiness and the watchdog are not reported"
