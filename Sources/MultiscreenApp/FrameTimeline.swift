@@ -89,12 +89,12 @@ final class FrameTimeline {
     /// content waited while the output was off is not the compositor's fault.
     func outputTurnedOn() {
         scheduler.reset()
-        if unshownSince != nil { unshownSince = MonotonicClock.nanoseconds() }
+        unshownWaitStartsNow()
     }
 
-    /// The compositor took longer than ``unresponsiveAfter`` to answer a sync: it was not running (stopped, or
-    /// stalled as a whole), and the time it lost is not this screen's staleness, which starts again now.
-    func compositorResumed() {
+    /// The time content has waited so far is not this screen's staleness (the output was off, or the compositor
+    /// was not running: a sync took longer than ``unresponsiveAfter``); if content still waits, it waits from now.
+    func unshownWaitStartsNow() {
         if unshownSince != nil { unshownSince = MonotonicClock.nanoseconds() }
     }
 
@@ -219,7 +219,7 @@ final class FrameTimeline {
             compositorSync = nil
             scheduler.compositorCaughtUp()
             if !scheduler.awaitsFrameCallback { frameReadyAt = MonotonicClock.nanoseconds() }
-            if MonotonicClock.nanoseconds() &- sentAt > Self.unresponsiveAfter { compositorResumed() }
+            if MonotonicClock.nanoseconds() &- sentAt > Self.unresponsiveAfter { unshownWaitStartsNow() }
         }
         if compositorSync != nil { scheduler.awaitCompositor() }
     }

@@ -255,7 +255,7 @@ final class ScreenSet {
             guard let health = judged else {
                 probe.ask(globals: globals, now: now) { [unowned self] late in
                     // A compositor that was not running lost that time for every screen.
-                    if late { for screen in ordered { screen.timeline.compositorResumed() } }
+                    if late { for screen in ordered { screen.timeline.unshownWaitStartsNow() } }
                     scheduleHealthCheck()
                 }
                 continue
