@@ -157,7 +157,7 @@ import Testing
     /// The `multiscreen` binary at a path the user cage starts it as can run: as root cage runs it as nobody,
     /// which needs every directory on the way to be searchable by others and the file readable and executable by
     /// others. If it is not, a copy in a fresh world-readable directory (`isCopy`; the caller removes `directory`).
-    private static func binaryRunnableByCageUser() throws -> (path: String, directory: String, isCopy: Bool) {
+    static func binaryRunnableByCageUser() throws -> (path: String, directory: String, isCopy: Bool) {
         let binary = MultiscreenProcess.binary
         guard geteuid() == 0 else { return (binary, "", false) }
         guard let resolved = realpath(binary, nil) else {

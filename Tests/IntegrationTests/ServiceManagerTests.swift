@@ -10,8 +10,10 @@ import Testing
         let path: String
         let descriptor: Int32
 
-        init() throws {
-            path = FileManager.default.temporaryDirectory.appendingPathComponent("notify-\(UUID().uuidString)").path
+        /// - Parameter directory: where the socket goes; `/tmp` for a socket another user must reach (it is then
+        ///   writable by everyone, as systemd's is by the unit's processes).
+        init(directory: String = FileManager.default.temporaryDirectory.path) throws {
+            path = directory + "/notify-\(UUID().uuidString)"
             descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
             var address = sockaddr_un()
             address.sun_family = sa_family_t(AF_UNIX)
@@ -22,6 +24,7 @@ import Testing
                 }
             }
             try #require(bound == 0, "bind \(path)")
+            try #require(chmod(path, 0o777) == 0, "chmod \(path)")
         }
 
         deinit {
@@ -87,5 +90,24 @@ import Testing
         }
         #expect(pings == (parent ? 3 : 0), "pings with WATCHDOG_PID \(parent ? "the parent" : "another process")")
         #expect(app.process.isRunning)
+    }
+
+    /// The kiosk unit itself: cage started with systemd's variables, and `$WATCHDOG_PID` naming cage, as systemd names
+    /// a unit's main process (a shell that execs Multiscreen sets it to its parent, cage). Multiscreen, cage's client,
+    /// reports readiness and keeps the watchdog.
+    @Test func theKioskUnitsWatchdogIsKeptUnderCage() throws {
+        let notify = try NotifySocket(directory: "/tmp")
+        let binary = try CageTests.binaryRunnableByCageUser()
+        defer { if binary.isCopy { try? FileManager.default.removeItem(atPath: binary.directory) } }
+        let cage = try Cage(
+            outputs: 1, application: ["/bin/sh", "-c", "WATCHDOG_PID=$PPID exec \"$0\" run", binary.path],
+            environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "300000"])
+        #expect(notify.receive(timeout: 30) == "READY=1", "\(cage.log)")
+        var pings = 0
+        while pings < 3, let message = notify.receive(timeout: 1) {
+            if message == "WATCHDOG=1" { pings += 1 }
+        }
+        #expect(pings == 3, "three watchdog pings from cage's client: \(cage.log)")
+        #expect(cage.isRunning)
     }
 }
