@@ -17,6 +17,10 @@ final class ProductDeadlines {
     private let expiryTimer: OneShotTimer
     /// Fires when a playlist's next item is due: the only wakeup a playlist of pictures costs.
     private let playlistTimer: OneShotTimer
+    /// The switch ``playlistTimer`` waits for. A later one never replaces it before it has fired: the timer fires a
+    /// millisecond after the switch, and a step in that millisecond finds the next switch after it, which would skip
+    /// the item that was due (it would stay on screen, and in the proof of play, until the one after).
+    private var playlistSwitch: Date?
     /// The state is due to be written.
     var save: () -> Void = {}
     /// A message's ttl is up.
@@ -40,12 +44,14 @@ final class ProductDeadlines {
     func retrySave() { saveTimer.arm(after: Self.saveRetryDelay) }
 
     /// Arms the timers for `product` after a step: a write soon when the step changed the state, and its next
-    /// expiry and playlist item, wherever they are now.
+    /// expiry and playlist item, wherever they are now (a playlist switch already waited for stays first).
     func follow(_ product: ProductController, stateChanged: Bool) {
         if stateChanged { saveSoon() }
         if let next = product.nextExpiry { expiryTimer.arm(for: next, after: max(next.timeIntervalSinceNow, 0)) }
         // A millisecond late rather than early: a timer that fired a hair before the switch would find the same item.
         if let next = product.nextPlaylistSwitch {
+            if playlistTimer.isPending, let armed = playlistSwitch, armed < next { return }
+            playlistSwitch = next
             playlistTimer.arm(for: next, after: max(next.timeIntervalSinceNow, 0) + 0.001)
         } else {
             playlistTimer.disarm()

@@ -1,5 +1,6 @@
 import CompositorHarness
 import Foundation
+import Remote
 import Testing
 
 /// Issue 26, proof of play on headless sway: every item's turn on a screen is recorded with the times the compositor
@@ -63,5 +64,36 @@ import Testing
         #expect(restored.prefix(records.count).map { $0["start"] as? Double } == records.map { $0["start"] as? Double })
         again.process.signal(SIGTERM)
         #expect(try again.process.waitForExit(timeout: 10) == 0)
+    }
+
+    /// A request that reaches the display thread between a switch and the playlist timer (which fires a millisecond
+    /// after it) must not move the timer to the switch after: that skipped an item, on screen and in the proof of
+    /// play (CI, 2026-11-29: a turn of 3 s in a playlist of 1 s items). Requests aimed at that millisecond, each second.
+    @Test func aRequestRightAfterASwitchSkipsNoItem() throws {
+        let directory = try MediaFixtures.directory()
+        let files = try ["red", "lime"].map { colour in
+            let path = directory + "/\(colour).png"
+            try MediaFixtures.convert(["-size", "64x48", "xc:\(colour)", path])
+            return path
+        }
+        let sway = try HeadlessSway(outputs: 2, width: 320, height: 240)
+        let app = try MultiscreenProcess(environment: sway.environment)
+        try app.waitForScreens(2)
+        let set = try app.command(["playlist", "set", "--screen", "HEADLESS-2"] + files.map { $0 + "@1" })
+        #expect(set.status == 0, "\(set.output)")
+        let client = ControlClient(path: app.home + "/control.sock")
+        for _ in 0..<8 {
+            // Just after the next whole second, less than the timer's millisecond.
+            let now = Date().timeIntervalSince1970
+            usleep(UInt32((now.rounded(.down) + 1 - now) * 1e6) + 100)
+            _ = try client.exchange(line: #"{"method": "status"}"#)
+        }
+        let records = try Self.records(app, ["--screen", "HEADLESS-2"])
+        #expect(records.count >= 7, "\(records)")
+        for record in records.dropFirst() {
+            let start = try #require(record["start"] as? Double)
+            let end = try #require(record["end"] as? Double)
+            #expect(abs(end - (start + 1)) < 0.2, "a turn of 1 s: \(record)")
+        }
     }
 }
