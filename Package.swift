@@ -181,7 +181,7 @@ let package = Package(
         .target(
             name: "Rendering",
             dependencies: [
-                "CEGL", "CGLES2", "CWaylandEGL", "CWaylandClient", "CQREncode", "TextRendering", "Outputs",
+                "CEGL", "CGLES2", "CWaylandEGL", "CWaylandClient", "CQREncode", "CLinux", "TextRendering", "Outputs",
                 "SystemCalls",
                 logging,
             ]),

@@ -34,3 +34,13 @@ static inline void ms_spin_wait_hint(void) {
     __asm__ __volatile__("isb sy");
 #endif
 }
+
+// dladdr(3) is declared only under _GNU_SOURCE too: the same function under a name of our own, with its struct
+// (Dl_info's layout, fixed by glibc's ABI). Which file a loaded symbol came from.
+typedef struct {
+    const char *file;
+    void *fileBase;
+    const char *symbol;
+    void *symbolAddress;
+} ms_symbol_origin;
+extern int ms_dladdr(const void *address, ms_symbol_origin *origin) __asm__("dladdr");

@@ -32,13 +32,23 @@ struct Multiscreen: ParsableCommand {
     mutating func run() throws {
         // Parsed, not constructed: argument-parser only gives property wrappers their defaults when parsing.
         let arguments = ["--log-level", logging.logLevel.rawValue]
-        if ProcessInfo.processInfo.environment["WAYLAND_DISPLAY"].map({ !$0.isEmpty }) ?? false {
+        if Self.hasWaylandSession(ProcessInfo.processInfo.environment) {
             var command = try Run.parse(arguments)
             try command.run()
         } else {
             var command = try Demo.parse(arguments)
             try command.run()
         }
+    }
+
+    /// Whether these arguments (the program's name dropped) run on a Wayland session: `run`, or no subcommand with
+    /// $WAYLAND_DISPLAY set. Decided before parsing, for work that must start before it (``MesaDriverPreload``).
+    static func startsRun(_ arguments: [String], environment: [String: String]) -> Bool {
+        arguments.first == Run.configuration.commandName || (arguments.isEmpty && hasWaylandSession(environment))
+    }
+
+    private static func hasWaylandSession(_ environment: [String: String]) -> Bool {
+        environment["WAYLAND_DISPLAY"].map { !$0.isEmpty } ?? false
     }
 }
 

@@ -1,0 +1,42 @@
+import CompositorHarness
+import Foundation
+import Testing
+
+/// Without a GPU, `run` loads Mesa's driver on a thread of its own before it parses its arguments
+/// (`MesaDriverPreload`), and Mesa's own load of the driver finds that copy; no other command loads it. Read from the
+/// dynamic loader's own account (`LD_DEBUG=files`).
+@Suite(.enabled(if: !hasRenderNode(), "with a GPU Mesa chooses the driver; nothing is preloaded"))
+struct MesaDriverPreloadTests {
+    /// The loader's lines about `swrast_dri.so`.
+    static func driverLines(_ log: String) -> [Substring] {
+        log.split(separator: "\n").filter { $0.contains("swrast_dri.so [0];") }
+    }
+
+    @Test func runLoadsTheDriverOnceBeforeMesaAsksForIt() throws {
+        let sway = try HeadlessSway(outputs: 1, width: 320, height: 180)
+        let app = try MultiscreenProcess(environment: sway.environment.merging(["LD_DEBUG": "files"]) { $1 })
+        try app.waitForScreens(1)
+        let lines = Self.driverLines(app.log)
+        let loads = lines.filter { $0.contains("dynamically loaded by") }
+        #expect(loads.count >= 2, "the preload's load and Mesa's: \(lines)")
+        #expect(loads.first.map { !$0.contains("libEGL_mesa") } ?? false, "the first load is Mesa's own: \(lines)")
+        #expect(loads.contains { $0.contains("libEGL_mesa") }, "Mesa asked for its driver: \(lines)")
+        // A file loaded anew gets a link map; one found loaded (by any of its names) does not.
+        #expect(lines.filter { $0.contains("generating link map") }.count == 1, "loaded twice: \(lines)")
+    }
+
+    @Test func otherCommandsLoadNothingOfMesas() throws {
+        let home = MultiscreenProcess.makeHome()
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let status = try ChildProcess(
+            MultiscreenProcess.binary, ["status"],
+            environment: ["LD_DEBUG": "files", "MULTISCREEN_SOCKET": home + "/control.sock"])
+        #expect(try status.waitForExit(timeout: 10) != 0, "no Multiscreen runs there")
+        #expect(!status.output.contains("libEGL_mesa.so.0 [0];  dynamically loaded"), "\(status.output.suffix(2000))")
+        #expect(Self.driverLines(status.output).isEmpty)
+    }
+}
+
+private func hasRenderNode() -> Bool {
+    ((try? FileManager.default.contentsOfDirectory(atPath: "/dev/dri")) ?? []).contains { $0.hasPrefix("renderD") }
+}
