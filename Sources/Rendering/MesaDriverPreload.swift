@@ -13,14 +13,19 @@ import Glibc
 /// the lock, about 4 ms. The handles are never closed: Mesa keeps its driver for the life of the process too.
 ///
 /// Only without a GPU (no `/dev/dri/renderD*`): with one, Mesa chooses a driver for the device the compositor uses,
-/// which cannot be known before connecting. Where Mesa is not installed, the loads fail and nothing changes. The
-/// thread ends when its loads return.
-public enum MesaDriverPreload {
-    /// Starts the loading thread, unless the machine has a GPU.
-    public static func start() {
-        guard !hasRenderNode() else { return }
+/// which cannot be known before connecting. Where Mesa is not installed, the loads fail and nothing changes.
+public final class MesaDriverPreload: Sendable {
+    private let done = DispatchSemaphore(value: 0)
+
+    private init() {}
+
+    /// Starts the loading thread; nil (nothing started) on a machine with a GPU.
+    public static func start() -> MesaDriverPreload? {
+        guard !hasRenderNode() else { return nil }
+        let preload = MesaDriverPreload()
         let environment = ProcessInfo.processInfo.environment
         let thread = Thread {
+            defer { preload.done.signal() }
             // The name glvnd's vendor file for Mesa gives (Debian, Fedora and Arch alike).
             guard let vendor = dlopen("libEGL_mesa.so.0", RTLD_LAZY) else { return }
             for path in driverCandidates(vendorLibrary: libraryPath(vendor), environment: environment) {
@@ -29,6 +34,14 @@ public enum MesaDriverPreload {
         }
         thread.name = "mesa preload"
         thread.start()
+        return preload
+    }
+
+    /// Waits until the thread's loads have returned (at once when they have). Before the process exits: an exit
+    /// handler must not run a library's destructors while the thread still runs its constructors.
+    public func finish() {
+        done.wait()
+        done.signal()
     }
 
     /// Where Mesa looks for `swrast_dri.so`, in its order: each directory of `$LIBGL_DRIVERS_PATH`, else the `dri`

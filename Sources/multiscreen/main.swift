@@ -4,7 +4,17 @@ import Rendering
 
 // Mesa's driver loads on the second core while the arguments are parsed and the config read (docs/benchmarks.md,
 // start-up).
-if Multiscreen.startsRun(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment) {
-    MesaDriverPreload.start()
+let preload =
+    Multiscreen.startsRun(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
+    ? MesaDriverPreload.start() : nil
+
+// What `Multiscreen.main()` does, with the preload finished before the process exits (at a usage error, or a `run`
+// that cannot start, the exit can come first).
+do {
+    var command = try Multiscreen.parseAsRoot()
+    try command.run()
+    preload?.finish()
+} catch {
+    preload?.finish()
+    Multiscreen.exit(withError: error)
 }
-Multiscreen.main()

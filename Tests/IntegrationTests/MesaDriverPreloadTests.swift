@@ -25,6 +25,26 @@ struct MesaDriverPreloadTests {
         #expect(lines.filter { $0.contains("generating link map") }.count == 1, "loaded twice: \(lines)")
     }
 
+    /// A `run` that cannot start exits while the driver may still be loading: it waits for the loads, and exits 1 as
+    /// documented, never in a library's half-run constructors.
+    @Test func aRunThatCannotStartExitsOneAfterTheLoads() throws {
+        let home = MultiscreenProcess.makeHome()
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        for _ in 0..<10 {
+            let run = try ChildProcess(
+                MultiscreenProcess.binary, ["run", "--display", home + "/no-compositor"],
+                environment: [
+                    "LD_DEBUG": "files", "XDG_STATE_HOME": home + "/state", "XDG_CONFIG_HOME": home + "/config",
+                    "MULTISCREEN_SOCKET": home + "/control.sock",
+                ])
+            #expect(try run.waitForExit(timeout: 10) == 1, "\(run.output.suffix(2000))")
+            let lines = run.output.split(separator: "\n")
+            let driverReady = lines.firstIndex { $0.contains("calling init:") && $0.hasSuffix("swrast_dri.so") }
+            let exitBegan = lines.firstIndex { $0.contains("calling fini:") }
+            #expect(driverReady != nil && exitBegan != nil && driverReady! < exitBegan!, "\(lines.suffix(40))")
+        }
+    }
+
     @Test func otherCommandsLoadNothingOfMesas() throws {
         let home = MultiscreenProcess.makeHome()
         defer { try? FileManager.default.removeItem(atPath: home) }
