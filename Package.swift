@@ -250,7 +250,7 @@ let package = Package(
                 "MultiscreenApp", "Screens", "Outputs", "FrameTiming", "Messaging", "CompositorHarness", "Benchmarks",
                 "Remote",
                 "LatencyReport", "Fleet", "PhoneRemote", "WebContent", "Logs", "SystemCalls", "Wayland", "TOMLPrecheck",
-                "Product", "Assets",
+                "Product", "Assets", "Rendering",
                 logging,
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

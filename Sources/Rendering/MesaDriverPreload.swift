@@ -7,29 +7,39 @@ import Glibc
 ///
 /// Why: on a machine without a GPU, half of `eglInitialize` (about 15 of 29 ms, on a 2-core machine) is the dynamic
 /// loader mapping and relocating `swrast_dri.so` and the LLVM it links, while the second core has nothing to do.
-/// Opened with the flags Mesa's own loader uses (`RTLD_NOW | RTLD_GLOBAL`), so Mesa's `dlopen` of the same file (by
-/// whichever of its hard-linked names) returns the loaded copy. The dynamic loader's lock orders the two, and holds
-/// back the threads the display thread starts meanwhile: the gain is what the display thread does before it needs
-/// the lock, about 4 ms. The handles are never closed: Mesa keeps its driver for the life of the process too.
+/// Mesa's own `dlopen` of the driver then returns the copy loaded here: the dynamic loader knows a file by its name
+/// and, failing that, by its device and inode (Debian's `*_dri.so` are hard links of one file). Opened `RTLD_LOCAL`:
+/// should Mesa load another file after all, nothing of this copy is in the global scope for it to bind to; when Mesa
+/// opens this one with `RTLD_GLOBAL`, the loader makes it global then. The loader's lock orders the two loads, and
+/// holds back the threads the display thread starts meanwhile: the gain is what the display thread does before it
+/// needs the lock, about 4 ms.
 ///
-/// Only without a GPU (no `/dev/dri/renderD*`): with one, Mesa chooses a driver for the device the compositor uses,
-/// which cannot be known before connecting. Where Mesa is not installed, the loads fail and nothing changes.
+/// The handles are never closed, so the driver stays mapped until the process exits, where Mesa alone would unload
+/// it at `eglTerminate` (nothing draws after that).
+///
+/// Only where Mesa is the one EGL and will use its software driver: no GPU (`/dev/dri/renderD*`), no other vendor's
+/// file in glvnd's `egl_vendor.d`, no vendor chosen through glvnd's variables. From Mesa 24.2 `libEGL_mesa` links
+/// its drivers itself and `*_dri.so` is a stub for X servers (`libdril_dri.so`): loading `libEGL_mesa` is the whole
+/// preload there.
 public final class MesaDriverPreload: Sendable {
     private let done = DispatchSemaphore(value: 0)
 
     private init() {}
 
-    /// Starts the loading thread; nil (nothing started) on a machine with a GPU.
+    /// Starts the loading thread; nil (nothing started) on a machine with a GPU. Whether Mesa is the EGL in use is
+    /// read on the thread.
     public static func start() -> MesaDriverPreload? {
         guard !hasRenderNode() else { return nil }
         let preload = MesaDriverPreload()
         let environment = ProcessInfo.processInfo.environment
         let thread = Thread {
             defer { preload.done.signal() }
-            // The name glvnd's vendor file for Mesa gives (Debian, Fedora and Arch alike).
-            guard let vendor = dlopen("libEGL_mesa.so.0", RTLD_LAZY) else { return }
+            guard mesaIsTheOnlyVendor(environment: environment),
+                // The name Mesa's vendor file gives (Debian, Fedora and Arch alike).
+                let vendor = dlopen("libEGL_mesa.so.0", RTLD_LAZY)
+            else { return }
             for path in driverCandidates(vendorLibrary: libraryPath(vendor), environment: environment) {
-                if dlopen(path, RTLD_NOW | RTLD_GLOBAL) != nil { return }
+                if dlopen(path, RTLD_NOW | RTLD_LOCAL) != nil { return }
             }
         }
         thread.name = "mesa preload"
@@ -44,9 +54,14 @@ public final class MesaDriverPreload: Sendable {
         done.signal()
     }
 
-    /// Where Mesa looks for `swrast_dri.so`, in its order: each directory of `$LIBGL_DRIVERS_PATH`, else the `dri`
-    /// directory beside its EGL library (Mesa's default, `<libdir>/dri`).
-    static func driverCandidates(vendorLibrary: String?, environment: [String: String]) -> [String] {
+    /// Where to look for `swrast_dri.so`: each directory of `$LIBGL_DRIVERS_PATH`, as Mesa does, else the `dri`
+    /// directory beside its EGL library (Mesa's default, `<libdir>/dri`; a Mesa built with another one goes without
+    /// the preload's gain). None where that directory has Mesa 24.2's stub (`libdril_dri.so`).
+    static func driverCandidates(
+        vendorLibrary: String?, environment: [String: String],
+        fileExists: (String) -> Bool = FileManager.default
+            .fileExists(atPath:)
+    ) -> [String] {
         let directories: [String]
         if let path = environment["LIBGL_DRIVERS_PATH"], !path.isEmpty {
             directories = path.split(separator: ":").map(String.init)
@@ -55,7 +70,20 @@ public final class MesaDriverPreload: Sendable {
         } else {
             directories = []
         }
-        return directories.map { $0 + "/swrast_dri.so" }
+        return directories.filter { !fileExists($0 + "/libdril_dri.so") }.map { $0 + "/swrast_dri.so" }
+    }
+
+    /// Whether glvnd will give EGL to Mesa: no vendor named through its variables, and no vendor file but Mesa's in
+    /// its two directories (NVIDIA's EGL installed where no render node is, in a container, would be a waste).
+    static func mesaIsTheOnlyVendor(
+        environment: [String: String],
+        vendorFiles: (String) -> [String] = { (try? FileManager.default.contentsOfDirectory(atPath: $0)) ?? [] }
+    ) -> Bool {
+        if environment["__EGL_VENDOR_LIBRARY_FILENAMES"] != nil || environment["__EGL_VENDOR_LIBRARY_DIRS"] != nil {
+            return false
+        }
+        let files = ["/etc/glvnd/egl_vendor.d", "/usr/share/glvnd/egl_vendor.d"].flatMap(vendorFiles)
+        return !files.isEmpty && files.allSatisfy { $0.contains("mesa") }
     }
 
     /// The file `handle` was loaded from, found through the entry point glvnd requires of every EGL vendor library.

@@ -41,10 +41,13 @@ struct Multiscreen: ParsableCommand {
         }
     }
 
-    /// Whether these arguments (the program's name dropped) run on a Wayland session: `run`, or no subcommand with
-    /// $WAYLAND_DISPLAY set. Decided before parsing, for work that must start before it (``MesaDriverPreload``).
+    /// Whether these arguments (the program's name dropped) start `run`: `run` first, or none with $WAYLAND_DISPLAY
+    /// set, and no `--help` or `--version`. Decided before parsing, for work that must start before it
+    /// (``MesaDriverPreload``); a `run` with `--log-level` before the subcommand starts without it.
     static func startsRun(_ arguments: [String], environment: [String: String]) -> Bool {
-        arguments.first == Run.configuration.commandName || (arguments.isEmpty && hasWaylandSession(environment))
+        guard !arguments.contains(where: { ["-h", "--help", "--version"].contains($0) }) else { return false }
+        return arguments.first == Run.configuration.commandName
+            || (arguments.isEmpty && hasWaylandSession(environment))
     }
 
     private static func hasWaylandSession(_ environment: [String: String]) -> Bool {

@@ -8,8 +8,8 @@ let preload =
     Multiscreen.startsRun(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
     ? MesaDriverPreload.start() : nil
 
-// What `Multiscreen.main()` does, with the preload finished before the process exits (at a usage error, or a `run`
-// that cannot start, the exit can come first).
+// What `Multiscreen.main()` does (less its debug builds' check that no command is async: none is), with the preload
+// finished before the process exits (at a usage error, or a `run` that cannot start, the exit can come first).
 do {
     var command = try Multiscreen.parseAsRoot()
     try command.run()

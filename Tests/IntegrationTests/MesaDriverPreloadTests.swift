@@ -12,37 +12,41 @@ struct MesaDriverPreloadTests {
         log.split(separator: "\n").filter { $0.contains("swrast_dri.so [0];") }
     }
 
+    /// The loader writes "dynamically loaded by" for each `dlopen` of a name it has not loaded under that name, and
+    /// "generating link map" only for a file it maps: the first load is the preload's, and Mesa's own (under another
+    /// spelling of the path, or none) maps nothing more.
     @Test func runLoadsTheDriverOnceBeforeMesaAsksForIt() throws {
         let sway = try HeadlessSway(outputs: 1, width: 320, height: 180)
         let app = try MultiscreenProcess(environment: sway.environment.merging(["LD_DEBUG": "files"]) { $1 })
         try app.waitForScreens(1)
         let lines = Self.driverLines(app.log)
-        let loads = lines.filter { $0.contains("dynamically loaded by") }
-        #expect(loads.count >= 2, "the preload's load and Mesa's: \(lines)")
-        #expect(loads.first.map { !$0.contains("libEGL_mesa") } ?? false, "the first load is Mesa's own: \(lines)")
-        #expect(loads.contains { $0.contains("libEGL_mesa") }, "Mesa asked for its driver: \(lines)")
-        // A file loaded anew gets a link map; one found loaded (by any of its names) does not.
-        #expect(lines.filter { $0.contains("generating link map") }.count == 1, "loaded twice: \(lines)")
+        let first = lines.first { $0.contains("dynamically loaded by") }
+        #expect(first.map { $0.hasSuffix("\(MultiscreenProcess.binary) [0]") } ?? false, "not the preload's: \(lines)")
+        #expect(lines.filter { $0.contains("generating link map") }.count == 1, "mapped twice: \(lines)")
     }
 
-    /// A `run` that cannot start exits while the driver may still be loading: it waits for the loads, and exits 1 as
-    /// documented, never in a library's half-run constructors.
-    @Test func aRunThatCannotStartExitsOneAfterTheLoads() throws {
+    /// A `run` that cannot start exits while the driver may still be loading: it waits for the loads and exits 1, as
+    /// documented, ten times out of ten. (That no exit handler ran during the driver's constructors cannot be seen
+    /// from outside; this checks the exit does not crash or hang.)
+    @Test func aRunThatCannotStartExitsOne() throws {
         let home = MultiscreenProcess.makeHome()
         defer { try? FileManager.default.removeItem(atPath: home) }
         for _ in 0..<10 {
             let run = try ChildProcess(
                 MultiscreenProcess.binary, ["run", "--display", home + "/no-compositor"],
                 environment: [
-                    "LD_DEBUG": "files", "XDG_STATE_HOME": home + "/state", "XDG_CONFIG_HOME": home + "/config",
+                    "XDG_STATE_HOME": home + "/state", "XDG_CONFIG_HOME": home + "/config",
                     "MULTISCREEN_SOCKET": home + "/control.sock",
                 ])
             #expect(try run.waitForExit(timeout: 10) == 1, "\(run.output.suffix(2000))")
-            let lines = run.output.split(separator: "\n")
-            let driverReady = lines.firstIndex { $0.contains("calling init:") && $0.hasSuffix("swrast_dri.so") }
-            let exitBegan = lines.firstIndex { $0.contains("calling fini:") }
-            #expect(driverReady != nil && exitBegan != nil && driverReady! < exitBegan!, "\(lines.suffix(40))")
         }
+    }
+
+    /// Help is printed at once: nothing is loaded for it.
+    @Test func runsHelpLoadsNothingOfMesas() throws {
+        let help = try ChildProcess(MultiscreenProcess.binary, ["run", "--help"], environment: ["LD_DEBUG": "files"])
+        #expect(try help.waitForExit(timeout: 10) == 0)
+        #expect(Self.driverLines(help.output).isEmpty && !help.output.contains("libEGL_mesa.so.0 [0];  dynamically"))
     }
 
     @Test func otherCommandsLoadNothingOfMesas() throws {
