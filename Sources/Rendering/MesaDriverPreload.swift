@@ -59,8 +59,7 @@ public final class MesaDriverPreload: Sendable {
     /// the preload's gain). None where that directory has Mesa 24.2's stub (`libdril_dri.so`).
     static func driverCandidates(
         vendorLibrary: String?, environment: [String: String],
-        fileExists: (String) -> Bool = FileManager.default
-            .fileExists(atPath:)
+        fileExists: (String) -> Bool = { FileManager.default.fileExists(atPath: $0) }
     ) -> [String] {
         let directories: [String]
         if let path = environment["LIBGL_DRIVERS_PATH"], !path.isEmpty {
