@@ -16,6 +16,15 @@ enum MediaFixtures {
         try run("/usr/bin/convert", arguments)
     }
 
+    /// A 64×48 PNG of each ImageMagick colour in `colours`, named after it, in `directory`: their paths, in order.
+    static func pictures(_ colours: [String], in directory: String) throws -> [String] {
+        try colours.map { colour in
+            let path = directory + "/\(colour).png"
+            try convert(["-size", "64x48", "xc:\(colour)", path])
+            return path
+        }
+    }
+
     /// Runs ffmpeg quietly.
     static func ffmpeg(_ arguments: [String]) throws {
         try run("/usr/bin/ffmpeg", ["-hide_banner", "-loglevel", "error", "-y"] + arguments)

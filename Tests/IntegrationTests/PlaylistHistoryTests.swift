@@ -16,11 +16,7 @@ import Testing
 
     @Test func everyTurnIsRecordedWithWhenItWasShownAndOutlivesARestart() throws {
         let directory = try MediaFixtures.directory()
-        let files = try ["red", "lime"].map { colour in
-            let path = directory + "/\(colour).png"
-            try MediaFixtures.convert(["-size", "64x48", "xc:\(colour)", path])
-            return path
-        }
+        let files = try MediaFixtures.pictures(["red", "lime"], in: directory)
         let home = MultiscreenProcess.makeHome()
         let sway = try HeadlessSway(outputs: 2, width: 320, height: 240)
         let app = try MultiscreenProcess(environment: sway.environment, home: home)
@@ -71,11 +67,7 @@ import Testing
     /// play (CI, 2026-11-29: a turn of 3 s in a playlist of 1 s items). Requests aimed at that millisecond, each second.
     @Test func aRequestRightAfterASwitchSkipsNoItem() throws {
         let directory = try MediaFixtures.directory()
-        let files = try ["red", "lime"].map { colour in
-            let path = directory + "/\(colour).png"
-            try MediaFixtures.convert(["-size", "64x48", "xc:\(colour)", path])
-            return path
-        }
+        let files = try MediaFixtures.pictures(["red", "lime"], in: directory)
         let sway = try HeadlessSway(outputs: 2, width: 320, height: 240)
         let app = try MultiscreenProcess(environment: sway.environment)
         try app.waitForScreens(2)

@@ -35,11 +35,7 @@ import Testing
 
     @Test func everyScreenShowsTheItemTheClockSaysAndARestartPicksItUp() throws {
         let directory = try MediaFixtures.directory()
-        let files = try ["red", "lime", "blue"].map { colour in
-            let path = directory + "/\(colour).png"
-            try MediaFixtures.convert(["-size", "64x48", "xc:\(colour)", path])
-            return path
-        }
+        let files = try MediaFixtures.pictures(["red", "lime", "blue"], in: directory)
         let home = MultiscreenProcess.makeHome()
         let sway = try HeadlessSway(outputs: 4, width: 320, height: 240)
         do {
@@ -98,10 +94,8 @@ import Testing
     /// and `schedule set` makes the screen follow a config schedule's playlist instead.
     @Test func nextPauseResumeAndAScheduleChosenAtRunTime() throws {
         let directory = try MediaFixtures.directory()
-        let (red, lime, blue) = (directory + "/red.png", directory + "/lime.png", directory + "/blue.png")
-        for (colour, path) in [("red", red), ("lime", lime), ("blue", blue)] {
-            try MediaFixtures.convert(["-size", "64x48", "xc:\(colour)", path])
-        }
+        let pictures = try MediaFixtures.pictures(["red", "lime", "blue"], in: directory)
+        let (red, lime, blue) = (pictures[0], pictures[1], pictures[2])
         let sway = try HeadlessSway(outputs: 2, width: 320, height: 240)
         let home = MultiscreenProcess.makeHome()
         let config = """
@@ -155,11 +149,7 @@ import Testing
     /// A spread: three screens show consecutive items of one playlist, in the order given, and move along together.
     @Test func aSpreadShowsConsecutiveItemsInTheOrderGiven() throws {
         let directory = try MediaFixtures.directory()
-        let files = try ["red", "lime", "blue"].map { colour in
-            let path = directory + "/\(colour).png"
-            try MediaFixtures.convert(["-size", "64x48", "xc:\(colour)", path])
-            return path
-        }
+        let files = try MediaFixtures.pictures(["red", "lime", "blue"], in: directory)
         let sway = try HeadlessSway(outputs: 4, width: 320, height: 240)
         let app = try MultiscreenProcess(environment: sway.environment, home: MultiscreenProcess.makeHome())
         try app.waitForScreens(4)

@@ -75,11 +75,7 @@ import Testing
             atPath: disk.backing + "/multiscreen", withIntermediateDirectories: true)
         _ = FileManager.default.createFile(atPath: disk.backing + "/multiscreen/play-history.jsonl", contents: nil)
         let directory = try MediaFixtures.directory()
-        let files = try ["red", "lime"].map { colour in
-            let path = directory + "/\(colour).png"
-            try MediaFixtures.convert(["-size", "64x48", "xc:\(colour)", path])
-            return path
-        }
+        let files = try MediaFixtures.pictures(["red", "lime"], in: directory)
         disk.stallOpens(of: "play-history.jsonl")
         let set = try app.command(["playlist", "set", "--screen", "HEADLESS-2"] + files.map { $0 + "@1" })
         #expect(set.status == 0, "\(set.output)")
