@@ -26,15 +26,13 @@ public final class MesaDriverPreload: Sendable {
 
     private init() {}
 
-    /// Starts the loading thread; nil (nothing started) on a machine with a GPU. Whether Mesa is the EGL in use is
-    /// read on the thread.
-    public static func start() -> MesaDriverPreload? {
-        guard !hasRenderNode() else { return nil }
+    /// Starts the loading thread. Whether to load (no GPU, Mesa the EGL in use) is decided on the thread, so that
+    /// `main` spends nothing on it before parsing.
+    public static func start(environment: [String: String]) -> MesaDriverPreload {
         let preload = MesaDriverPreload()
-        let environment = ProcessInfo.processInfo.environment
         let thread = Thread {
             defer { preload.done.signal() }
-            guard mesaIsTheOnlyVendor(environment: environment),
+            guard !hasRenderNode(), mesaIsTheOnlyVendor(environment: environment),
                 // The name Mesa's vendor file gives (Debian, Fedora and Arch alike).
                 let vendor = dlopen("libEGL_mesa.so.0", RTLD_LAZY)
             else { return }

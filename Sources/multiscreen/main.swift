@@ -4,9 +4,10 @@ import Rendering
 
 // Mesa's driver loads on the second core while the arguments are parsed and the config read (docs/benchmarks.md,
 // start-up).
+let environment = ProcessInfo.processInfo.environment
 let preload =
-    Multiscreen.startsRun(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
-    ? MesaDriverPreload.start() : nil
+    Multiscreen.startsRun(Array(CommandLine.arguments.dropFirst()), environment: environment)
+    ? MesaDriverPreload.start(environment: environment) : nil
 
 // What `Multiscreen.main()` does (less its debug builds' check that no command is async: none is), with the preload
 // finished before the process exits (at a usage error, or a `run` that cannot start, the exit can come first).
