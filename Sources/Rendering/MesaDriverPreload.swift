@@ -12,7 +12,7 @@ import Glibc
 /// should Mesa load another file after all, nothing of this copy is in the global scope for it to bind to; when Mesa
 /// opens this one with `RTLD_GLOBAL`, the loader makes it global then. The loader's lock orders the two loads, and
 /// holds back the threads the display thread starts meanwhile: the gain is what the display thread does before it
-/// needs the lock, about 4 ms.
+/// needs the lock, 2–4 ms.
 ///
 /// The handles are never closed, so the driver stays mapped until the process exits, where Mesa alone would unload
 /// it at `eglTerminate` (nothing draws after that).
